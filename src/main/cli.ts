@@ -1,0 +1,70 @@
+/**
+ * The `equivox` command line over api.ts: one JSON document on stdout, messages on
+ * stderr; exit 0 on success, 1 on a user error, 2 on bad usage.
+ */
+import { pathToFileURL } from 'node:url';
+import { createApi, type Api, toErrorShape } from './api';
+import { createEngine, type Engine } from './engine';
+import { Options, parseArgs, UsageError, type CliCommand, type CliContext } from './cli/args';
+import { allCommands } from './cli/commands';
+
+function usage(commands: CliCommand[]): string {
+  return ['usage: equivox <command> [options]', '', ...commands.map((c) => `  ${c.usage}`)].join('\n');
+}
+
+export async function runCli(argv: string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {
+  let engine: Engine | undefined;
+  let api: Api | undefined;
+  const getApi = (): Api => {
+    if (!api) {
+      engine = createEngine({ host: 'cli' });
+      engine.events.subscribe((e) => {
+        if (e.type === 'job.progress') {
+          const p = e.progress;
+          io.stderr(`${p.stage}: ${p.done}/${p.total}${p.etaSeconds !== null ? ` (about ${Math.ceil(p.etaSeconds)} s left)` : ''}\n`);
+        }
+      });
+      api = createApi(engine);
+    }
+    return api;
+  };
+  const commands = allCommands(getApi);
+  const ctx: CliContext = {
+    log: (m) => io.stderr(`${m}\n`),
+    progress: (stage, done, total) => io.stderr(`${stage}: ${done}/${total}\n`),
+  };
+  try {
+    const args = parseArgs(argv);
+    if (args.positionals.length === 0 || args.options.has('help')) {
+      io.stderr(`${usage(commands)}\n`);
+      return args.options.has('help') ? 0 : 2;
+    }
+    // Longest matching command path wins (e.g. "stats wer" over "stats").
+    const match = commands
+      .filter((c) => c.path.every((p, i) => args.positionals[i] === p))
+      .sort((a, b) => b.path.length - a.path.length)[0];
+    if (!match) throw new UsageError(`unknown command "${args.positionals.join(' ')}"\n${usage(commands)}`);
+    const result = await match.run(new Options(args), args.positionals.slice(match.path.length), ctx);
+    io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    const shape = toErrorShape(err);
+    const isUsage = err instanceof UsageError || shape.code === 'validation' || shape.code === 'unknown_operation';
+    io.stderr(`error: ${shape.message.split('\n')[0]}\n`);
+    if (err instanceof UsageError && shape.message.includes('\n')) io.stderr(`${shape.message.split('\n').slice(1).join('\n')}\n`);
+    io.stdout(`${JSON.stringify({ error: shape })}\n`);
+    if (shape.code === 'internal' && process.env.EQUIVOX_DEBUG) io.stderr(`${(err as Error).stack ?? ''}\n`);
+    return isUsage ? 2 : 1;
+  } finally {
+    await engine?.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  void runCli(process.argv.slice(2), {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}

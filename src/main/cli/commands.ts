@@ -1,0 +1,16 @@
+import type { Api } from '../api';
+import type { CliCommand } from './args';
+import { projectCommands } from './projects';
+import { demoCommands } from './demo';
+
+/**
+ * Every CLI command. Commands that need the engine get `api()`, which creates it on
+ * first use, so pure commands (stats) start without opening any database.
+ * Add one line per domain.
+ */
+export function allCommands(api: () => Api): CliCommand[] {
+  return [
+    ...projectCommands(api),
+    ...demoCommands(api),
+  ];
+}

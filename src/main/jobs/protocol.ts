@@ -1,0 +1,12 @@
+/** Messages between the job runner and its worker threads. */
+export interface WorkerStart {
+  kind: string;
+  input: unknown;
+  /** Int32Array over a SharedArrayBuffer; [0] becomes 1 when cancel is requested. */
+  cancelFlag: SharedArrayBuffer;
+}
+
+export type WorkerMessage =
+  | { type: 'progress'; stage: string; done: number; total: number }
+  | { type: 'result'; result: unknown }
+  | { type: 'error'; error: { name: string; message: string; code?: string; field?: string } };

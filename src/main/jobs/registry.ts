@@ -1,0 +1,10 @@
+import type { Task } from './task';
+import { countTask } from './selftest-task';
+
+/**
+ * Every kind of job a worker can run. Workers import this module, so each task's code
+ * is bundled into the worker entry. Add one line per task kind.
+ */
+export const taskRegistry: Record<string, Task<never, unknown>> = {
+  'selftest.count': countTask,
+};

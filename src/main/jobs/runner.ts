@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { EngineEvent, JobInfo, JobProgress } from '../../shared/api';
+import { ApiError, CancelledError } from '../../shared/errors';
+import type { WorkerMessage, WorkerStart } from './protocol';
+
+/**
+ * Where the worker entry lives. From source (tsx, vitest) it is worker.ts, loaded
+ * through tsx; in the electron-vite bundle it is worker.js beside the main bundle.
+ */
+function workerEntry(): { file: string; entryUrl: string | undefined } {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.ts')) {
+    return { file: join(dirname(here), 'ts-worker-boot.mjs'), entryUrl: pathToFileURL(join(dirname(here), 'worker.ts')).href };
+  }
+  const candidates = [join(dirname(here), 'worker.js'), join(dirname(here), 'jobs', 'worker.js')];
+  const file = candidates.find((c) => existsSync(c)) ?? candidates[0]!;
+  return { file, entryUrl: undefined };
+}
+
+interface Running {
+  info: JobInfo;
+  cancelFlag: Int32Array;
+  worker: Worker;
+  stageStarted: number;
+  stage: string;
+}
+
+/**
+ * Runs tasks in worker threads, one worker per job, and turns their messages into
+ * engine events with an ETA. Cancel sets a shared flag the task polls; a task that
+ * ignores it is terminated after a grace period.
+ */
+export class JobRunner {
+  private readonly jobs = new Map<string, Running>();
+  private readonly finished: JobInfo[] = [];
+
+  constructor(private readonly emit: (event: EngineEvent) => void = () => {}) {}
+
+  start<O>(kind: string, input: unknown, options: { jobId?: string; onProgress?: (p: JobProgress) => void } = {}): { jobId: string; result: Promise<O> } {
+    const jobId = options.jobId ?? randomUUID();
+    const shared = new SharedArrayBuffer(4);
+    const cancelFlag = new Int32Array(shared);
+    const entry = workerEntry();
+    const start: WorkerStart & { entryUrl?: string } = { kind, input, cancelFlag: shared, ...(entry.entryUrl ? { entryUrl: entry.entryUrl } : {}) };
+    const worker = new Worker(entry.file, { workerData: start });
+    const running: Running = {
+      info: { jobId, kind, state: 'running', progress: null },
+      cancelFlag,
+      worker,
+      stageStarted: Date.now(),
+      stage: '',
+    };
+    this.jobs.set(jobId, running);
+    const result = new Promise<O>((resolvePromise, reject) => {
+      let settled = false;
+      const end = (state: 'finished' | 'failed' | 'cancelled', error?: string) => {
+        if (settled) return;
+        settled = true;
+        running.info.state = state;
+        if (error !== undefined) running.info.error = error;
+        this.jobs.delete(jobId);
+        this.finished.push(running.info);
+        if (this.finished.length > 200) this.finished.shift();
+        this.emit({ type: 'job.ended', jobId, kind, state, ...(error !== undefined ? { error } : {}) });
+        void worker.terminate();
+      };
+      worker.on('message', (m: WorkerMessage) => {
+        if (m.type === 'progress') {
+          const now = Date.now();
+          if (m.stage !== running.stage) {
+            running.stage = m.stage;
+            running.stageStarted = now;
+          }
+          const elapsed = (now - running.stageStarted) / 1000;
+          const eta = m.done > 0 && m.total > m.done && elapsed > 0 ? (elapsed / m.done) * (m.total - m.done) : m.done >= m.total ? 0 : null;
+          const progress: JobProgress = { jobId, stage: m.stage, done: m.done, total: m.total, etaSeconds: eta === null ? null : Math.round(eta * 10) / 10 };
+          running.info.progress = progress;
+          options.onProgress?.(progress);
+          this.emit({ type: 'job.progress', progress });
+        } else if (m.type === 'result') {
+          end('finished');
+          resolvePromise(m.result as O);
+        } else {
+          const cancelled = m.error.code === 'cancelled';
+          end(cancelled ? 'cancelled' : 'failed', m.error.message);
+          reject(cancelled ? new CancelledError(m.error.message) : new ApiError((m.error.code as ApiError['code']) ?? 'internal', m.error.message, m.error.field));
+        }
+      });
+      worker.on('error', (err) => {
+        end('failed', err.message);
+        reject(err);
+      });
+      worker.on('exit', (code) => {
+        if (settled) return;
+        if (Atomics.load(cancelFlag, 0) === 1) {
+          end('cancelled', 'Cancelled');
+          reject(new CancelledError());
+        } else {
+          end('failed', `worker exited with code ${code}`);
+          reject(new Error(`job ${kind} worker exited with code ${code}`));
+        }
+      });
+    });
+    // Unhandled rejections of fire-and-forget jobs are reported through events instead.
+    result.catch(() => {});
+    return { jobId, result };
+  }
+
+  cancel(jobId: string, graceMs = 5000): boolean {
+    const running = this.jobs.get(jobId);
+    if (!running) return false;
+    Atomics.store(running.cancelFlag, 0, 1);
+    const timer = setTimeout(() => void running.worker.terminate(), graceMs);
+    timer.unref();
+    return true;
+  }
+
+  list(): JobInfo[] {
+    return [...[...this.jobs.values()].map((r) => r.info), ...this.finished].map((i) => ({ ...i }));
+  }
+
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.jobs.values()].map((r) => r.worker.terminate()));
+    this.jobs.clear();
+  }
+}

@@ -1,0 +1,159 @@
+import type { Migration } from './migrate';
+
+/**
+ * Project database schema. Content-keyed caches (embeddings by audio SHA-256 × model
+ * SHA-256 × settings) let two shards merge with INSERT OR IGNORE.
+ *
+ * Migration numbers are reserved by area so parallel work never collides:
+ * 1 base, 10–19 data import, 20–29 inference, 30–39 audits, 40–49 reports, 50–59 hardening.
+ */
+export const projectMigrations: Migration[] = [
+  {
+    version: 1,
+    name: 'base',
+    sql: `
+CREATE TABLE project (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE datasets (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('target','attribute','asr','verification')),
+  source_kind TEXT NOT NULL,            -- manifest | folder | common-voice | ...
+  source_path TEXT NOT NULL,
+  manifest_sha256 TEXT,
+  mapping_json TEXT NOT NULL DEFAULT '{}',
+  settings_json TEXT NOT NULL DEFAULT '{}',
+  status TEXT NOT NULL DEFAULT 'importing', -- importing | ready | cancelled | failed
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE clips (
+  id TEXT PRIMARY KEY,
+  dataset_id TEXT NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+  row_index INTEGER NOT NULL,           -- 1-based data row in the manifest (or file order)
+  path TEXT NOT NULL,                   -- absolute, resolved
+  rel_path TEXT NOT NULL,               -- as written in the source
+  sha256 TEXT,
+  duration_s REAL,
+  sample_rate INTEGER,                  -- original
+  channels INTEGER,
+  codec TEXT,
+  rms REAL,
+  peak REAL,
+  speaker TEXT,
+  groups_json TEXT NOT NULL DEFAULT '{}',  -- {"gender":"female","accent":"us"}
+  transcript TEXT,
+  hypothesis TEXT,
+  valence REAL,
+  metadata_json TEXT NOT NULL DEFAULT '{}',
+  status TEXT NOT NULL DEFAULT 'ok',     -- ok | warning | excluded
+  issues_json TEXT NOT NULL DEFAULT '[]', -- [{"code":"narrowband","severity":"warning","message":"..."}]
+  excluded_by_user INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (dataset_id, row_index)
+);
+CREATE INDEX clips_dataset ON clips(dataset_id);
+CREATE INDEX clips_sha ON clips(sha256);
+
+CREATE TABLE models (
+  id TEXT PRIMARY KEY,                  -- equals sha256 of the model file used for inference
+  name TEXT NOT NULL,
+  family TEXT NOT NULL,
+  front_end TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  layers INTEGER NOT NULL,
+  dims_json TEXT NOT NULL,
+  manifest_json TEXT NOT NULL,
+  added_at TEXT NOT NULL
+);
+
+CREATE TABLE embeddings (
+  audio_sha256 TEXT NOT NULL,
+  model_sha256 TEXT NOT NULL,
+  settings_key TEXT NOT NULL,           -- front-end settings that change the numbers
+  layer_count INTEGER NOT NULL,
+  dims_json TEXT NOT NULL,              -- per-layer widths
+  frames INTEGER NOT NULL,
+  mean BLOB NOT NULL,                   -- float32, layers concatenated
+  min BLOB NOT NULL,
+  max BLOB NOT NULL,
+  provider TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (audio_sha256, model_sha256, settings_key)
+);
+
+CREATE TABLE plans (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  parent_id TEXT REFERENCES plans(id),
+  config_json TEXT NOT NULL,
+  canonical_sha256 TEXT,
+  inputs_json TEXT,                     -- dataset manifest and model hashes at lock time
+  locked_at TEXT,
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE audits (
+  id TEXT PRIMARY KEY,
+  plan_id TEXT NOT NULL REFERENCES plans(id),
+  plan_sha256 TEXT,
+  seed INTEGER NOT NULL,
+  status TEXT NOT NULL,                 -- pending | running | finished | failed | cancelled
+  stage TEXT,
+  error TEXT,
+  started_at TEXT,
+  finished_at TEXT,
+  timings_json TEXT NOT NULL DEFAULT '{}'
+);
+
+CREATE TABLE results (
+  audit_id TEXT NOT NULL REFERENCES audits(id) ON DELETE CASCADE,
+  unit_key TEXT NOT NULL,               -- one finished unit, e.g. speat/model/test/strategy
+  section TEXT NOT NULL,
+  result_json TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (audit_id, unit_key)
+);
+
+CREATE TABLE reports (
+  id TEXT PRIMARY KEY,
+  audit_id TEXT NOT NULL REFERENCES audits(id),
+  path TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  signer TEXT,
+  fingerprint TEXT,
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  at TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  detail_json TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+`,
+  },
+];
+
+/** Registry of recent projects, in the user's Equivox data folder. */
+export const appMigrations: Migration[] = [
+  {
+    version: 1,
+    name: 'recent projects',
+    sql: `
+CREATE TABLE recent_projects (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  path TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  opened_at TEXT NOT NULL
+);`,
+  },
+];

@@ -1,0 +1,35 @@
+/**
+ * The API contract: every operation the renderer, the CLI and the web host can call,
+ * with its zod input schema and its result type. One implementation lives in
+ * src/main/api.ts; hosts only validate and forward.
+ */
+import type { z } from 'zod';
+import { appOperations } from './api/app';
+import { projectOperations } from './api/projects';
+
+export * from './api/common';
+export type { AppInfo } from './api/app';
+
+export const operations = {
+  ...appOperations,
+  ...projectOperations,
+} as const;
+
+export type Operations = typeof operations;
+export type OperationName = keyof Operations;
+export type OperationInput<K extends OperationName> = z.input<Operations[K]['input']>;
+export type ParsedInput<K extends OperationName> = z.output<Operations[K]['input']>;
+export type OperationResult<K extends OperationName> = Operations[K]['result'];
+
+export const operationNames = Object.keys(operations) as OperationName[];
+
+export function isOperationName(name: unknown): name is OperationName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(operations, name);
+}
+
+/** The typed surface every host gives the renderer as `window.equivox`. */
+export interface EquivoxBridge {
+  invoke<K extends OperationName>(name: K, input: OperationInput<K>): Promise<OperationResult<K>>;
+  /** Subscribe to engine events; returns an unsubscribe function. */
+  onEvent(listener: (event: import('./api/common').EngineEvent) => void): () => void;
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { Id, type Project } from './common';
+
+const Name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+
+export const projectOperations = {
+  'projects.create': {
+    input: z.strictObject({ name: Name, dir: z.string().min(1).optional() }),
+    result: null as unknown as Project,
+    summary: 'Create a project folder holding project.sqlite',
+  },
+  'projects.list': {
+    input: z.strictObject({}),
+    result: null as unknown as Project[],
+    summary: 'Recent projects, most recently opened first',
+  },
+  'projects.open': {
+    input: z.strictObject({ id: Id.optional(), path: z.string().min(1).optional() }).refine(
+      (v) => (v.id === undefined) !== (v.path === undefined),
+      { message: 'give exactly one of id or path', path: ['id'] },
+    ),
+    result: null as unknown as Project,
+    summary: 'Open a project by id (from the recent list) or by folder',
+  },
+  'projects.rename': {
+    input: z.strictObject({ id: Id, name: Name }),
+    result: null as unknown as Project,
+    summary: 'Rename a project',
+  },
+  'projects.delete': {
+    input: z.strictObject({ id: Id, deleteFiles: z.boolean().default(false) }),
+    result: null as unknown as { id: string; deletedFiles: boolean },
+    summary: 'Forget a project; with deleteFiles also remove its folder',
+  },
+} as const;
