@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { appOperations } from './api/app';
+import type { EngineEvent } from './api/common';
 import { projectOperations } from './api/projects';
 
 export * from './api/common';
@@ -31,5 +32,5 @@ export function isOperationName(name: unknown): name is OperationName {
 export interface EquivoxBridge {
   invoke<K extends OperationName>(name: K, input: OperationInput<K>): Promise<OperationResult<K>>;
   /** Subscribe to engine events; returns an unsubscribe function. */
-  onEvent(listener: (event: import('./api/common').EngineEvent) => void): () => void;
+  onEvent(listener: (event: EngineEvent) => void): () => void;
 }

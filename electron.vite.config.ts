@@ -1,0 +1,27 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
+
+export default defineConfig({
+  main: {
+    plugins: [externalizeDepsPlugin()],
+    build: {
+      outDir: 'out/main',
+      rollupOptions: {
+        // The job worker is its own entry: worker threads load it by file name.
+        input: { index: 'src/main/index.ts', worker: 'src/main/jobs/worker.ts' },
+      },
+    },
+  },
+  preload: {
+    plugins: [externalizeDepsPlugin({ exclude: ['zod'] })],
+    build: {
+      outDir: 'out/preload',
+      rollupOptions: { input: { index: 'src/preload/index.ts' }, output: { format: 'cjs', entryFileNames: '[name].cjs' } },
+    },
+  },
+  renderer: {
+    root: 'src/renderer',
+    plugins: [react()],
+    build: { outDir: 'out/renderer', rollupOptions: { input: 'src/renderer/index.html' } },
+  },
+});

@@ -1,0 +1,48 @@
+// Lint rules, including the layering rules DESIGN.md relies on:
+// - nothing under src/main imports 'electron' except index.ts, ipc.ts and *.electron.ts;
+// - src/main/stats imports nothing outside itself;
+// - src/renderer never imports src/main; src/shared imports no Node or DOM-only modules.
+import tseslint from 'typescript-eslint';
+
+const electronOnly = ['electron', 'electron/*'];
+
+export default tseslint.config(
+  {
+    ignores: ['node_modules/**', 'out/**', 'dist/**', 'resources/**', 'test-results/**', 'playwright-report/**', 'demo-output/**', '**/*.d.ts', 'test/fixtures/lint/**'],
+  },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name=/^(it|test|describe)$/][callee.property.name='only']", message: 'focused tests silence the rest of the suite' }],
+    },
+  },
+  {
+    files: ['src/main/**/*.ts'],
+    ignores: ['src/main/index.ts', 'src/main/ipc.ts', 'src/main/**/*.electron.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'only src/main/index.ts, src/main/ipc.ts and *.electron.ts may import electron (DESIGN.md: the engine runs without Electron)' }], patterns: [{ group: ['electron/*'], message: 'only src/main/index.ts, src/main/ipc.ts and *.electron.ts may import electron' }] }],
+    },
+  },
+  {
+    files: ['src/main/stats/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./|\\.\\./(?!\\.\\.)).*', message: 'src/main/stats is pure: it imports nothing outside itself' }, { regex: '^\\.\\./\\.\\.', message: 'src/main/stats is pure: it imports nothing outside itself' }] }],
+    },
+  },
+  {
+    files: ['src/renderer/**/*.ts', 'src/renderer/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)main(/|$)', message: 'the renderer talks to the engine only through window.equivox' }, { group: electronOnly, message: 'the renderer never imports electron' }, { regex: '^node:', message: 'the renderer has no Node APIs' }] }],
+    },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^node:', message: 'src/shared has no Node imports' }, { regex: '(^|/)(main|renderer|preload)(/|$)', message: 'src/shared depends on nothing but itself and zod' }, { group: electronOnly, message: 'src/shared never imports electron' }] }],
+    },
+  },
+);

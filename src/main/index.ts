@@ -1,0 +1,87 @@
+/**
+ * Electron host: window, security settings, the app:// protocol, IPC. Kept thin: the
+ * engine (api.ts and below) runs identically in the CLI and the web host.
+ */
+import { app, BrowserWindow, net, protocol, session, shell, type WebContents } from 'electron';
+import { join, normalize, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createApi } from './api';
+import { createEngine } from './engine';
+import { registerIpc } from './ipc';
+import { APP_ORIGIN, APP_SCHEME, CONTENT_SECURITY_POLICY, isAppUrl } from './web-security';
+
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+
+const rendererRoot = join(import.meta.dirname, '..', 'renderer');
+
+function serveApp(): void {
+  protocol.handle(APP_SCHEME, (request) => {
+    const url = new URL(request.url);
+    if (url.host !== 'equivox') return new Response('not found', { status: 404 });
+    const rel = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
+    const file = normalize(join(rendererRoot, rel));
+    if (!file.startsWith(rendererRoot + sep)) return new Response('forbidden', { status: 403 });
+    return net.fetch(pathToFileURL(file).toString()).then((res) => {
+      const headers = new Headers(res.headers);
+      headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+      return new Response(res.body, { status: res.status, headers });
+    });
+  });
+}
+
+/** Applied to every WebContents: no navigation away, no new windows, no permissions. */
+function secureContents(contents: WebContents): void {
+  contents.on('will-navigate', (event, url) => {
+    if (!isAppUrl(url)) event.preventDefault();
+  });
+  contents.on('will-redirect', (event, url) => {
+    if (!isAppUrl(url)) event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    // Only vetted documentation links open, and in the system browser.
+    if (/^https:\/\/(github\.com|arxiv\.org)\//.test(url)) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+}
+
+async function main(): Promise<void> {
+  await app.whenReady();
+  const ses = session.defaultSession;
+  ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  ses.setPermissionCheckHandler(() => false);
+  serveApp();
+  app.on('web-contents-created', (_e, contents) => secureContents(contents));
+
+  const engine = createEngine({ host: 'electron', dataDir: process.env.EQUIVOX_HOME ?? join(app.getPath('userData'), 'data') });
+  const api = createApi(engine);
+  const windows: BrowserWindow[] = [];
+  registerIpc(api, engine.events, () => windows.map((w) => w.webContents));
+
+  const win = new BrowserWindow({
+    width: 1280,
+    height: 860,
+    show: false,
+    title: 'Equivox',
+    webPreferences: {
+      preload: join(import.meta.dirname, '..', 'preload', 'index.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      spellcheck: false,
+    },
+  });
+  windows.push(win);
+  win.once('ready-to-show', () => win.show());
+  await win.loadURL(`${APP_ORIGIN}/index.html`);
+
+  app.on('window-all-closed', () => {
+    void engine.close().finally(() => app.quit());
+  });
+}
+
+void main();

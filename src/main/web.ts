@@ -1,0 +1,172 @@
+/**
+ * Web host: the renderer built for the browser plus the API over HTTP, on 127.0.0.1
+ * only, a random free port and a per-launch token. It exists so the real renderer and
+ * the real engine are tested together in Chromium where Electron cannot run.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createApi, toErrorShape } from './api';
+import { createEngine, type Engine } from './engine';
+import { CONTENT_SECURITY_POLICY } from './web-security';
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.ico': 'image/x-icon',
+};
+
+const MAX_BODY = 10 * 1024 * 1024;
+
+export interface WebHost {
+  url: string;
+  token: string;
+  port: number;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+function tokenMatches(given: string | null | undefined, token: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw Object.assign(new Error('request body too large'), { status: 413 });
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startWebHost(options: { port?: number; dataDir?: string; staticDir?: string } = {}): Promise<WebHost> {
+  const engine = createEngine({ host: 'web', ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+  const api = createApi(engine);
+  const token = randomBytes(24).toString('base64url');
+  const staticDir = resolve(options.staticDir ?? join(process.cwd(), 'out', 'web'));
+  let port = 0;
+
+  const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // DNS-rebinding guard: only our own host names.
+    const host = req.headers.host ?? '';
+    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return send(res, 403, { ok: false, error: { code: 'validation', message: 'bad Host header' } });
+    const url = new URL(req.url ?? '/', `http://${host}`);
+
+    if (url.pathname.startsWith('/api/')) {
+      const given = (req.headers['x-equivox-token'] as string | undefined) ?? url.searchParams.get('token');
+      if (!tokenMatches(given, token)) {
+        return send(res, 401, { ok: false, error: { code: 'validation', message: 'missing or wrong API token', field: 'token' } });
+      }
+      if (url.pathname === '/api/events' && req.method === 'GET') {
+        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+        res.write(': connected\n\n');
+        const unsubscribe = engine.events.subscribe((e) => res.write(`data: ${JSON.stringify(e)}\n\n`));
+        const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+        req.on('close', () => {
+          clearInterval(ping);
+          unsubscribe();
+        });
+        return;
+      }
+      const m = /^\/api\/invoke\/([\w.-]+)$/.exec(url.pathname);
+      if (!m || req.method !== 'POST') return send(res, 404, { ok: false, error: { code: 'unknown_operation', message: `no such endpoint ${req.method} ${url.pathname}` } });
+      let input: unknown;
+      try {
+        const body = await readBody(req);
+        input = body.trim() === '' ? {} : JSON.parse(body);
+      } catch (err) {
+        const status = (err as { status?: number }).status ?? 400;
+        return send(res, status, { ok: false, error: { code: 'validation', message: status === 413 ? 'request body too large' : 'the request body is not valid JSON', field: 'input' } });
+      }
+      try {
+        const result = await api.invoke(m[1]!, input);
+        return send(res, 200, { ok: true, result: result ?? null });
+      } catch (err) {
+        const shape = toErrorShape(err);
+        const status = shape.code === 'validation' || shape.code === 'unknown_operation' ? 400 : shape.code === 'not_found' ? 404 : shape.code === 'user' ? 422 : 500;
+        return send(res, status, { ok: false, error: shape });
+      }
+    }
+
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { ok: false, error: { code: 'validation', message: 'method not allowed' } });
+    let rel = decodeURIComponent(url.pathname);
+    if (rel === '/' || !extname(rel)) rel = '/index.html';
+    const file = normalize(join(staticDir, rel));
+    if (!file.startsWith(staticDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.end(existsSync(join(staticDir, 'index.html')) ? 'not found' : `the renderer is not built: run "npm run web" (looked in ${staticDir})`);
+      return;
+    }
+    res.writeHead(200, {
+      'Content-Type': MIME[extname(file)] ?? 'application/octet-stream',
+      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'no-store',
+    });
+    if (req.method === 'HEAD') return void res.end();
+    createReadStream(file).pipe(res);
+  };
+
+  const server: Server = createServer((req, res) => {
+    handler(req, res).catch((err) => {
+      if (!res.headersSent) send(res, 500, { ok: false, error: toErrorShape(err) });
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolveListen());
+  });
+  const address = server.address();
+  port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    token,
+    port,
+    engine,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await engine.close();
+    },
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const portArg = process.argv.indexOf('--port');
+  const port = portArg >= 0 ? Number(process.argv[portArg + 1]) : 0;
+  startWebHost({ port }).then(
+    (host) => {
+      // One machine-readable line for test harnesses, one for people.
+      process.stdout.write(`EQUIVOX_WEB_URL=${host.url}\n`);
+      process.stderr.write(`Equivox is running at ${host.url}\n(open it in a browser on this machine; press Ctrl+C to stop)\n`);
+      const stop = () => void host.close().finally(() => process.exit(0));
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    },
+    (err) => {
+      process.stderr.write(`error: ${(err as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+}

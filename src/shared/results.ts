@@ -1,0 +1,252 @@
+/**
+ * The results of one audit run: the contract between the audit pipelines (producer),
+ * the report, the exports and the renderer's dashboards (consumers). Versioned:
+ * results.json carries schemaVersion, and a change of meaning bumps it.
+ * Plain data only (JSON-serialisable); full precision numbers.
+ */
+export const RESULTS_SCHEMA_VERSION = 1 as const;
+
+export type Section = 'speat' | 'ser' | 'wer' | 'fdi';
+export type Temporal = 'mean' | 'min' | 'max';
+export type LayerChoice = 'sum' | 'min' | 'max' | 'first' | 'second' | 'q1' | 'q2' | 'q3' | 'penultimate' | 'last';
+export type Correction = 'bonferroni' | 'holm' | 'bh';
+
+export interface AuditResults {
+  schemaVersion: typeof RESULTS_SCHEMA_VERSION;
+  equivoxVersion: string;
+  project: { id: string; name: string };
+  audit: AuditRunInfo;
+  environment: RunEnvironment;
+  datasets: DatasetSummary[];
+  models: ModelSummary[];
+  speat?: SpeatSection;
+  ser?: SerSection;
+  wer?: WerSection;
+  fdi?: FdiSection;
+  /** Plain-language caveats the report's summary must repeat (small groups, synthetic data, confounds). */
+  warnings: string[];
+}
+
+export interface AuditRunInfo {
+  id: string;
+  title: string;
+  planId: string;
+  planVersion: number;
+  /** SHA-256 of the locked plan's canonical JSON; null when the plan was not locked. */
+  planSha256: string | null;
+  lockedAt: string | null;
+  seed: number;
+  sections: Section[];
+  startedAt: string;
+  finishedAt: string;
+  /** Differences between the run's plan and the locked version it descends from. */
+  deviations: { path: string; locked: unknown; used: unknown }[];
+}
+
+export interface RunEnvironment {
+  platform: string;
+  arch: string;
+  node: string;
+  onnxruntime: string;
+  cpus: number;
+}
+
+export interface GroupFacts {
+  /** The label's column, e.g. "gender". */
+  label: string;
+  value: string;
+  clips: number;
+  speakers: number;
+  totalDurationS: number;
+  meanDurationS: number;
+}
+
+export interface DatasetSummary {
+  id: string;
+  name: string;
+  role: 'target' | 'attribute' | 'asr' | 'verification';
+  manifestSha256: string | null;
+  clips: number;
+  excluded: number;
+  groups: GroupFacts[];
+  /** True for the bundled synthetic demo corpus: the report says so. */
+  synthetic: boolean;
+}
+
+export interface ModelSummary {
+  id: string;
+  name: string;
+  family: string;
+  frontEnd: string;
+  sha256: string;
+  layers: number;
+  dims: number[];
+  provider: string;
+  threads: number;
+  builtin: boolean;
+  /** How hidden states are defined for this model (METHODS.md), for the report. */
+  hiddenStates: string;
+  licence?: string;
+  source?: string;
+}
+
+export interface PValueAdjusted {
+  bonferroni: number;
+  holm: number;
+  bh: number;
+}
+
+export interface SpeatTestDesign {
+  id: string;
+  name: string;
+  /** Target group X (hypothesised closer to pleasant) and Y. */
+  x: { label: string; value: string; n: number };
+  y: { label: string; value: string; n: number };
+  attributes: { datasetId: string; perSpeaker: number; nA: number; nB: number };
+  /** Human IAT D from the SpEAT paper's Table 1, when the test is one of its six. */
+  humanIatD: number | null;
+  matching: { on: string[]; perCell: number | null } | null;
+  confounds: {
+    duration?: { test: 'paired-t' | 'welch-t'; t: number; df: number; p: number; meanX: number; meanY: number };
+  };
+  /** Clip ids, so a dashboard can play the stimuli behind a point. */
+  stimuli: { x: string[]; y: string[]; a: string[]; b: string[] };
+}
+
+export interface SpeatResult {
+  testId: string;
+  modelId: string;
+  temporal: Temporal;
+  layer: LayerChoice;
+  effectSize: number;
+  pValue: number;
+  exact: boolean;
+  permutations: number;
+  pAdjusted: PValueAdjusted;
+  standardErrors: { size: number; standardError: number }[];
+  associations: { X: number[]; Y: number[] };
+}
+
+export interface SpeatSection {
+  config: {
+    permutations: number;
+    bootstrap: number;
+    sampleSizes: number[];
+    alpha: number;
+    correction: Correction;
+    temporal: Temporal;
+    layer: LayerChoice;
+  };
+  tests: SpeatTestDesign[];
+  results: SpeatResult[];
+  /** Table 2 of the paper: every temporal × layer aggregation, when requested. */
+  grid?: { testId: string; modelId: string; temporal: Temporal; layer: LayerChoice; effectSize: number }[];
+}
+
+export interface SerRegressor {
+  learningRate: number;
+  steps: number;
+  /** On the held-out test split. */
+  r2: number;
+  rmse: number;
+  validationLoss: number;
+  layerWeights: number[];
+  selected: boolean;
+}
+
+export interface SerSection {
+  config: { split: { train: number; validation: number; test: number }; batchSize: number; maxSteps: number; learningRates: number[] };
+  models: {
+    modelId: string;
+    trainClips: number;
+    validationClips: number;
+    testClips: number;
+    regressors: SerRegressor[];
+    tests: { testId: string; learningRate: number; cohensD: number; speatD: number; agree: boolean; meanX: number; meanY: number }[];
+  }[];
+  agreement: { agree: number; total: number };
+}
+
+export interface WerGroupResult {
+  utterances: number;
+  speakers: number;
+  referenceWords: number;
+  errors: number;
+  substitutions: number;
+  deletions: number;
+  insertions: number;
+  hits: number;
+  wer: number | null;
+  mer: number | null;
+  wil: number | null;
+  referenceCharacters: number;
+  characterErrors: number;
+  cer: number | null;
+  ci95: [number, number] | null;
+  warnings: string[];
+}
+
+export interface WerComparison {
+  group: string;
+  referenceGroup: string;
+  absoluteDelta: number;
+  relativeDelta: number | null;
+  permutationPValue: number;
+  poisson: { coefficient: number; standardError: number; rateRatio: number; devianceDrop: number; pValue: number };
+}
+
+export interface WerSection {
+  config: {
+    hypotheses: 'column' | 'csv' | 'model';
+    asrModel: string | null;
+    normalize: 'basic' | 'none' | 'english';
+    groupBy: string[];
+    referenceGroup: string;
+    bootstrap: number;
+    permutations: number;
+    by: 'utterance' | 'speaker';
+  };
+  datasetId: string;
+  groups: Record<string, WerGroupResult>;
+  comparisons: WerComparison[];
+  overall: { devianceDrop: number; df: number; pValue: number };
+  calibration?: Record<string, { meanConfidence: number; accuracy: number; ece: number }>;
+}
+
+export interface FdiGroupMetrics {
+  n: number;
+  fpr: number | null;
+  fnr: number | null;
+  accuracy: number;
+}
+
+export interface FdiGrouping {
+  groupBy: string[];
+  threshold: number;
+  groups: Record<string, FdiGroupMetrics>;
+  disparities: { fpr: number; fnr: number; accuracy: number };
+  worstGroupAccuracy: number;
+  wasserstein: Record<string, number>;
+  fdi: number;
+  valueDisagreement: number;
+  rankDisagreement: number;
+  fdiCi95: [number, number] | null;
+  sweep: { threshold: number; fdi: number; valueDisagreement: number; rankDisagreement: number; disparities: { fpr: number; fnr: number; accuracy: number } }[];
+  alphaSensitivity: { alpha: number; fdi: number }[];
+}
+
+export interface FdiSection {
+  config: {
+    source: 'imported' | 'verification';
+    modelId: string | null;
+    orientation: 'harm' | 'paper';
+    alpha: number;
+    threshold: number;
+    thresholds: { from: number; to: number; step: number };
+    bootstrap: number;
+    trialsPerGroup: number | null;
+  };
+  datasetId: string;
+  trials: { genuine: number; impostor: number };
+  groupings: FdiGrouping[];
+}

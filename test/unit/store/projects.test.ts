@@ -1,0 +1,88 @@
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { migrate } from '../../../src/main/store/migrate';
+import { ProjectStore } from '../../../src/main/store/projects';
+
+const temp = () => mkdtempSync(join(tmpdir(), 'equivox-store-'));
+
+describe('ProjectStore', () => {
+  it('creates a project folder with a WAL, foreign-keyed SQLite file and lists it after reopening', () => {
+    const home = temp();
+    const dir = join(temp(), 'pilot');
+    const store = new ProjectStore(home);
+    const p = store.create('Pilot audit', dir);
+    expect(p.path).toBe(dir);
+    const db = store.db(p.id);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect((statSync(join(dir, 'project.sqlite')).mode & 0o077)).toBe(0);
+    store.close();
+
+    const again = new ProjectStore(home);
+    expect(again.list().map((x) => x.name)).toEqual(['Pilot audit']);
+    const reopened = again.openPath(dir);
+    expect(reopened.id).toBe(p.id);
+    const row = again.db(p.id).prepare('SELECT name FROM project').get() as { name: string };
+    expect(row.name).toBe('Pilot audit');
+    again.close();
+  });
+
+  it('renames and deletes, removing files only when asked', () => {
+    const store = new ProjectStore(temp());
+    const a = store.create('A', join(temp(), 'a'));
+    const b = store.create('B', join(temp(), 'b'));
+    expect(store.rename(a.id, 'Alpha').name).toBe('Alpha');
+    expect(store.list().find((p) => p.id === a.id)?.name).toBe('Alpha');
+    store.delete(a.id, false);
+    expect(existsSync(join(a.path, 'project.sqlite'))).toBe(true);
+    store.delete(b.id, true);
+    expect(existsSync(b.path)).toBe(false);
+    expect(store.list()).toEqual([]);
+    store.close();
+  });
+
+  it('refuses to create a project in a non-empty folder or over an existing project', () => {
+    const store = new ProjectStore(temp());
+    const busy = temp();
+    writeFileSync(join(busy, 'notes.txt'), 'x');
+    expect(() => store.create('X', busy)).toThrow(/not empty/);
+    const p = store.create('Y', join(temp(), 'y'));
+    expect(() => store.create('Z', p.path)).toThrow(/already holds an Equivox project/);
+    store.close();
+  });
+
+  it('keeps the event log append-only', () => {
+    const store = new ProjectStore(temp());
+    const p = store.create('Log', join(temp(), 'log'));
+    const db = store.db(p.id);
+    expect(() => db.prepare('DELETE FROM events').run()).toThrow(/append-only/);
+    store.close();
+  });
+});
+
+describe('migrate', () => {
+  it('runs pending migrations once, backs the file up first and rejects an edited migration', () => {
+    const dir = temp();
+    const file = join(dir, 'x.sqlite');
+    const db = new Database(file);
+    const m1 = { version: 1, name: 'one', sql: 'CREATE TABLE a (x INTEGER);' };
+    expect(migrate(db, [m1], file)).toEqual([1]);
+    expect(migrate(db, [m1], file)).toEqual([]);
+    const m2 = { version: 2, name: 'two', sql: 'CREATE TABLE b (y INTEGER);' };
+    expect(migrate(db, [m1, m2], file)).toEqual([2]);
+    expect(existsSync(`${file}.before-migration-2.bak`)).toBe(true);
+    expect(() => migrate(db, [{ ...m1, sql: 'CREATE TABLE a (x TEXT);' }, m2], file)).toThrow(/changed after it was applied/);
+    db.close();
+  });
+
+  it('rolls back a failing migration as a whole', () => {
+    const db = new Database(':memory:');
+    const bad = { version: 1, name: 'bad', sql: 'CREATE TABLE ok (x INTEGER); CREATE TABLE ok (x INTEGER);' };
+    expect(() => migrate(db, [bad], null)).toThrow();
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'ok'").get()).toEqual({ n: 0 });
+    db.close();
+  });
+});
