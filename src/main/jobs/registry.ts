@@ -1,5 +1,6 @@
 import type { Task } from './task';
 import { countTask } from './selftest-task';
+import { importTask } from '../data/import-task';
 
 /**
  * Every kind of job a worker can run. Workers import this module, so each task's code
@@ -7,4 +8,5 @@ import { countTask } from './selftest-task';
  */
 export const taskRegistry: Record<string, Task<never, unknown>> = {
   'selftest.count': countTask,
+  'datasets.import': importTask,
 };

@@ -1,0 +1,158 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { NotFoundError, UserError } from '../../shared/errors';
+import { AuditPlan, canonicalJson, planDifferences, type AuditPlanConfig, type AuditPlanInput } from '../../shared/plan';
+import { zodToApiError } from '../../shared/validate';
+
+export interface PlanRecord {
+  id: string;
+  name: string;
+  version: number;
+  parentId: string | null;
+  config: AuditPlanConfig;
+  sha256: string | null;
+  lockedAt: string | null;
+  inputs: { datasets: Record<string, string | null>; models: Record<string, string> } | null;
+  createdAt: string;
+}
+
+interface PlanRow {
+  id: string;
+  name: string;
+  version: number;
+  parent_id: string | null;
+  config_json: string;
+  canonical_sha256: string | null;
+  inputs_json: string | null;
+  locked_at: string | null;
+  created_at: string;
+}
+
+function toRecord(r: PlanRow): PlanRecord {
+  return {
+    id: r.id,
+    name: r.name,
+    version: r.version,
+    parentId: r.parent_id,
+    config: JSON.parse(r.config_json) as AuditPlanConfig,
+    sha256: r.canonical_sha256,
+    lockedAt: r.locked_at,
+    inputs: r.inputs_json ? (JSON.parse(r.inputs_json) as PlanRecord['inputs']) : null,
+    createdAt: r.created_at,
+  };
+}
+
+export function parsePlan(input: unknown): AuditPlanConfig {
+  const parsed = AuditPlan.safeParse(input);
+  if (!parsed.success) {
+    const e = zodToApiError(parsed.error);
+    throw new UserError(`plan ${e.message}`, e.field ? `plan.${e.field}` : 'plan');
+  }
+  return parsed.data;
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function getPlan(db: Database.Database, id: string): PlanRecord {
+  const row = db.prepare('SELECT * FROM plans WHERE id = ?').get(id) as PlanRow | undefined;
+  if (!row) throw new NotFoundError(`no audit plan with id ${id}`, 'planId');
+  return toRecord(row);
+}
+
+export function listPlans(db: Database.Database): PlanRecord[] {
+  return (db.prepare('SELECT * FROM plans ORDER BY created_at DESC, version DESC').all() as PlanRow[]).map(toRecord);
+}
+
+function logEvent(db: Database.Database, kind: string, detail: unknown): void {
+  db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(new Date().toISOString(), kind, JSON.stringify(detail));
+}
+
+/**
+ * Save a plan. An unlocked plan is updated in place; a locked plan is never changed:
+ * the change becomes a new version whose parent is the locked one, so the run's
+ * results can show how it deviates from what was pre-registered.
+ */
+export function savePlan(db: Database.Database, input: { planId?: string; config: AuditPlanInput | unknown }): PlanRecord {
+  const config = parsePlan(input.config);
+  const now = new Date().toISOString();
+  return db.transaction(() => {
+    if (input.planId) {
+      const existing = getPlan(db, input.planId);
+      if (canonicalJson(existing.config) === canonicalJson(config)) return existing;
+      if (!existing.lockedAt) {
+        db.prepare('UPDATE plans SET config_json = ?, name = ? WHERE id = ?').run(JSON.stringify(config), config.title, existing.id);
+        logEvent(db, 'plan.updated', { planId: existing.id });
+        return getPlan(db, existing.id);
+      }
+      const id = randomUUID();
+      db.prepare('INSERT INTO plans (id, name, version, parent_id, config_json, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+        id, config.title, existing.version + 1, existing.id, JSON.stringify(config), now);
+      logEvent(db, 'plan.versioned', { planId: id, parentId: existing.id, differences: planDifferences(existing.config, config).map((d) => d.path) });
+      return getPlan(db, id);
+    }
+    const id = randomUUID();
+    db.prepare('INSERT INTO plans (id, name, version, parent_id, config_json, created_at) VALUES (?, ?, 1, NULL, ?, ?)').run(id, config.title, JSON.stringify(config), now);
+    logEvent(db, 'plan.created', { planId: id });
+    return getPlan(db, id);
+  })();
+}
+
+/** The hashes a lock pins: each dataset's manifest and each model file. */
+export function planInputs(db: Database.Database, config: AuditPlanConfig): NonNullable<PlanRecord['inputs']> {
+  const datasetIds = new Set<string>();
+  if (config.speat) {
+    datasetIds.add(config.speat.attributeDataset);
+    for (const t of config.speat.tests) datasetIds.add(t.targetDataset);
+  }
+  if (config.ser) datasetIds.add(config.ser.valenceDataset);
+  if (config.wer) datasetIds.add(config.wer.dataset);
+  if (config.fdi) datasetIds.add(config.fdi.source.dataset);
+  const datasets: Record<string, string | null> = {};
+  for (const id of [...datasetIds].sort()) {
+    const row = db.prepare('SELECT manifest_sha256 FROM datasets WHERE id = ?').get(id) as { manifest_sha256: string | null } | undefined;
+    if (!row) throw new UserError(`the plan names dataset ${id}, which is not in this project`, 'plan.datasets');
+    datasets[id] = row.manifest_sha256;
+  }
+  const models: Record<string, string> = {};
+  const modelIds = new Set(config.models);
+  if (config.wer?.hypotheses.source === 'model') modelIds.add(config.wer.hypotheses.modelId);
+  if (config.fdi?.source.kind === 'verification') modelIds.add(config.fdi.source.modelId);
+  for (const id of [...modelIds].sort()) {
+    const row = db.prepare('SELECT sha256 FROM models WHERE id = ?').get(id) as { sha256: string } | undefined;
+    models[id] = row?.sha256 ?? id;
+  }
+  return { datasets, models };
+}
+
+/** Lock (pre-register) a plan: store its canonical JSON hash, input hashes and the time. */
+export function lockPlan(db: Database.Database, planId: string): PlanRecord {
+  const plan = getPlan(db, planId);
+  if (plan.lockedAt) return plan;
+  const inputs = planInputs(db, plan.config);
+  const canonical = canonicalJson({ plan: plan.config, inputs });
+  const sha = sha256Hex(canonical);
+  const now = new Date().toISOString();
+  db.transaction(() => {
+    db.prepare('UPDATE plans SET canonical_sha256 = ?, inputs_json = ?, locked_at = ? WHERE id = ?').run(sha, JSON.stringify(inputs), now, planId);
+    logEvent(db, 'plan.locked', { planId, sha256: sha });
+  })();
+  return getPlan(db, planId);
+}
+
+/** The nearest locked plan in a plan's ancestry (itself included), if any. */
+export function lockedAncestor(db: Database.Database, plan: PlanRecord): PlanRecord | null {
+  let current: PlanRecord | null = plan;
+  while (current) {
+    if (current.lockedAt) return current;
+    current = current.parentId ? getPlan(db, current.parentId) : null;
+  }
+  return null;
+}
+
+export function deviations(db: Database.Database, plan: PlanRecord): { lockedPlan: PlanRecord | null; differences: { path: string; locked: unknown; used: unknown }[] } {
+  const locked = lockedAncestor(db, plan);
+  if (!locked || locked.id === plan.id) return { lockedPlan: locked, differences: [] };
+  return { lockedPlan: locked, differences: planDifferences(locked.config, plan.config) };
+}

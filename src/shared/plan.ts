@@ -1,0 +1,135 @@
+/**
+ * The audit plan: everything that decides an audit's numbers, as a typed, versioned
+ * config. Locking a plan (pre-registration) freezes its canonical JSON and hash.
+ */
+import { z } from 'zod';
+
+export const PLAN_SCHEMA_VERSION = 1 as const;
+
+const Id = z.string().min(1).max(100);
+const Label = z.string().trim().min(1).max(100);
+const Temporal = z.enum(['mean', 'min', 'max']);
+const Layer = z.enum(['sum', 'min', 'max', 'first', 'second', 'q1', 'q2', 'q3', 'penultimate', 'last']);
+
+/** The SpEAT paper's six tests and their human IAT D (Table 1). */
+export const SPEAT_PRESETS = {
+  'abled-disabled': { name: 'Abled / Disabled', humanIatD: 0.45 },
+  'european-african-american': { name: 'European-American / African-American', humanIatD: 0.37 },
+  'female-male': { name: 'Female / Male', humanIatD: 0.31 },
+  'human-synthesized': { name: 'Human / Synthesized', humanIatD: 0.33 },
+  'us-foreign-accent': { name: 'U.S. / Foreign accent', humanIatD: 0.32 },
+  'young-old': { name: 'Young / Old', humanIatD: 0.49 },
+} as const;
+export type SpeatPreset = keyof typeof SPEAT_PRESETS;
+
+export const SpeatTestPlan = z.strictObject({
+  id: z.string().regex(/^[\w-]{1,60}$/, 'letters, digits, - and _ only'),
+  name: z.string().min(1).max(200),
+  preset: z.enum(Object.keys(SPEAT_PRESETS) as [SpeatPreset, ...SpeatPreset[]]).optional(),
+  targetDataset: Id,
+  /** X: the group hypothesised to sit closer to pleasant speech. */
+  x: z.strictObject({ label: Label, value: z.string().min(1) }),
+  y: z.strictObject({ label: Label, value: z.string().min(1) }),
+  /** Match X and Y on these labels with a stratified sample per cell. */
+  matchOn: z.array(Label).default([]),
+  perCell: z.number().int().min(1).max(10_000).optional(),
+  /** Cap on stimuli per group (random, seeded) after matching. */
+  maxPerGroup: z.number().int().min(2).max(100_000).optional(),
+});
+
+export const SpeatPlan = z.strictObject({
+  attributeDataset: Id,
+  /** k highest and k lowest rated clips per attribute speaker (METHODS.md). */
+  attributePerSpeaker: z.number().int().min(1).max(1000).default(5),
+  tests: z.array(SpeatTestPlan).min(1).max(50),
+  temporal: Temporal.default('mean'),
+  layer: Layer.default('sum'),
+  permutations: z.number().int().min(100).max(10_000_000).default(10_000),
+  bootstrap: z.number().int().min(0).max(100_000).default(1000),
+  sampleSizes: z.array(z.number().int().min(2)).max(100).default([2, 4, 6, 8, 10]),
+  alpha: z.number().gt(0).lt(1).default(0.05),
+  correction: z.enum(['bonferroni', 'holm', 'bh']).default('holm'),
+  grid: z.boolean().default(false),
+});
+
+export const SerPlan = z.strictObject({
+  /** Valence-rated dataset the regressors learn from (usually the attribute dataset). */
+  valenceDataset: Id,
+  learningRates: z.array(z.number().gt(0).lt(1)).min(1).max(6).default([1e-3, 1e-4, 1e-5]),
+  batchSize: z.number().int().min(1).max(1024).default(32),
+  maxSteps: z.number().int().min(1).max(200_000).default(20_000),
+  hidden: z.number().int().min(1).max(4096).default(256),
+  split: z.strictObject({ train: z.number().min(0.1), validation: z.number().min(0.05), test: z.number().min(0.05) }).default({ train: 0.7, validation: 0.15, test: 0.15 }),
+});
+
+export const WerPlan = z.strictObject({
+  dataset: Id,
+  hypotheses: z.discriminatedUnion('source', [
+    z.strictObject({ source: z.literal('column') }),
+    z.strictObject({ source: z.literal('model'), modelId: Id }),
+  ]).default({ source: 'column' }),
+  /** One label, or several for intersectional groups. */
+  groupBy: z.array(Label).min(1).max(4),
+  referenceGroup: z.string().min(1).optional(),
+  normalize: z.enum(['basic', 'none', 'english']).default('basic'),
+  bootstrap: z.number().int().min(0).max(100_000).default(1000),
+  permutations: z.number().int().min(0).max(1_000_000).default(10_000),
+  by: z.enum(['utterance', 'speaker']).default('utterance'),
+});
+
+export const FdiPlan = z.strictObject({
+  source: z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('verification'), dataset: Id, modelId: Id, trialsPerGroup: z.number().int().min(10).max(1_000_000).default(400) }),
+    z.strictObject({ kind: z.literal('imported'), dataset: Id }),
+  ]),
+  groupings: z.array(z.array(Label).min(1).max(4)).min(1).max(10),
+  orientation: z.enum(['harm', 'paper']).default('harm'),
+  alpha: z.number().min(0).max(1).default(0.5),
+  threshold: z.number().default(0.5),
+  thresholds: z.strictObject({ from: z.number(), to: z.number(), step: z.number().positive() }).default({ from: 0, to: 1, step: 0.05 }),
+  bootstrap: z.number().int().min(0).max(100_000).default(500),
+});
+
+export const AuditPlan = z.strictObject({
+  schema: z.literal(PLAN_SCHEMA_VERSION).default(PLAN_SCHEMA_VERSION),
+  title: z.string().trim().min(1).max(200),
+  seed: z.number().int().min(0).max(2 ** 32 - 1).default(20_240_601),
+  sections: z.array(z.enum(['speat', 'ser', 'wer', 'fdi'])).min(1),
+  models: z.array(Id).default([]),
+  speat: SpeatPlan.optional(),
+  ser: SerPlan.optional(),
+  wer: WerPlan.optional(),
+  fdi: FdiPlan.optional(),
+}).superRefine((plan, ctx) => {
+  for (const s of plan.sections) {
+    if (!plan[s]) ctx.addIssue({ code: 'custom', message: `the plan runs ${s} but has no ${s} settings`, path: [s] });
+  }
+  if ((plan.sections.includes('speat') || plan.sections.includes('ser')) && plan.models.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'choose at least one model for SpEAT and SER', path: ['models'] });
+  }
+  if (plan.sections.includes('ser') && !plan.sections.includes('speat')) {
+    ctx.addIssue({ code: 'custom', message: 'SER propagation compares against SpEAT: include the speat section', path: ['sections'] });
+  }
+});
+
+export type AuditPlanInput = z.input<typeof AuditPlan>;
+export type AuditPlanConfig = z.output<typeof AuditPlan>;
+
+/** JSON with sorted keys and no whitespace: the form that is hashed when a plan is locked. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/** Paths where two plans differ, for the deviation section of the report. */
+export function planDifferences(locked: unknown, used: unknown, path = ''): { path: string; locked: unknown; used: unknown }[] {
+  if (canonicalJson(locked) === canonicalJson(used)) return [];
+  const isObj = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (isObj(locked) && isObj(used)) {
+    const keys = [...new Set([...Object.keys(locked as object), ...Object.keys(used as object)])].sort();
+    return keys.flatMap((k) => planDifferences((locked as Record<string, unknown>)[k], (used as Record<string, unknown>)[k], path ? `${path}.${k}` : k));
+  }
+  return [{ path: path || '(plan)', locked: locked ?? null, used: used ?? null }];
+}

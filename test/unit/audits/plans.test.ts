@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../../src/shared/plan';
+import { deviations, getPlan, lockPlan, savePlan } from '../../../src/main/audits/plans';
+import { ProjectStore } from '../../../src/main/store/projects';
+
+function project() {
+  const store = new ProjectStore(mkdtempSync(join(tmpdir(), 'equivox-plan-')));
+  const p = store.create('Plans', join(mkdtempSync(join(tmpdir(), 'equivox-plan-p-')), 'p'));
+  const db = store.db(p.id);
+  const now = new Date().toISOString();
+  db.prepare("INSERT INTO datasets (id, name, role, source_kind, source_path, manifest_sha256, created_at, updated_at) VALUES ('asr1', 'ASR', 'asr', 'manifest', '/x.csv', 'abc123', ?, ?)").run(now, now);
+  return { store, db };
+}
+
+const werPlan = { title: 'WER only', sections: ['wer'], wer: { dataset: 'asr1', groupBy: ['accent'] } };
+
+describe('audit plans', () => {
+  it('fills defaults, and canonical JSON sorts keys at every depth', () => {
+    const { db, store } = project();
+    const plan = savePlan(db, { config: werPlan });
+    expect(plan.config.seed).toBe(20240601);
+    expect(plan.config.wer?.normalize).toBe('basic');
+    expect(plan.config.wer?.bootstrap).toBe(1000);
+    expect(canonicalJson({ b: 1, a: { d: [3, { f: 1, e: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"e":2,"f":1}]},"b":1}');
+    store.close();
+  });
+
+  it('locks a plan with the SHA-256 of its canonical JSON and input hashes', () => {
+    const { db, store } = project();
+    const plan = savePlan(db, { config: werPlan });
+    const locked = lockPlan(db, plan.id);
+    expect(locked.lockedAt).not.toBeNull();
+    expect(locked.inputs).toEqual({ datasets: { asr1: 'abc123' }, models: {} });
+    const expected = createHash('sha256').update(canonicalJson({ plan: locked.config, inputs: locked.inputs })).digest('hex');
+    expect(locked.sha256).toBe(expected);
+    store.close();
+  });
+
+  it('saves a change to a locked plan as a new version and reports the deviation', () => {
+    const { db, store } = project();
+    const locked = lockPlan(db, savePlan(db, { config: werPlan }).id);
+    const changed = savePlan(db, { planId: locked.id, config: { ...werPlan, wer: { ...werPlan.wer, bootstrap: 200 } } });
+    expect(changed.id).not.toBe(locked.id);
+    expect(changed.version).toBe(2);
+    expect(changed.parentId).toBe(locked.id);
+    expect(getPlan(db, locked.id).config.wer?.bootstrap).toBe(1000);
+    const dev = deviations(db, changed);
+    expect(dev.lockedPlan?.id).toBe(locked.id);
+    expect(dev.differences).toEqual([{ path: 'wer.bootstrap', locked: 1000, used: 200 }]);
+    store.close();
+  });
+
+  it('rejects an invalid plan naming the field', () => {
+    const { db, store } = project();
+    expect(() => savePlan(db, { config: { title: 'x', sections: ['speat'] } })).toThrow(/speat/);
+    try {
+      savePlan(db, { config: { ...werPlan, wer: { ...werPlan.wer, bootstrap: -1 } } });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as { field?: string }).field).toBe('plan.wer.bootstrap');
+    }
+    store.close();
+  });
+});
