@@ -2,7 +2,7 @@
  * Electron host: window, security settings, the app:// protocol, IPC. Kept thin: the
  * engine (api.ts and below) runs identically in the CLI and the web host.
  */
-import { app, BrowserWindow, net, protocol, session, shell, type WebContents } from 'electron';
+import { app, BrowserWindow, net, protocol, session, type WebContents } from 'electron';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createApi } from './api';
@@ -38,11 +38,8 @@ function secureContents(contents: WebContents): void {
     if (!isAppUrl(url)) event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
-  contents.setWindowOpenHandler(({ url }) => {
-    // Only vetted documentation links open, and in the system browser.
-    if (/^https:\/\/(github\.com|arxiv\.org)\//.test(url)) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
+  // An offline tool has no reason to open windows or external pages.
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
 }
 
 async function main(): Promise<void> {
@@ -73,6 +70,8 @@ async function main(): Promise<void> {
       allowRunningInsecureContent: false,
       webviewTag: false,
       spellcheck: false,
+      // Middle-click would otherwise open links in new windows (electronegativity AUXCLICK_JS_CHECK).
+      disableBlinkFeatures: 'Auxclick',
     },
   });
   windows.push(win);
