@@ -2,6 +2,9 @@ import type { Api } from '../api';
 import type { CliCommand } from './args';
 import { projectCommands } from './projects';
 import { demoCommands } from './demo';
+import { datasetCommands } from './datasets';
+import { statsCommands } from './stats';
+import { modelCommands } from './models';
 
 /**
  * Every CLI command. Commands that need the engine get `api()`, which creates it on
@@ -12,5 +15,8 @@ export function allCommands(api: () => Api): CliCommand[] {
   return [
     ...projectCommands(api),
     ...demoCommands(api),
+    ...datasetCommands(api),
+    ...modelCommands(api),
+    ...statsCommands,
   ];
 }

@@ -72,16 +72,19 @@ export class Rng {
   nextInt(n: number): number {
     if (n <= 0) throw new RangeError('nextInt: n must be positive');
     if (n <= 2097152) {
+      // m = r·n < 2^53 is exact; hi/lo split by multiplying with 2^-32 (exact) avoids a slow float modulo.
       let m = this.nextU32() * n;
-      let l = m % 4294967296;
-      if (l < n) {
+      let hi = Math.floor(m * 2.3283064365386963e-10);
+      let lo = m - hi * 4294967296;
+      if (lo < n) {
         const threshold = (4294967296 - n) % n;
-        while (l < threshold) {
+        while (lo < threshold) {
           m = this.nextU32() * n;
-          l = m % 4294967296;
+          hi = Math.floor(m * 2.3283064365386963e-10);
+          lo = m - hi * 4294967296;
         }
       }
-      return Math.floor(m / 4294967296);
+      return hi;
     }
     // Large n: rejection on 53-bit floats.
     const limit = Math.floor(9007199254740992 / n) * n;
@@ -91,15 +94,82 @@ export class Rng {
     }
   }
 
-  /** Fisher–Yates shuffle in place of the first `k` positions (partial shuffle). */
-  shufflePrefix(arr: Int32Array | Uint32Array | number[], k = arr.length): void {
-    const n = arr.length;
-    for (let i = 0; i < k && i < n - 1; i += 1) {
-      const j = i + this.nextInt(n - i);
-      const t = arr[i]!;
-      arr[i] = arr[j]!;
-      arr[j] = t;
+  /**
+   * out[0..count) = independent uniform integers in [0, n), n <= 2^21. Same numbers as
+   * `count` calls of nextInt(n); the state lives in locals here because this is the
+   * bootstrap's hot loop.
+   */
+  fillInts(out: Int32Array, count: number, n: number): void {
+    if (n > 2097152) {
+      for (let i = 0; i < count; i += 1) out[i] = this.nextInt(n);
+      return;
     }
+    let s0 = this.s0;
+    let s1 = this.s1;
+    let s2 = this.s2;
+    let s3 = this.s3;
+    const threshold = (4294967296 - n) % n;
+    for (let i = 0; i < count; i += 1) {
+      for (;;) {
+        const r = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
+        const t = s1 << 9;
+        s2 ^= s0;
+        s3 ^= s1;
+        s1 ^= s2;
+        s0 ^= s3;
+        s2 ^= t;
+        s3 = (s3 << 11) | (s3 >>> 21);
+        const m = r * n;
+        const hi = Math.floor(m * 2.3283064365386963e-10);
+        if (m - hi * 4294967296 >= threshold) {
+          out[i] = hi;
+          break;
+        }
+      }
+    }
+    this.s0 = s0;
+    this.s1 = s1;
+    this.s2 = s2;
+    this.s3 = s3;
+  }
+
+  /**
+   * Fisher–Yates shuffle of the first `k` positions (a uniformly random k-subset, in
+   * random order, lands in arr[0..k)). Same numbers as calling nextInt(n - i) per step.
+   */
+  shufflePrefix(arr: Int32Array, k = arr.length): void {
+    const n = arr.length;
+    let s0 = this.s0;
+    let s1 = this.s1;
+    let s2 = this.s2;
+    let s3 = this.s3;
+    for (let i = 0; i < k && i < n - 1; i += 1) {
+      const bound = n - i;
+      let hi = 0;
+      for (;;) {
+        const r = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
+        const t = s1 << 9;
+        s2 ^= s0;
+        s3 ^= s1;
+        s1 ^= s2;
+        s0 ^= s3;
+        s2 ^= t;
+        s3 = (s3 << 11) | (s3 >>> 21);
+        const m = r * bound;
+        hi = Math.floor(m * 2.3283064365386963e-10);
+        const lo = m - hi * 4294967296;
+        // The float modulo for the rejection threshold is only needed when lo < bound (rare).
+        if (lo >= bound || lo >= (4294967296 - bound) % bound) break;
+      }
+      const j = i + hi;
+      const tmp = arr[i]!;
+      arr[i] = arr[j]!;
+      arr[j] = tmp;
+    }
+    this.s0 = s0;
+    this.s1 = s1;
+    this.s2 = s2;
+    this.s3 = s3;
   }
 }
 

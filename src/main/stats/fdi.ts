@@ -1,0 +1,246 @@
+/**
+ * Fairness Disagreement Index (METHODS.md § FDI): group error rates at a threshold,
+ * disparities, Wasserstein-1 between groups' score distributions and the FDI, which is
+ * how much FPR, FNR and (1 −) accuracy disagree about which groups are worse served.
+ */
+import { averageRanks, percentileInterval } from './descriptive';
+import { Rng } from './rng';
+import { StatsInputError } from './speat';
+import { wasserstein1 } from './wasserstein';
+
+export type Orientation = 'harm' | 'paper';
+
+export interface FdiItems {
+  groups: readonly string[];
+  /** 1 = genuine / positive, 0 otherwise. */
+  labels: ArrayLike<number>;
+  scores: ArrayLike<number>;
+}
+
+export interface GroupRates {
+  n: number;
+  /** FP / (FP + TN); NaN when the group has no label-0 items. */
+  fpr: number;
+  /** FN / (FN + TP); NaN when the group has no label-1 items. */
+  fnr: number;
+  accuracy: number;
+}
+
+export function groupRates(items: FdiItems, threshold: number): Record<string, GroupRates> {
+  const acc = new Map<string, { tp: number; fp: number; tn: number; fn: number }>();
+  for (const g of [...new Set(items.groups)].sort()) acc.set(g, { tp: 0, fp: 0, tn: 0, fn: 0 });
+  for (let i = 0; i < items.groups.length; i += 1) {
+    const c = acc.get(items.groups[i]!)!;
+    const pos = items.scores[i]! >= threshold;
+    if (items.labels[i] === 1) {
+      if (pos) c.tp += 1;
+      else c.fn += 1;
+    } else if (pos) c.fp += 1;
+    else c.tn += 1;
+  }
+  const out: Record<string, GroupRates> = {};
+  for (const [g, c] of acc) {
+    const n = c.tp + c.fp + c.tn + c.fn;
+    out[g] = { n, fpr: c.fp / (c.fp + c.tn), fnr: c.fn / (c.fn + c.tp), accuracy: (c.tp + c.tn) / n };
+  }
+  return out;
+}
+
+/** Min–max normalisation over groups; all zeros when max = min. */
+export function minMaxNormalize(values: ArrayLike<number>): Float64Array {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < values.length; i += 1) {
+    lo = Math.min(lo, values[i]!);
+    hi = Math.max(hi, values[i]!);
+  }
+  const range = hi - lo;
+  return Float64Array.from(values, (v) => (range > 0 ? (v - lo) / range : 0));
+}
+
+export interface FdiResult {
+  fdi: number;
+  /** Mean over metric pairs of D_ij. */
+  valueDisagreement: number;
+  /** Mean over metric pairs of R_ij. */
+  rankDisagreement: number;
+}
+
+/**
+ * FDI from per-group metric vectors (each oriented as the caller wants):
+ * D_ij = mean_g |M~_i(g) − M~_j(g)|, R_ij = mean_g |r_i(g) − r_j(g)| (average ranks),
+ * FDI = mean_{i<j} α D_ij + (1 − α) R_ij.
+ */
+export function fdiFromMetrics(metrics: readonly ArrayLike<number>[], alpha = 0.5): FdiResult {
+  for (const m of metrics) {
+    for (let g = 0; g < m.length; g += 1) if (Number.isNaN(m[g]!)) throw new RangeError('a metric is undefined for a group');
+  }
+  const norm = metrics.map(minMaxNormalize);
+  const ranks = metrics.map(averageRanks);
+  const G = metrics[0]!.length;
+  let dSum = 0;
+  let rSum = 0;
+  let pairs = 0;
+  for (let i = 0; i < metrics.length; i += 1) {
+    for (let j = i + 1; j < metrics.length; j += 1) {
+      let d = 0;
+      let r = 0;
+      for (let g = 0; g < G; g += 1) {
+        d += Math.abs(norm[i]![g]! - norm[j]![g]!);
+        r += Math.abs(ranks[i]![g]! - ranks[j]![g]!);
+      }
+      dSum += d / G;
+      rSum += r / G;
+      pairs += 1;
+    }
+  }
+  const valueDisagreement = dSum / pairs;
+  const rankDisagreement = rSum / pairs;
+  return { fdi: alpha * valueDisagreement + (1 - alpha) * rankDisagreement, valueDisagreement, rankDisagreement };
+}
+
+/** FPR, FNR and accuracy (or 1 − accuracy in `harm` orientation) per group, in group order. */
+export function orientedMetrics(rates: Record<string, GroupRates>, orientation: Orientation): Float64Array[] {
+  const gs = Object.keys(rates).sort();
+  return [
+    Float64Array.from(gs, (g) => rates[g]!.fpr),
+    Float64Array.from(gs, (g) => rates[g]!.fnr),
+    Float64Array.from(gs, (g) => (orientation === 'harm' ? 1 - rates[g]!.accuracy : rates[g]!.accuracy)),
+  ];
+}
+
+export function fdiAtThreshold(items: FdiItems, threshold: number, alpha = 0.5, orientation: Orientation = 'harm'): FdiResult {
+  const rates = groupRates(items, threshold);
+  undefinedRateCheck(rates);
+  return fdiFromMetrics(orientedMetrics(rates, orientation), alpha);
+}
+
+function undefinedRateCheck(rates: Record<string, GroupRates>): void {
+  for (const [g, r] of Object.entries(rates)) {
+    if (Number.isNaN(r.fpr)) throw new StatsInputError(`group "${g}" has no items with label 0, so its FPR is undefined`, 'label');
+    if (Number.isNaN(r.fnr)) throw new StatsInputError(`group "${g}" has no items with label 1, so its FNR is undefined`, 'label');
+  }
+}
+
+export interface FdiOptions {
+  alpha?: number;
+  orientation?: Orientation;
+  /** Bootstrap resamples for the FDI CI at the first threshold (0 or absent: none). */
+  bootstrap?: number;
+  seed?: number;
+  /** Alphas for the sensitivity curve (default 0, 0.1, …, 1). */
+  alphaGrid?: readonly number[];
+}
+
+export interface FdiAnalysis {
+  threshold: number;
+  alpha: number;
+  orientation: Orientation;
+  groups: Record<string, GroupRates>;
+  disparities: { fpr: number; fnr: number; accuracy: number };
+  worstGroupAccuracy: number;
+  wasserstein: Record<string, number>;
+  fdi: number;
+  valueDisagreement: number;
+  rankDisagreement: number;
+  sweep: { threshold: number; fdi: number; valueDisagreement: number; rankDisagreement: number }[];
+  fdiCi95?: [number, number];
+  alphaSensitivity: { alpha: number; fdi: number }[];
+}
+
+const spread = (v: number[]): number => Math.max(...v) - Math.min(...v);
+
+/** Full FDI analysis; the top-level values are for thresholds[0], the sweep covers all thresholds. */
+export function analyseFdi(items: FdiItems, thresholds: readonly number[], options: FdiOptions = {}): FdiAnalysis {
+  const alpha = options.alpha ?? 0.5;
+  const orientation = options.orientation ?? 'harm';
+  const n = items.groups.length;
+  if (n === 0) throw new StatsInputError('no items');
+  if (thresholds.length === 0) throw new RangeError('at least one threshold is needed');
+  if (!(alpha >= 0 && alpha <= 1)) throw new RangeError('alpha must lie in [0, 1]');
+  const tau = thresholds[0]!;
+  const rates = groupRates(items, tau);
+  undefinedRateCheck(rates);
+  const gs = Object.keys(rates);
+  const first = fdiFromMetrics(orientedMetrics(rates, orientation), alpha);
+  const scoresBy = new Map<string, number[]>(gs.map((g) => [g, []]));
+  for (let i = 0; i < n; i += 1) scoresBy.get(items.groups[i]!)!.push(items.scores[i]!);
+  const wasserstein: Record<string, number> = {};
+  for (let a = 0; a < gs.length; a += 1) {
+    for (let b = a + 1; b < gs.length; b += 1) wasserstein[`${gs[a]}|${gs[b]}`] = wasserstein1(scoresBy.get(gs[a]!)!, scoresBy.get(gs[b]!)!);
+  }
+  const sweep = thresholds.map((t) => ({ threshold: t, ...fdiAtThreshold(items, t, alpha, orientation) }));
+  const grid = options.alphaGrid ?? Array.from({ length: 11 }, (_, i) => i / 10);
+  const result: FdiAnalysis = {
+    threshold: tau,
+    alpha,
+    orientation,
+    groups: rates,
+    disparities: {
+      fpr: spread(gs.map((g) => rates[g]!.fpr)),
+      fnr: spread(gs.map((g) => rates[g]!.fnr)),
+      accuracy: spread(gs.map((g) => rates[g]!.accuracy)),
+    },
+    worstGroupAccuracy: Math.min(...gs.map((g) => rates[g]!.accuracy)),
+    wasserstein,
+    fdi: first.fdi,
+    valueDisagreement: first.valueDisagreement,
+    rankDisagreement: first.rankDisagreement,
+    sweep,
+    alphaSensitivity: grid.map((a) => ({ alpha: a, fdi: a * first.valueDisagreement + (1 - a) * first.rankDisagreement })),
+  };
+  if (options.bootstrap && options.bootstrap > 0) result.fdiCi95 = bootstrapFdiCi(items, tau, options.bootstrap, alpha, orientation, options.seed ?? 0);
+  return result;
+}
+
+/**
+ * Percentile CI of FDI, resampling items with replacement within each (group, label)
+ * cell, so every group keeps its positives and negatives and FPR/FNR stay defined.
+ */
+export function bootstrapFdiCi(
+  items: FdiItems,
+  threshold: number,
+  resamples: number,
+  alpha = 0.5,
+  orientation: Orientation = 'harm',
+  seed = 0,
+): [number, number] {
+  const gs = [...new Set(items.groups)].sort();
+  const gIndex = new Map(gs.map((g, i) => [g, i]));
+  // Per cell, the decision for each item; a resample only needs counts of positive decisions.
+  const lists: number[][][] = gs.map(() => [[], []]);
+  for (let i = 0; i < items.groups.length; i += 1) {
+    lists[gIndex.get(items.groups[i]!)!]![items.labels[i] === 1 ? 1 : 0]!.push(items.scores[i]! >= threshold ? 1 : 0);
+  }
+  const cells = lists.map((l) => [Uint8Array.from(l[0]!), Uint8Array.from(l[1]!)]);
+  const rng = Rng.stream(seed, 4000);
+  const reps = new Float64Array(resamples);
+  const G = gs.length;
+  const fpr = new Float64Array(G);
+  const fnr = new Float64Array(G);
+  const acc = new Float64Array(G);
+  for (let r = 0; r < resamples; r += 1) {
+    for (let g = 0; g < G; g += 1) {
+      const neg = cells[g]![0]!;
+      const pos = cells[g]![1]!;
+      let fp = 0;
+      let tp = 0;
+      for (let k = 0; k < neg.length; k += 1) fp += neg[rng.nextInt(neg.length)]!;
+      for (let k = 0; k < pos.length; k += 1) tp += pos[rng.nextInt(pos.length)]!;
+      fpr[g] = fp / neg.length;
+      fnr[g] = (pos.length - tp) / pos.length;
+      const a = (tp + neg.length - fp) / (neg.length + pos.length);
+      acc[g] = orientation === 'harm' ? 1 - a : a;
+    }
+    reps[r] = fdiFromMetrics([fpr, fnr, acc], alpha).fdi;
+  }
+  return percentileInterval(reps);
+}
+
+/** Thresholds from:to:step inclusive of `to` (within 1e-9 step), computed as from + i·step to avoid drift. */
+export function thresholdRange(from: number, to: number, step: number): number[] {
+  if (!(step > 0) || !(to >= from)) throw new RangeError('thresholds need FROM <= TO and STEP > 0');
+  const count = Math.floor((to - from) / step + 1e-9) + 1;
+  if (count > 100_000) throw new RangeError('too many thresholds (more than 100,000)');
+  return Array.from({ length: count }, (_, i) => Number((from + i * step).toPrecision(12)));
+}

@@ -1,0 +1,70 @@
+/** Public API of the statistics core: pure functions, no I/O, seeded and reproducible. */
+export { Rng } from './rng';
+export { logGamma, gammaP, gammaQ, betaInc, tSf, tCdf, tTwoSided, fSf, chi2Sf, normalSf, normalCdf } from './special';
+export { sum, mean, variance, std, quantile, quantileSorted, percentileInterval, averageRanks, type NumArray } from './descriptive';
+export { adjustPValues, bonferroni, holm, benjaminiHochberg, type AdjustMethod } from './corrections';
+export {
+  cohenD,
+  welchTTest,
+  pairedTTest,
+  olsRegression,
+  twoWayAnova,
+  type TTestResult,
+  type OlsResult,
+  type AnovaRow,
+} from './tests';
+export {
+  StatsInputError,
+  validateEmbeddings,
+  associations,
+  speatAssociations,
+  speatEffectSize,
+  speatPermutationTest,
+  speatFromAssociations,
+  bootstrapSpeatSE,
+  binomialCapped,
+  speat,
+  type Vector,
+  type SpeatInput,
+  type SpeatAssociations,
+  type PermutationResult,
+  type SpeatResult,
+  type SpeatFullResult,
+  type SpeatOptions,
+  type BootstrapDesign,
+  type StandardErrorPoint,
+} from './speat';
+export { normalizeText, words, integerToWords, NORMALIZE_MODES, type NormalizeMode } from './text-normalize';
+export { alignCounts, editDistance, type AlignmentCounts } from './edit-distance';
+export {
+  measureUtterance,
+  pooledRates,
+  bootstrapWerCi,
+  werPermutationTest,
+  analyseWer,
+  type UtteranceMeasures,
+  type PooledRates,
+  type WerRow,
+  type WerOptions,
+  type WerGroupResult,
+  type WerComparison,
+  type WerAnalysis,
+} from './wer';
+export { poissonGlm, poissonDeviance, poissonGroupComparison, type GlmFit, type PoissonComparison, type PoissonGroupAnalysis } from './poisson';
+export { wasserstein1 } from './wasserstein';
+export {
+  groupRates,
+  minMaxNormalize,
+  fdiFromMetrics,
+  orientedMetrics,
+  fdiAtThreshold,
+  analyseFdi,
+  bootstrapFdiCi,
+  thresholdRange,
+  type Orientation,
+  type FdiItems,
+  type GroupRates,
+  type FdiResult,
+  type FdiOptions,
+  type FdiAnalysis,
+} from './fdi';

@@ -1,0 +1,361 @@
+/**
+ * Speech Embedding Association Test (METHODS.md § SpEAT).
+ *
+ * Because cos(w, a) = ŵ·â, the association s(w, A, B) = ŵ · (mean_a â − mean_b b̂): one
+ * pass over the attributes gives a direction v, and each target costs one dot product.
+ * Permutations and bootstrap then act on the vector of s(w) only, never on embeddings;
+ * audits can compute s once (speatAssociations) and reuse it (speatFromAssociations,
+ * bootstrapSpeatSE).
+ */
+import { Rng } from './rng';
+
+export type Vector = ArrayLike<number>;
+
+export interface SpeatInput {
+  X: readonly Vector[];
+  Y: readonly Vector[];
+  A: readonly Vector[];
+  B: readonly Vector[];
+}
+
+export interface SpeatAssociations {
+  X: Float64Array;
+  Y: Float64Array;
+}
+
+/** Thrown for malformed embeddings; `field` names the set and row (e.g. "X[3]"). */
+export class StatsInputError extends Error {
+  constructor(message: string, readonly field?: string) {
+    super(message);
+    this.name = 'StatsInputError';
+  }
+}
+
+function norm(v: Vector): number {
+  let s = 0;
+  for (let i = 0; i < v.length; i += 1) s += v[i]! * v[i]!;
+  return Math.sqrt(s);
+}
+
+/** Check every row: same dimension everywhere, finite values, non-zero norm. */
+export function validateEmbeddings(input: SpeatInput): number {
+  let dim = -1;
+  for (const key of ['X', 'Y', 'A', 'B'] as const) {
+    const rows = input[key];
+    if (rows.length === 0) throw new StatsInputError(`set ${key} is empty`, key);
+    rows.forEach((row, i) => {
+      if (dim < 0) dim = row.length;
+      if (row.length !== dim) throw new StatsInputError(`${key}[${i}] has ${row.length} dimensions, expected ${dim} (embeddings of unequal length)`, `${key}[${i}]`);
+      for (let j = 0; j < row.length; j += 1) {
+        if (!Number.isFinite(row[j]!)) throw new StatsInputError(`${key}[${i}][${j}] is not a finite number`, `${key}[${i}][${j}]`);
+      }
+      if (norm(row) === 0) throw new StatsInputError(`${key}[${i}] is the zero vector (cosine undefined)`, `${key}[${i}]`);
+    });
+  }
+  if (dim === 0) throw new StatsInputError('embeddings have zero dimensions');
+  return dim;
+}
+
+/** Mean of unit-normalised rows. */
+function meanDirection(rows: readonly Vector[], dim: number): Float64Array {
+  const v = new Float64Array(dim);
+  for (const row of rows) {
+    const inv = 1 / norm(row);
+    for (let j = 0; j < dim; j += 1) v[j] += row[j]! * inv;
+  }
+  for (let j = 0; j < dim; j += 1) v[j] /= rows.length;
+  return v;
+}
+
+/** s(w, A, B) for each row w of `targets`. */
+export function associations(targets: readonly Vector[], A: readonly Vector[], B: readonly Vector[]): Float64Array {
+  const dim = A[0]!.length;
+  const va = meanDirection(A, dim);
+  const vb = meanDirection(B, dim);
+  const v = new Float64Array(dim);
+  for (let j = 0; j < dim; j += 1) v[j] = va[j]! - vb[j]!;
+  const out = new Float64Array(targets.length);
+  targets.forEach((w, i) => {
+    let dot = 0;
+    let nn = 0;
+    for (let j = 0; j < dim; j += 1) {
+      const x = w[j]!;
+      dot += x * v[j]!;
+      nn += x * x;
+    }
+    out[i] = dot / Math.sqrt(nn);
+  });
+  return out;
+}
+
+export function speatAssociations(input: SpeatInput): SpeatAssociations {
+  validateEmbeddings(input);
+  return { X: associations(input.X, input.A, input.B), Y: associations(input.Y, input.A, input.B) };
+}
+
+/** d = (mean s(X) − mean s(Y)) / std(s(X ∪ Y), ddof 1). */
+export function speatEffectSize(sX: ArrayLike<number>, sY: ArrayLike<number>): number {
+  const nx = sX.length;
+  const ny = sY.length;
+  let sumX = 0;
+  let sumY = 0;
+  for (let i = 0; i < nx; i += 1) sumX += sX[i]!;
+  for (let i = 0; i < ny; i += 1) sumY += sY[i]!;
+  const m = (sumX + sumY) / (nx + ny);
+  let ss = 0;
+  for (let i = 0; i < nx; i += 1) ss += (sX[i]! - m) ** 2;
+  for (let i = 0; i < ny; i += 1) ss += (sY[i]! - m) ** 2;
+  return (sumX / nx - sumY / ny) / Math.sqrt(ss / (nx + ny - 1));
+}
+
+/** C(n, k) as a double, stopping early once it exceeds `cap` (returns Infinity). */
+export function binomialCapped(n: number, k: number, cap = Infinity): number {
+  k = Math.min(k, n - k);
+  if (k < 0) return 0;
+  let c = 1;
+  for (let i = 1; i <= k; i += 1) {
+    c = (c * (n - k + i)) / i;
+    c = Math.round(c);
+    if (c > cap) return Infinity;
+  }
+  return c;
+}
+
+export interface PermutationResult {
+  pValue: number;
+  /** true: every equal-size split enumerated; false: N−1 random splits plus the observed one. */
+  exact: boolean;
+  /** Number of splits the p-value is over (C(n, n_X) when exact, N when sampled). */
+  permutations: number;
+}
+
+/**
+ * Statistic ties: split sums are compared with a tolerance of 1e-12 relative to Σ|s|,
+ * so splits equal to the observed one up to summation order count as ">= observed"
+ * (exact float comparison would make ties depend on the order of additions).
+ */
+export function speatPermutationTest(
+  sX: ArrayLike<number>,
+  sY: ArrayLike<number>,
+  options: { permutations?: number; seed?: number } = {},
+): PermutationResult {
+  const N = options.permutations ?? 100_000;
+  if (!(N >= 1) || !Number.isInteger(N)) throw new RangeError('permutations must be a positive integer');
+  const nx = sX.length;
+  const n = nx + sY.length;
+  const s = new Float64Array(n);
+  s.set(Array.from(sX), 0);
+  s.set(Array.from(sY), nx);
+  let observed = 0;
+  let absSum = 0;
+  for (let i = 0; i < nx; i += 1) observed += s[i]!;
+  for (let i = 0; i < n; i += 1) absSum += Math.abs(s[i]!);
+  const threshold = observed - 1e-12 * Math.max(absSum, Number.MIN_VALUE);
+  const total = binomialCapped(n, nx, N);
+  if (total <= N) {
+    let count = 0;
+    // Depth-first enumeration of index-increasing combinations with running sums.
+    const rec = (start: number, left: number, acc: number): void => {
+      if (left === 0) {
+        if (acc >= threshold) count += 1;
+        return;
+      }
+      for (let i = start; i <= n - left; i += 1) rec(i + 1, left - 1, acc + s[i]!);
+    };
+    rec(0, nx, 0);
+    return { pValue: count / total, exact: true, permutations: total };
+  }
+  const rng = Rng.stream(options.seed ?? 0, 0);
+  const idx = new Int32Array(n);
+  for (let i = 0; i < n; i += 1) idx[i] = i;
+  // Shuffle the smaller side and use total − its sum when that is the complement.
+  let grand = 0;
+  for (let i = 0; i < n; i += 1) grand += s[i]!;
+  const useComplement = n - nx < nx;
+  const k = useComplement ? n - nx : nx;
+  let count = 0;
+  for (let p = 1; p < N; p += 1) {
+    rng.shufflePrefix(idx, k);
+    let acc = 0;
+    for (let i = 0; i < k; i += 1) acc += s[idx[i]!]!;
+    const stat = useComplement ? grand - acc : acc;
+    if (stat >= threshold) count += 1;
+  }
+  return { pValue: (1 + count) / N, exact: false, permutations: N };
+}
+
+export interface SpeatResult extends PermutationResult {
+  effectSize: number;
+}
+
+/** Effect size and permutation p from precomputed associations. */
+export function speatFromAssociations(
+  sX: ArrayLike<number>,
+  sY: ArrayLike<number>,
+  options: { permutations?: number; seed?: number } = {},
+): SpeatResult {
+  return { effectSize: speatEffectSize(sX, sY), ...speatPermutationTest(sX, sY, options) };
+}
+
+export type BootstrapDesign =
+  | { kind: 'independent' }
+  /** X[i] and Y[i] are matched stimuli: resample pairs. */
+  | { kind: 'paired' }
+  /** Resample within strata (e.g. speaker gender); labels per target stimulus. */
+  | { kind: 'stratified'; strataX: readonly string[]; strataY: readonly string[] };
+
+export interface StandardErrorPoint {
+  size: number;
+  standardError: number;
+  /** Replicates with a finite d (a replicate whose 2k draws are all equal has no d). */
+  validResamples: number;
+}
+
+/**
+ * Bootstrap SE of d against the number of target stimuli per group (METHODS.md): for each
+ * size k, R resamples of k stimuli per group with replacement, A and B fixed (so s is
+ * fixed), SE = sample std (ddof 1) of d. Each size uses its own RNG stream
+ * (Rng.stream(seed, 1000 + index)), so results do not depend on which sizes are requested
+ * together. Stratified designs give each stratum k·n_stratum/n draws, rounded by largest
+ * remainder.
+ */
+export function bootstrapSpeatSE(
+  sX: ArrayLike<number>,
+  sY: ArrayLike<number>,
+  sizes: readonly number[],
+  options: { resamples?: number; seed?: number; design?: BootstrapDesign; sizeIndexOffset?: number } = {},
+): StandardErrorPoint[] {
+  const R = options.resamples ?? 10_000;
+  const design = options.design ?? { kind: 'independent' };
+  const nx = sX.length;
+  const ny = sY.length;
+  if (design.kind === 'paired' && nx !== ny) throw new RangeError('paired bootstrap needs |X| = |Y|');
+  // Centre on the pooled mean: d is shift-invariant and the one-pass variance below stays accurate.
+  let m = 0;
+  for (let i = 0; i < nx; i += 1) m += sX[i]!;
+  for (let i = 0; i < ny; i += 1) m += sY[i]!;
+  m /= nx + ny;
+  const cx = Float64Array.from(sX, (v) => v - m);
+  const cy = Float64Array.from(sY, (v) => v - m);
+  const strata = design.kind === 'stratified' ? [buildStrata(design.strataX, nx, 'X'), buildStrata(design.strataY, ny, 'Y')] : null;
+  return sizes.map((k, si) => {
+    if (!Number.isInteger(k) || k < 1) throw new RangeError(`sample size ${k} must be a positive integer`);
+    const rng = Rng.stream(options.seed ?? 0, 1000 + si + (options.sizeIndexOffset ?? 0));
+    const countsX = strata ? allocate(strata[0]!, k) : null;
+    const countsY = strata ? allocate(strata[1]!, k) : null;
+    const n2 = 2 * k;
+    const bufX = new Int32Array(k);
+    const bufY = new Int32Array(k);
+    let wMean = 0;
+    let wM2 = 0;
+    let valid = 0;
+    for (let r = 0; r < R; r += 1) {
+      let sxs = 0;
+      let sys = 0;
+      let ss = 0;
+      if (design.kind === 'independent') {
+        rng.fillInts(bufX, k, nx);
+        rng.fillInts(bufY, k, ny);
+        for (let j = 0; j < k; j += 1) {
+          const a = cx[bufX[j]!]!;
+          sxs += a;
+          ss += a * a;
+        }
+        for (let j = 0; j < k; j += 1) {
+          const b = cy[bufY[j]!]!;
+          sys += b;
+          ss += b * b;
+        }
+      } else if (design.kind === 'paired') {
+        rng.fillInts(bufX, k, nx);
+        for (let j = 0; j < k; j += 1) {
+          const i = bufX[j]!;
+          const a = cx[i]!;
+          const b = cy[i]!;
+          sxs += a;
+          sys += b;
+          ss += a * a + b * b;
+        }
+      } else {
+        const [stX, stY] = strata!;
+        for (let g = 0; g < stX!.length; g += 1) {
+          const members = stX![g]!;
+          for (let j = 0; j < countsX![g]!; j += 1) {
+            const a = cx[members[rng.nextInt(members.length)]!]!;
+            sxs += a;
+            ss += a * a;
+          }
+        }
+        for (let g = 0; g < stY!.length; g += 1) {
+          const members = stY![g]!;
+          for (let j = 0; j < countsY![g]!; j += 1) {
+            const b = cy[members[rng.nextInt(members.length)]!]!;
+            sys += b;
+            ss += b * b;
+          }
+        }
+      }
+      const tot = sxs + sys;
+      const v = (ss - (tot * tot) / n2) / (n2 - 1);
+      const d = (sxs - sys) / k / Math.sqrt(v);
+      if (Number.isFinite(d) && v > 1e-300) {
+        valid += 1;
+        const delta = d - wMean;
+        wMean += delta / valid;
+        wM2 += delta * (d - wMean);
+      }
+    }
+    return { size: k, standardError: valid > 1 ? Math.sqrt(wM2 / (valid - 1)) : NaN, validResamples: valid };
+  });
+}
+
+function buildStrata(labels: readonly string[], n: number, set: string): Int32Array[] {
+  if (labels.length !== n) throw new RangeError(`strata${set} has ${labels.length} labels for ${n} stimuli`);
+  const map = new Map<string, number[]>();
+  labels.forEach((l, i) => {
+    const list = map.get(l) ?? [];
+    list.push(i);
+    map.set(l, list);
+  });
+  return [...map.keys()].sort().map((key) => Int32Array.from(map.get(key)!));
+}
+
+/** Largest-remainder allocation of k draws over strata proportional to their sizes. */
+function allocate(strata: Int32Array[], k: number): number[] {
+  const n = strata.reduce((a, s) => a + s.length, 0);
+  const exact = strata.map((s) => (k * s.length) / n);
+  const counts = exact.map(Math.floor);
+  let left = k - counts.reduce((a, b) => a + b, 0);
+  const order = exact.map((e, i) => [e - Math.floor(e), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  for (const [, i] of order) {
+    if (left === 0) break;
+    counts[i] += 1;
+    left -= 1;
+  }
+  return counts;
+}
+
+export interface SpeatOptions {
+  permutations?: number;
+  seed?: number;
+  bootstrap?: { resamples: number; sizes: readonly number[]; design?: BootstrapDesign };
+}
+
+export interface SpeatFullResult extends SpeatResult {
+  associations: SpeatAssociations;
+  standardErrors: StandardErrorPoint[];
+}
+
+/** Full SpEAT on embeddings. */
+export function speat(input: SpeatInput, options: SpeatOptions = {}): SpeatFullResult {
+  const assoc = speatAssociations(input);
+  const res = speatFromAssociations(assoc.X, assoc.Y, options);
+  const standardErrors = options.bootstrap
+    ? bootstrapSpeatSE(assoc.X, assoc.Y, options.bootstrap.sizes, {
+        resamples: options.bootstrap.resamples,
+        seed: options.seed,
+        design: options.bootstrap.design,
+      })
+    : [];
+  return { ...res, associations: assoc, standardErrors };
+}

@@ -1,0 +1,287 @@
+/**
+ * Word and character error rates by group (METHODS.md § WER and CER): pooled rates,
+ * jiwer's MER and WIL, percentile-bootstrap CIs by utterance or speaker, a two-sided
+ * permutation test against a reference group and a Poisson regression.
+ */
+import { alignCounts, editDistance } from './edit-distance';
+import { percentileInterval } from './descriptive';
+import { poissonGroupComparison } from './poisson';
+import { Rng } from './rng';
+import { StatsInputError } from './speat';
+import { normalizeText, words, type NormalizeMode } from './text-normalize';
+
+export interface UtteranceMeasures {
+  referenceWords: number;
+  hypothesisWords: number;
+  hits: number;
+  substitutions: number;
+  deletions: number;
+  insertions: number;
+  errors: number;
+  referenceCharacters: number;
+  characterErrors: number;
+}
+
+/** Measures of one utterance after normalisation. An empty reference makes every hypothesis word an insertion. */
+export function measureUtterance(reference: string, hypothesis: string, mode: NormalizeMode = 'basic'): UtteranceMeasures {
+  const r = normalizeText(reference, mode);
+  const h = normalizeText(hypothesis, mode);
+  const rw = words(r);
+  const hw = words(h);
+  const c = alignCounts(rw, hw);
+  // CER over the normalised text with single spaces between words (code points, not UTF-16 units).
+  const rc = Array.from(rw.join(' '));
+  const hc = Array.from(hw.join(' '));
+  return {
+    referenceWords: rw.length,
+    hypothesisWords: hw.length,
+    ...c,
+    errors: c.substitutions + c.deletions + c.insertions,
+    referenceCharacters: rc.length,
+    characterErrors: editDistance(rc, hc),
+  };
+}
+
+export interface PooledRates {
+  utterances: number;
+  referenceWords: number;
+  errors: number;
+  substitutions: number;
+  deletions: number;
+  insertions: number;
+  hits: number;
+  /** null when the pool has no reference words (no WER, METHODS.md). */
+  wer: number | null;
+  mer: number | null;
+  wil: number | null;
+  referenceCharacters: number;
+  characterErrors: number;
+  cer: number | null;
+}
+
+/** Pooled rates; MER = (S+D+I)/(H+S+D+I), WIL = 1 − H²/((H+S+D)(H+S+I)) over the totals, as jiwer computes them. */
+export function pooledRates(ms: readonly UtteranceMeasures[]): PooledRates {
+  let N = 0, S = 0, D = 0, I = 0, H = 0, C = 0, CE = 0;
+  for (const m of ms) {
+    N += m.referenceWords;
+    S += m.substitutions;
+    D += m.deletions;
+    I += m.insertions;
+    H += m.hits;
+    C += m.referenceCharacters;
+    CE += m.characterErrors;
+  }
+  const E = S + D + I;
+  const hyp = H + S + I;
+  return {
+    utterances: ms.length,
+    referenceWords: N,
+    errors: E,
+    substitutions: S,
+    deletions: D,
+    insertions: I,
+    hits: H,
+    wer: N > 0 ? E / N : null,
+    mer: H + E > 0 ? E / (H + E) : N > 0 ? 0 : null,
+    wil: N > 0 ? (hyp > 0 ? 1 - (H / N) * (H / hyp) : 1) : null,
+    referenceCharacters: C,
+    characterErrors: CE,
+    cer: C > 0 ? CE / C : null,
+  };
+}
+
+export interface WerRow {
+  id: string;
+  group: string;
+  reference: string;
+  hypothesis: string;
+  speaker?: string;
+}
+
+export interface WerOptions {
+  normalize?: NormalizeMode;
+  referenceGroup?: string;
+  /** Bootstrap resamples for the CI (default 1000). */
+  bootstrap?: number;
+  /** Permutations for the two-sided test (default 10,000). */
+  permutations?: number;
+  by?: 'utterance' | 'speaker';
+  seed?: number;
+}
+
+export interface WerGroupResult extends PooledRates {
+  ci95: [number, number];
+}
+
+export interface WerComparison {
+  group: string;
+  referenceGroup: string;
+  absoluteDelta: number;
+  relativeDelta: number | null;
+  permutationPValue: number;
+  poisson: { coefficient: number; standardError: number; rateRatio: number; devianceDrop: number; pValue: number };
+}
+
+export interface WerAnalysis {
+  normalize: NormalizeMode;
+  by: 'utterance' | 'speaker';
+  bootstrap: number;
+  permutations: number;
+  seed: number;
+  referenceGroup: string;
+  groups: Record<string, WerGroupResult>;
+  comparisons: WerComparison[];
+  overall: { devianceDrop: number; df: number; pValue: number };
+  poissonExcludedRows: number;
+}
+
+/** Resampling units: utterances, or a speaker's utterances summed (errors, words). */
+interface Units {
+  errors: Float64Array;
+  words: Float64Array;
+}
+
+function unitsOf(idx: readonly number[], errors: Float64Array, wordsArr: Float64Array, speakers: readonly string[] | null): Units {
+  if (!speakers) return { errors: Float64Array.from(idx, (i) => errors[i]!), words: Float64Array.from(idx, (i) => wordsArr[i]!) };
+  const map = new Map<string, [number, number]>();
+  for (const i of idx) {
+    const acc = map.get(speakers[i]!) ?? [0, 0];
+    acc[0] += errors[i]!;
+    acc[1] += wordsArr[i]!;
+    map.set(speakers[i]!, acc);
+  }
+  const keys = [...map.keys()].sort();
+  return { errors: Float64Array.from(keys, (k) => map.get(k)![0]), words: Float64Array.from(keys, (k) => map.get(k)![1]) };
+}
+
+/** Percentile bootstrap CI of pooled WER over units (resamples with zero words are dropped). */
+export function bootstrapWerCi(units: Units, resamples: number, rng: Rng, level = 0.95): [number, number] {
+  const n = units.errors.length;
+  const reps = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r += 1) {
+    let e = 0;
+    let w = 0;
+    for (let j = 0; j < n; j += 1) {
+      const k = rng.nextInt(n);
+      e += units.errors[k]!;
+      w += units.words[k]!;
+    }
+    reps[r] = w > 0 ? e / w : NaN;
+  }
+  return percentileInterval(reps, level);
+}
+
+/** Two-sided permutation test of |WER_a − WER_b|; p = (1 + #{≥ observed}) / (1 + N). */
+export function werPermutationTest(a: Units, b: Units, permutations: number, rng: Rng): number {
+  const na = a.errors.length;
+  const n = na + b.errors.length;
+  const e = new Float64Array(n);
+  const w = new Float64Array(n);
+  e.set(a.errors, 0);
+  e.set(b.errors, na);
+  w.set(a.words, 0);
+  w.set(b.words, na);
+  let E = 0;
+  let W = 0;
+  let ea = 0;
+  let wa = 0;
+  for (let i = 0; i < n; i += 1) {
+    E += e[i]!;
+    W += w[i]!;
+    if (i < na) {
+      ea += e[i]!;
+      wa += w[i]!;
+    }
+  }
+  const stat = (se: number, sw: number) => Math.abs(se / sw - (E - se) / (W - sw));
+  const observed = stat(ea, wa);
+  const idx = new Int32Array(n);
+  for (let i = 0; i < n; i += 1) idx[i] = i;
+  let count = 0;
+  for (let p = 0; p < permutations; p += 1) {
+    let se = 0;
+    let sw = 0;
+    for (let i = 0; i < na; i += 1) {
+      const j = i + rng.nextInt(n - i);
+      const t = idx[j]!;
+      idx[j] = idx[i]!;
+      idx[i] = t;
+      se += e[t]!;
+      sw += w[t]!;
+    }
+    const s = stat(se, sw);
+    // A split that leaves one side without words has no statistic: count it as not extreme.
+    if (Number.isFinite(s) && s + 1e-12 >= observed) count += 1;
+  }
+  return (1 + count) / (1 + permutations);
+}
+
+export function analyseWer(rows: readonly WerRow[], options: WerOptions = {}): WerAnalysis {
+  const normalize = options.normalize ?? 'basic';
+  const by = options.by ?? 'utterance';
+  const R = options.bootstrap ?? 1000;
+  const N = options.permutations ?? 10_000;
+  const seed = options.seed ?? 0;
+  if (rows.length === 0) throw new StatsInputError('no utterances');
+  if (by === 'speaker' && rows.some((r) => r.speaker === undefined || r.speaker === '')) {
+    const i = rows.findIndex((r) => r.speaker === undefined || r.speaker === '');
+    throw new StatsInputError(`row ${i + 1} (id ${rows[i]!.id}) has no speaker, needed for --by speaker`, 'speaker');
+  }
+  const measures = rows.map((r) => measureUtterance(r.reference, r.hypothesis, normalize));
+  const groupNames = [...new Set(rows.map((r) => r.group))].sort();
+  const byGroup = new Map<string, number[]>(groupNames.map((g) => [g, []]));
+  rows.forEach((r, i) => byGroup.get(r.group)!.push(i));
+  const errors = Float64Array.from(measures, (m) => m.errors);
+  const wordsArr = Float64Array.from(measures, (m) => m.referenceWords);
+  const speakers = by === 'speaker' ? rows.map((r) => r.speaker!) : null;
+  const groups: Record<string, WerGroupResult> = {};
+  const units = new Map<string, Units>();
+  groupNames.forEach((g, gi) => {
+    const idx = byGroup.get(g)!;
+    const pooled = pooledRates(idx.map((i) => measures[i]!));
+    if (pooled.wer === null) throw new StatsInputError(`group "${g}" has no reference words, so it has no WER`, 'reference');
+    const u = unitsOf(idx, errors, wordsArr, speakers);
+    units.set(g, u);
+    groups[g] = { ...pooled, ci95: bootstrapWerCi(u, R, Rng.stream(seed, 2000 + gi)) };
+  });
+  let ref = options.referenceGroup;
+  if (ref === undefined) {
+    ref = groupNames.reduce((best, g) => (groups[g]!.wer! < groups[best]!.wer! ? g : best), groupNames[0]!);
+  } else if (!byGroup.has(ref)) {
+    throw new StatsInputError(`reference group "${ref}" does not occur in the data (groups: ${groupNames.join(', ')})`, 'group');
+  }
+  const poisson = poissonGroupComparison(errors, wordsArr, rows.map((r) => r.group), ref);
+  const refWer = groups[ref]!.wer!;
+  const comparisons = groupNames
+    .filter((g) => g !== ref)
+    .map((g, ci): WerComparison => {
+      const pc = poisson.comparisons.find((c) => c.group === g)!;
+      const wer = groups[g]!.wer!;
+      return {
+        group: g,
+        referenceGroup: ref!,
+        absoluteDelta: wer - refWer,
+        relativeDelta: refWer > 0 ? (wer - refWer) / refWer : null,
+        permutationPValue: werPermutationTest(units.get(g)!, units.get(ref!)!, N, Rng.stream(seed, 3000 + ci)),
+        poisson: {
+          coefficient: pc.coefficient,
+          standardError: pc.standardError,
+          rateRatio: pc.rateRatio,
+          devianceDrop: pc.devianceDrop,
+          pValue: pc.pValue,
+        },
+      };
+    });
+  return {
+    normalize,
+    by,
+    bootstrap: R,
+    permutations: N,
+    seed,
+    referenceGroup: ref,
+    groups,
+    comparisons,
+    overall: poisson.overall,
+    poissonExcludedRows: poisson.excludedRows,
+  };
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  adjustPValues,
+  averageRanks,
+  cohenD,
+  olsRegression,
+  pairedTTest,
+  percentileInterval,
+  quantile,
+  Rng,
+  twoWayAnova,
+  welchTTest,
+} from '../../../src/main/stats';
+import { golden, goldenData } from './golden';
+
+const data = goldenData<{ x1: number[]; y1: number[] }>('_data_tests');
+
+describe('effect sizes and t-tests (scipy.stats, test/golden/stats_golden.py)', () => {
+  it("Cohen's d with pooled SD", () => {
+    expect(cohenD(data.x1, data.y1)).toBeCloseTo(golden('cohen_d'), 12);
+    expect(cohenD(data.y1, data.x1)).toBeCloseTo(-golden('cohen_d'), 12);
+  });
+  it('Welch t-test = ttest_ind(equal_var=False)', () => {
+    const [t, p] = golden<number[]>('welch');
+    const r = welchTTest(data.x1, data.y1);
+    expect(r.t).toBeCloseTo(t!, 11);
+    expect(r.pValue).toBeCloseTo(p!, 12);
+    expect(r.df).toBeCloseTo(golden('welch_df'), 10);
+  });
+  it('paired t-test = ttest_rel', () => {
+    const d = goldenData<{ x: number[]; y: number[] }>('_data_paired');
+    const [t, p] = golden<number[]>('paired');
+    const r = pairedTTest(d.x, d.y);
+    expect(r.t).toBeCloseTo(t!, 11);
+    expect(r.pValue).toBeCloseTo(p!, 12);
+    expect(r.df).toBe(5);
+  });
+  it('OLS slope test = linregress', () => {
+    const d = goldenData<{ x: number[]; y: number[] }>('_data_ols');
+    const [slope, intercept, se, ise, p, r2] = golden<number[]>('linregress');
+    const r = olsRegression(d.x, d.y);
+    expect(r.slope).toBeCloseTo(slope!, 12);
+    expect(r.intercept).toBeCloseTo(intercept!, 11);
+    expect(r.slopeStandardError).toBeCloseTo(se!, 12);
+    expect(r.interceptStandardError).toBeCloseTo(ise!, 11);
+    expect(r.pValue / p!).toBeCloseTo(1, 9);
+    expect(r.rSquared).toBeCloseTo(r2!, 12);
+  });
+  it('two-way ANOVA with interaction, Type II SS (numpy lstsq)', () => {
+    const d = goldenData<{ y: number[]; a: string[]; b: string[] }>('_data_anova');
+    const expected = golden<number[][]>('anova2_typeII');
+    const rows = twoWayAnova(d.y, d.a, d.b, { a: 'family', b: 'test' });
+    expect(rows.map((r) => r.source)).toEqual(['family', 'test', 'family:test', 'Residual']);
+    rows.slice(0, 3).forEach((r, i) => {
+      const [ss, df, f, p] = expected[i]!;
+      expect(r.sumSq).toBeCloseTo(ss!, 10);
+      expect(r.df).toBe(df);
+      expect(r.f).toBeCloseTo(f!, 9);
+      expect(r.pValue).toBeCloseTo(p!, 10);
+    });
+    expect(rows[3]!.sumSq).toBeCloseTo(expected[3]![0]!, 10);
+    expect(rows[3]!.df).toBe(expected[3]![1]);
+  });
+});
+
+describe('multiple comparisons', () => {
+  const p = goldenData<number[]>('_data_p');
+  it('Bonferroni, Holm (numpy) and BH (scipy false_discovery_control)', () => {
+    const close = (a: number[], b: number[]) => a.forEach((v, i) => expect(v).toBeCloseTo(b[i]!, 14));
+    close(adjustPValues(p, 'bonferroni'), golden<number[]>('bonferroni'));
+    close(adjustPValues(p, 'holm'), golden<number[]>('holm'));
+    close(adjustPValues(p, 'bh'), golden<number[]>('bh'));
+  });
+  it('adjusted p ≥ raw p, ≤ 1, and Holm ≤ Bonferroni, BH ≤ Holm (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 30 }), (ps) => {
+        const b = adjustPValues(ps, 'bonferroni');
+        const h = adjustPValues(ps, 'holm');
+        const q = adjustPValues(ps, 'bh');
+        ps.forEach((v, i) => {
+          expect(q[i]!).toBeGreaterThanOrEqual(v - 1e-15);
+          expect(h[i]!).toBeLessThanOrEqual(b[i]! + 1e-15);
+          expect(q[i]!).toBeLessThanOrEqual(h[i]! + 1e-15);
+          expect(b[i]!).toBeLessThanOrEqual(1);
+        });
+      }),
+    );
+  });
+});
+
+describe('descriptive helpers', () => {
+  it('quantiles follow numpy.percentile (linear)', () => {
+    const [lo, mid, hi] = golden<number[]>('percentile');
+    const x = [3, 1, 4, 1, 5, 9, 2, 6];
+    expect(quantile(x, 0.025)).toBeCloseTo(lo!, 14);
+    expect(quantile(x, 0.5)).toBeCloseTo(mid!, 14);
+    expect(percentileInterval(x)).toEqual([expect.closeTo(lo!, 14), expect.closeTo(hi!, 14)]);
+  });
+  it('average ranks for ties = scipy.stats.rankdata', () => {
+    expect(Array.from(averageRanks([0.2, 0.1, 0.2, 0.5, 0.1, 0.2]))).toEqual(golden<number[]>('rankdata_ties'));
+  });
+});
+
+describe('Rng (xoshiro128** + splitmix32, re-implemented in Python for the golden values)', () => {
+  it('produces the reference stream for a seed, per stream index', () => {
+    const take = (r: Rng, n: number) => Array.from({ length: n }, () => r.nextU32());
+    expect(take(new Rng(42, 0), 6)).toEqual(golden<number[]>('rng_seed42_stream0'));
+    expect(take(new Rng(42, 1), 6)).toEqual(golden<number[]>('rng_seed42_stream1'));
+    expect(take(new Rng(2 ** 40 + 7, 5), 4)).toEqual(golden<number[]>('rng_seed2pow40_stream5'));
+  });
+  it('nextInt is in range and roughly uniform; nextFloat in [0, 1)', () => {
+    const r = new Rng(1);
+    const counts = new Array<number>(7).fill(0);
+    for (let i = 0; i < 70_000; i += 1) counts[r.nextInt(7)] += 1;
+    // Chi-square with 6 df: 22.46 is the 0.999 quantile.
+    const chi = counts.reduce((s, c) => s + (c - 10_000) ** 2 / 10_000, 0);
+    expect(chi).toBeLessThan(22.46);
+    for (let i = 0; i < 1000; i += 1) {
+      const f = r.nextFloat();
+      expect(f >= 0 && f < 1).toBe(true);
+    }
+  });
+});
