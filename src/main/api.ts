@@ -9,19 +9,28 @@ import { validateCall } from '../shared/validate';
 import type { Engine } from './engine';
 import { appHandlers } from './handlers/app';
 import { projectHandlers } from './handlers/projects';
+import { datasetHandlers } from './handlers/datasets';
+import { modelHandlers } from './handlers/models';
+import { reportHandlers } from './handlers/reports';
 import type { Handler } from './handlers/types';
 
 export const handlers: { [K in OperationName]: Handler<K> } = {
   ...appHandlers,
   ...projectHandlers,
+  ...datasetHandlers,
+  ...modelHandlers,
+  ...reportHandlers,
 };
 
 export interface Api {
+  /** The engine behind the API, for hosts that run long work inline (the CLI). */
+  readonly engine: Engine;
   invoke<K extends OperationName>(name: K | string, input: unknown): Promise<OperationResult<K>>;
 }
 
 export function createApi(engine: Engine): Api {
   return {
+    engine,
     async invoke<K extends OperationName>(name: K | string, rawInput: unknown): Promise<OperationResult<K>> {
       const { name: op, input } = validateCall<K>(name, rawInput);
       const handler = handlers[op] as Handler<K>;

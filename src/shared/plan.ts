@@ -80,12 +80,14 @@ export const WerPlan = z.strictObject({
 export const FdiPlan = z.strictObject({
   source: z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('verification'), dataset: Id, modelId: Id, trialsPerGroup: z.number().int().min(10).max(1_000_000).default(400) }),
-    z.strictObject({ kind: z.literal('imported'), dataset: Id }),
+    /** A CSV of scored decisions: group label column(s), label (1 genuine/positive, 0 otherwise), score. */
+    z.strictObject({ kind: z.literal('imported'), file: z.string().min(1) }),
   ]),
   groupings: z.array(z.array(Label).min(1).max(4)).min(1).max(10),
   orientation: z.enum(['harm', 'paper']).default('harm'),
   alpha: z.number().min(0).max(1).default(0.5),
-  threshold: z.number().default(0.5),
+  /** Decision threshold; absent: the equal-error-rate threshold over all trials. */
+  threshold: z.number().optional(),
   thresholds: z.strictObject({ from: z.number(), to: z.number(), step: z.number().positive() }).default({ from: 0, to: 1, step: 0.05 }),
   bootstrap: z.number().int().min(0).max(100_000).default(500),
 });

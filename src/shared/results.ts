@@ -25,6 +25,8 @@ export interface AuditResults {
   fdi?: FdiSection;
   /** Plain-language caveats the report's summary must repeat (small groups, synthetic data, confounds). */
   warnings: string[];
+  /** Sections that could not run, with the reason; the other sections still ran. */
+  errors: { section: Section; message: string }[];
 }
 
 export interface AuditRunInfo {
@@ -242,11 +244,15 @@ export interface FdiSection {
     orientation: 'harm' | 'paper';
     alpha: number;
     threshold: number;
+    /** 'given' by the plan, or the equal-error-rate threshold over all trials. */
+    thresholdRule: 'given' | 'equal-error-rate';
     thresholds: { from: number; to: number; step: number };
     bootstrap: number;
     trialsPerGroup: number | null;
   };
-  datasetId: string;
+  /** The verification dataset, or null for imported scores (then `file`). */
+  datasetId: string | null;
+  file?: string;
   trials: { genuine: number; impostor: number };
   groupings: FdiGrouping[];
 }

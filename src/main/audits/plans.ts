@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { NotFoundError, UserError } from '../../shared/errors';
 import { AuditPlan, canonicalJson, planDifferences, type AuditPlanConfig, type AuditPlanInput } from '../../shared/plan';
@@ -12,7 +13,7 @@ export interface PlanRecord {
   config: AuditPlanConfig;
   sha256: string | null;
   lockedAt: string | null;
-  inputs: { datasets: Record<string, string | null>; models: Record<string, string> } | null;
+  inputs: { datasets: Record<string, string | null>; models: Record<string, string>; files?: Record<string, string> } | null;
   createdAt: string;
 }
 
@@ -108,7 +109,7 @@ export function planInputs(db: Database.Database, config: AuditPlanConfig): NonN
   }
   if (config.ser) datasetIds.add(config.ser.valenceDataset);
   if (config.wer) datasetIds.add(config.wer.dataset);
-  if (config.fdi) datasetIds.add(config.fdi.source.dataset);
+  if (config.fdi?.source.kind === 'verification') datasetIds.add(config.fdi.source.dataset);
   const datasets: Record<string, string | null> = {};
   for (const id of [...datasetIds].sort()) {
     const row = db.prepare('SELECT manifest_sha256 FROM datasets WHERE id = ?').get(id) as { manifest_sha256: string | null } | undefined;
@@ -123,7 +124,17 @@ export function planInputs(db: Database.Database, config: AuditPlanConfig): NonN
     const row = db.prepare('SELECT sha256 FROM models WHERE id = ?').get(id) as { sha256: string } | undefined;
     models[id] = row?.sha256 ?? id;
   }
-  return { datasets, models };
+  const files: Record<string, string> = {};
+  if (config.fdi?.source.kind === 'imported') files[config.fdi.source.file] = fileSha256(config.fdi.source.file);
+  return { datasets, models, ...(Object.keys(files).length ? { files } : {}) };
+}
+
+function fileSha256(path: string): string {
+  try {
+    return createHash('sha256').update(readFileSync(path)).digest('hex');
+  } catch {
+    throw new UserError(`cannot read ${path}, named by the plan's FDI scores file`, 'plan.fdi.source.file');
+  }
 }
 
 /** Lock (pre-register) a plan: store its canonical JSON hash, input hashes and the time. */

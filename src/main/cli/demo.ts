@@ -1,24 +1,39 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Api } from '../api';
+import { runDemo } from '../audits/demo';
 import type { CliCommand } from './args';
+import { cliTaskContext } from './task-context';
 
-/** `npm run demo`: the headless main job. Grows as the audit pipelines land. */
+/** `npm run demo`: the headless main job. */
 export function demoCommands(api: () => Api): CliCommand[] {
   return [
     {
       path: ['demo'],
-      usage: 'demo [--out DIR]',
+      usage: 'demo [--out DIR] [--seed N] [--fast]   (demo project, all four audits, results in DIR, default ./demo-output)',
       run: async (o, _positionals, ctx) => {
         const out = resolve(o.string('out') ?? 'demo-output');
+        const seedRaw = o.string('seed');
+        const fast = o.flag('fast');
         o.assertNoUnknown();
-        mkdirSync(out, { recursive: true });
-        const project = await api().invoke('projects.create', { name: `Demo ${new Date().toISOString()}`, dir: join(out, `project-${Date.now()}`) });
-        ctx.log(`created demo project at ${project.path}`);
-        const summary = { project, notYetBuilt: ['import of the demo corpus', 'inference', 'the four audits', 'the signed report'] };
-        writeFileSync(join(out, 'results.json'), JSON.stringify(summary, null, 2));
-        ctx.log(`wrote ${join(out, 'results.json')}`);
-        return summary;
+        const seed = seedRaw === undefined ? undefined : Number(seedRaw);
+        const task = cliTaskContext(ctx.log);
+        try {
+          const t0 = Date.now();
+          const r = await runDemo(api().engine, { out, ...(seed !== undefined ? { seed } : {}), fast, task, log: ctx.log });
+          ctx.log(`results: ${r.resultsPath}`);
+          ctx.log(`demo finished in ${Math.round((Date.now() - t0) / 1000)} s`);
+          return {
+            project: r.project,
+            auditId: r.auditId,
+            resumed: r.resumed,
+            results: r.resultsPath,
+            sections: r.results.audit.sections,
+            errors: r.results.errors,
+            warnings: r.results.warnings.length,
+          };
+        } finally {
+          task.dispose();
+        }
       },
     },
   ];

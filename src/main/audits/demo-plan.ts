@@ -1,0 +1,79 @@
+/**
+ * The demo: the bundled synthetic corpus (resources/demo), the two built-in models and
+ * a plan that runs all four sections in a few minutes on a laptop.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ColumnMapping, DatasetRole } from '../../shared/api/datasets';
+import type { AuditPlanInput } from '../../shared/plan';
+
+export interface DemoDataset {
+  name: string;
+  role: DatasetRole;
+  manifest: string;
+  mapping: ColumnMapping;
+  speatTests?: { name: string; groupColumn: string; x: string; y: string; matchOn?: string[] }[];
+}
+
+export interface DemoDescription {
+  version: number;
+  synthetic: boolean;
+  description: string;
+  datasets: DemoDataset[];
+}
+
+/** resources/demo from source, from the bundle, or beside a packaged app. */
+export function demoDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [
+    process.env.EQUIVOX_RESOURCES ? join(process.env.EQUIVOX_RESOURCES, 'demo') : '',
+    (process as { resourcesPath?: string }).resourcesPath ? join((process as { resourcesPath?: string }).resourcesPath!, 'demo') : '',
+    resolve(here, '../../../resources/demo'),
+    resolve(here, '../../resources/demo'),
+    resolve(process.cwd(), 'resources/demo'),
+  ].filter(Boolean);
+  return candidates.find((c) => existsSync(join(c, 'demo.json'))) ?? candidates[candidates.length - 1]!;
+}
+
+export function loadDemoDescription(dir = demoDir()): DemoDescription {
+  return JSON.parse(readFileSync(join(dir, 'demo.json'), 'utf8')) as DemoDescription;
+}
+
+export const DEMO_MODELS = ['acoustic-baseline', 'speech-embedding'];
+
+/** The demo plan over imported dataset ids (by role). */
+export function demoPlan(desc: DemoDescription, ids: Partial<Record<DatasetRole, string>>, options: { seed?: number; fast?: boolean } = {}): AuditPlanInput {
+  const target = desc.datasets.find((d) => d.role === 'target')!;
+  const tests = (target.speatTests ?? []).map((t, i) => ({
+    id: `t${i + 1}-${t.groupColumn}`,
+    name: t.name,
+    ...(t.groupColumn === 'gender' ? { preset: 'female-male' as const } : t.groupColumn === 'accent' ? { preset: 'us-foreign-accent' as const } : {}),
+    targetDataset: ids.target!,
+    x: { label: t.groupColumn, value: t.x },
+    y: { label: t.groupColumn, value: t.y },
+    matchOn: t.matchOn ?? [],
+  }));
+  return {
+    title: 'Equivox demo audit (synthetic speech)',
+    seed: options.seed ?? 20240601,
+    sections: ['speat', 'ser', 'wer', 'fdi'],
+    models: DEMO_MODELS,
+    speat: {
+      attributeDataset: ids.attribute!,
+      attributePerSpeaker: 5,
+      tests,
+      permutations: options.fast ? 2000 : 10_000,
+      bootstrap: options.fast ? 200 : 1000,
+      sampleSizes: [2, 4, 6, 8, 10, 12],
+      grid: true,
+    },
+    ser: { valenceDataset: ids.attribute!, maxSteps: options.fast ? 300 : 2000 },
+    wer: { dataset: ids.asr!, groupBy: ['accent'], bootstrap: options.fast ? 200 : 1000, permutations: options.fast ? 1000 : 10_000 },
+    fdi: {
+      source: { kind: 'verification', dataset: ids.verification!, modelId: 'speech-embedding', trialsPerGroup: 200 },
+      groupings: [['gender'], ['accent'], ['gender', 'accent']],
+      bootstrap: options.fast ? 100 : 500,
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { DatasetRole } from '../../shared/api/datasets';
+import type { Project } from '../../shared/api';
+import { canonicalJson } from '../../shared/plan';
+import type { AuditResults } from '../../shared/results';
+import { importDataset } from '../data/import';
+import type { Engine } from '../engine';
+import type { TaskContext } from '../jobs/task';
+import { PROJECT_FILE } from '../store/projects';
+import { demoDir, demoPlan, loadDemoDescription } from './demo-plan';
+import { listPlans, lockPlan, parsePlan, savePlan } from './plans';
+import { createAudit, listAudits, runAudit, unfinishedAudits } from './run';
+
+export interface DemoOutcome {
+  project: Project;
+  auditId: string;
+  resumed: boolean;
+  resultsPath: string;
+  results: AuditResults;
+  datasets: Record<string, string>;
+}
+
+/** Open the demo project in `out`, creating it and importing the corpus when needed. */
+export async function prepareDemoProject(engine: Engine, out: string, task: TaskContext): Promise<{ project: Project; ids: Partial<Record<DatasetRole, string>> }> {
+  const dir = join(out, 'project');
+  const project = existsSync(join(dir, PROJECT_FILE)) ? engine.store.openPath(dir) : engine.store.create('Equivox demo', dir);
+  const db = engine.store.db(project.id);
+  const desc = loadDemoDescription();
+  const ids: Partial<Record<DatasetRole, string>> = {};
+  for (const ds of desc.datasets) {
+    task.throwIfCancelled();
+    // Re-importing the same manifest finds the existing dataset and skips finished rows.
+    const r = await importDataset(
+      db,
+      { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: ds.name },
+      { progress: (_s, d, t) => task.progress(`Importing ${ds.name}`, d, t), cancelled: () => task.cancelled() },
+    );
+    task.throwIfCancelled();
+    ids[ds.role] = r.datasetId;
+  }
+  return { project, ids };
+}
+
+export async function runDemo(engine: Engine, options: { out: string; seed?: number; fast?: boolean; task: TaskContext; log: (m: string) => void }): Promise<DemoOutcome> {
+  const out = resolve(options.out);
+  mkdirSync(out, { recursive: true });
+  const { project, ids } = await prepareDemoProject(engine, out, options.task);
+  const db = engine.store.db(project.id);
+  const config = parsePlan(demoPlan(loadDemoDescription(), ids, { ...(options.seed !== undefined ? { seed: options.seed } : {}), ...(options.fast ? { fast: true } : {}) }));
+  // The same demo settings reuse the same locked plan, so re-runs are comparable.
+  const existing = listPlans(db).find((p) => canonicalJson(p.config) === canonicalJson(config));
+  const plan = lockPlan(db, (existing ?? savePlan(db, { config })).id);
+  const unfinished = unfinishedAudits(db).find((a) => a.planId === plan.id);
+  const audit = unfinished ?? createAudit(db, plan.id);
+  options.log(unfinished ? `resuming audit ${audit.id} (it stopped at ${unfinished.stage ?? 'the start'})` : `running audit ${audit.id}`);
+  const results = await runAudit({ db, dataDir: engine.dataDir, auditId: audit.id, task: options.task, projectId: project.id, projectName: project.name });
+  const resultsPath = join(out, 'results.json');
+  writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
+  return { project, auditId: audit.id, resumed: Boolean(unfinished), resultsPath, results, datasets: ids as Record<string, string> };
+}
+
+export { listAudits };

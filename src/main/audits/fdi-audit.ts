@@ -1,0 +1,200 @@
+/**
+ * FDI audit: scored decisions per group (speaker-verification trials built from a
+ * verification dataset and a model, or imported scores), per-group error rates,
+ * disparities, Wasserstein distances and the Fairness Disagreement Index over a
+ * threshold sweep, for each grouping the plan names.
+ */
+import { readFileSync } from 'node:fs';
+import type { FdiGrouping, FdiSection } from '../../shared/results';
+import { UserError } from '../../shared/errors';
+import { CsvError, parseCsvTable } from '../data/csv';
+import { isUsable, listClips, type Clip } from '../data/repository';
+import { aggregate, loadEmbeddings } from '../inference';
+import { analyseFdi, bootstrapFdiCi, fdiAtThreshold, groupRates, Rng, thresholdRange, type FdiItems } from '../stats';
+import type { AuditContext } from './context';
+import { unitSeed } from './units';
+import { groupKey } from './wer-audit';
+
+interface Trial {
+  labels: Record<string, string>;
+  genuine: 0 | 1;
+  score: number;
+}
+
+function cosine(a: Float64Array, b: Float64Array): number {
+  let ab = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let i = 0; i < a.length; i += 1) {
+    ab += a[i]! * b[i]!;
+    aa += a[i]! * a[i]!;
+    bb += b[i]! * b[i]!;
+  }
+  return aa > 0 && bb > 0 ? ab / Math.sqrt(aa * bb) : 0;
+}
+
+/** Sample up to n distinct index pairs (i < j) satisfying `ok`, seeded. */
+function samplePairs(count: number, n: number, ok: (i: number, j: number) => boolean, rng: Rng): [number, number][] {
+  const all: [number, number][] = [];
+  for (let i = 0; i < count; i += 1) for (let j = i + 1; j < count; j += 1) if (ok(i, j)) all.push([i, j]);
+  const idx = Int32Array.from(all.keys());
+  rng.shufflePrefix(idx, Math.min(n, idx.length));
+  return [...idx.subarray(0, Math.min(n, idx.length))].map((k) => all[k]!);
+}
+
+/**
+ * Verification trials within each group of a grouping: genuine pairs share a speaker,
+ * impostor pairs are two speakers of the same group; balanced, seeded.
+ */
+function verificationTrials(ctx: AuditContext, groupBy: string[]): Trial[] {
+  const fdi = ctx.plan.fdi!;
+  if (fdi.source.kind !== 'verification') return [];
+  const source = fdi.source;
+  const m = ctx.models.get(source.modelId);
+  if (!m) throw new UserError(`the FDI model ${source.modelId} is not loaded`, 'plan.fdi.source.modelId');
+  const clips = listClips(ctx.db, source.dataset).filter((c) => isUsable(c) && c.sha256 !== null && c.speaker);
+  const emb = loadEmbeddings(ctx.db, m.id, m.settingsKey, clips.map((c) => c.sha256!));
+  const byGroup = new Map<string, Clip[]>();
+  for (const c of clips) {
+    const g = groupKey(c.groups, groupBy);
+    if (g === null || !emb.has(c.sha256!)) continue;
+    byGroup.set(g, [...(byGroup.get(g) ?? []), c]);
+  }
+  const trials: Trial[] = [];
+  const half = Math.floor(source.trialsPerGroup / 2);
+  for (const g of [...byGroup.keys()].sort()) {
+    const list = byGroup.get(g)!;
+    const vecs = list.map((c) => aggregate(emb.get(c.sha256!)!, 'mean', 'last'));
+    const rng = new Rng(unitSeed(ctx.seed, `fdi/trials/${groupBy.join('+')}/${g}`));
+    const genuine = samplePairs(list.length, half, (i, j) => list[i]!.speaker === list[j]!.speaker, rng);
+    const impostor = samplePairs(list.length, half, (i, j) => list[i]!.speaker !== list[j]!.speaker, rng);
+    if (genuine.length === 0 || impostor.length === 0) {
+      ctx.warn(`FDI: group ${g} has no ${genuine.length === 0 ? 'genuine (same-speaker)' : 'impostor (two-speaker)'} pairs and was left out.`);
+      continue;
+    }
+    const labels = Object.fromEntries(groupBy.map((l) => [l, list[0]!.groups[l]!]));
+    for (const [i, j] of genuine) trials.push({ labels, genuine: 1, score: cosine(vecs[i]!, vecs[j]!) });
+    for (const [i, j] of impostor) trials.push({ labels, genuine: 0, score: cosine(vecs[i]!, vecs[j]!) });
+  }
+  return trials;
+}
+
+function importedTrials(file: string): Trial[] {
+  let table;
+  try {
+    table = parseCsvTable(readFileSync(file, 'utf8'), { requiredColumns: ['label', 'score'] });
+  } catch (err) {
+    if (err instanceof CsvError) throw new UserError(`${file}: ${err.message}`, 'plan.fdi.source.file');
+    throw new UserError(`cannot read ${file}: ${(err as Error).message}`, 'plan.fdi.source.file');
+  }
+  return table.rows.map((r) => {
+    const label = r.values.label!.trim();
+    const score = Number(r.values.score);
+    if (label !== '0' && label !== '1') throw new UserError(`${file} line ${r.line}: label must be 0 or 1, got "${label}"`, 'label');
+    if (r.values.score!.trim() === '' || !Number.isFinite(score)) throw new UserError(`${file} line ${r.line}: score "${r.values.score}" is not a number`, 'score');
+    const { label: _l, score: _s, ...labels } = r.values;
+    return { labels, genuine: label === '1' ? 1 : 0, score };
+  });
+}
+
+/** The threshold where FPR and FNR are closest over all trials (equal error rate). */
+export function equalErrorThreshold(scores: ArrayLike<number>, labels: ArrayLike<number>): number {
+  const order = Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => scores[a]! - scores[b]!);
+  const pos = Array.from(labels).filter((l) => l === 1).length;
+  const neg = labels.length - pos;
+  let fn = 0;
+  let tn = 0;
+  let best = { gap: Infinity, t: scores[order[0]!]! };
+  // Threshold at each score: items below it are rejected.
+  for (let k = 0; k < order.length; k += 1) {
+    const t = scores[order[k]!]!;
+    if (k === 0 || t !== scores[order[k - 1]!]!) {
+      const gap = Math.abs(fn / Math.max(1, pos) - (neg - tn) / Math.max(1, neg));
+      if (gap < best.gap) best = { gap, t };
+    }
+    if (labels[order[k]!] === 1) fn += 1;
+    else tn += 1;
+  }
+  return best.t;
+}
+
+export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
+  const fdi = ctx.plan.fdi!;
+  const thresholds = thresholdRange(fdi.thresholds.from, fdi.thresholds.to, fdi.thresholds.step);
+  const groupings: FdiGrouping[] = [];
+  let threshold = fdi.threshold ?? NaN;
+  let trialsCount = { genuine: 0, impostor: 0 };
+  const imported = fdi.source.kind === 'imported' ? importedTrials(fdi.source.file) : null;
+  for (const [gi, groupBy] of fdi.groupings.entries()) {
+    ctx.task.throwIfCancelled();
+    const key = `fdi/${groupBy.join('+')}`;
+    const unit = await ctx.units.once(key, 'fdi', () => {
+      const trials = (imported ?? verificationTrials(ctx, groupBy)).filter((t) => groupKey(t.labels, groupBy) !== null);
+      if (trials.length === 0) throw new UserError(`FDI: no trials carry the label(s) ${groupBy.join(', ')}`, 'plan.fdi.groupings');
+      const items: FdiItems = {
+        groups: trials.map((t) => groupKey(t.labels, groupBy)!),
+        labels: Int8Array.from(trials, (t) => t.genuine),
+        scores: Float64Array.from(trials, (t) => t.score),
+      };
+      if (new Set(items.groups).size < 2) throw new UserError(`FDI: grouping by ${groupBy.join(' × ')} yields fewer than two groups`, 'plan.fdi.groupings');
+      const tau = fdi.threshold ?? equalErrorThreshold(items.scores, items.labels);
+      const seed = unitSeed(ctx.seed, key);
+      let a;
+      try {
+        a = analyseFdi(items, [tau], { alpha: fdi.alpha, orientation: fdi.orientation, seed });
+      } catch (err) {
+        throw new UserError(`FDI (${groupBy.join(' × ')}): ${(err as Error).message}`, 'plan.fdi');
+      }
+      const sweep = thresholds.flatMap((t) => {
+        try {
+          const r = groupRates(items, t);
+          const vals = Object.values(r);
+          const spread = (f: (x: (typeof vals)[number]) => number) => Math.max(...vals.map(f)) - Math.min(...vals.map(f));
+          return [{ threshold: t, ...fdiAtThreshold(items, t, fdi.alpha, fdi.orientation), disparities: { fpr: spread((x) => x.fpr), fnr: spread((x) => x.fnr), accuracy: spread((x) => x.accuracy) } }];
+        } catch {
+          return [];
+        }
+      });
+      const ci = fdi.bootstrap > 0 ? bootstrapFdiCi(items, tau, fdi.bootstrap, fdi.alpha, fdi.orientation, seed) : null;
+      const genuine = trials.filter((t) => t.genuine === 1).length;
+      const grouping: FdiGrouping = {
+        groupBy,
+        threshold: tau,
+        groups: Object.fromEntries(Object.entries(a.groups).map(([g, r]) => [g, { n: r.n, fpr: Number.isNaN(r.fpr) ? null : r.fpr, fnr: Number.isNaN(r.fnr) ? null : r.fnr, accuracy: r.accuracy }])),
+        disparities: a.disparities,
+        worstGroupAccuracy: a.worstGroupAccuracy,
+        wasserstein: a.wasserstein,
+        fdi: a.fdi,
+        valueDisagreement: a.valueDisagreement,
+        rankDisagreement: a.rankDisagreement,
+        fdiCi95: ci,
+        sweep,
+        alphaSensitivity: a.alphaSensitivity,
+      };
+      return { grouping, trials: { genuine, impostor: trials.length - genuine } };
+    });
+    groupings.push(unit.grouping);
+    if (gi === 0) {
+      threshold = unit.grouping.threshold;
+      trialsCount = unit.trials;
+    }
+    ctx.task.progress('FDI', gi + 1, fdi.groupings.length);
+  }
+  return {
+    config: {
+      source: fdi.source.kind,
+      modelId: fdi.source.kind === 'verification' ? (ctx.models.get(fdi.source.modelId)?.id ?? fdi.source.modelId) : null,
+      orientation: fdi.orientation,
+      alpha: fdi.alpha,
+      threshold,
+      thresholdRule: fdi.threshold === undefined ? 'equal-error-rate' : 'given',
+      thresholds: fdi.thresholds,
+      bootstrap: fdi.bootstrap,
+      trialsPerGroup: fdi.source.kind === 'verification' ? fdi.source.trialsPerGroup : null,
+    },
+    datasetId: fdi.source.kind === 'verification' ? fdi.source.dataset : null,
+    ...(fdi.source.kind === 'imported' ? { file: fdi.source.file } : {}),
+    trials: trialsCount,
+    groupings,
+  };
+}

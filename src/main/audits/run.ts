@@ -1,0 +1,265 @@
+/**
+ * Runs an audit: embeddings (cached, resumable), then each planned section, each unit
+ * committed as it finishes; finally the results document. Killing the process at any
+ * point and running the same audit again resumes it and gives identical numbers.
+ */
+import { randomUUID } from 'node:crypto';
+import { arch, cpus, platform } from 'node:os';
+import type Database from 'better-sqlite3';
+import { ApiError, CancelledError, NotFoundError, UserError } from '../../shared/errors';
+import type { AuditPlanConfig } from '../../shared/plan';
+import { RESULTS_SCHEMA_VERSION, type AuditResults, type DatasetSummary as ResultDataset, type ModelSummary, type Section } from '../../shared/results';
+import { datasetFacts } from '../data/repository';
+import { embedDataset, ensureModel, ortVersion, type ModelManifest } from '../inference';
+import type { TaskContext } from '../jobs/task';
+import { VERSION } from '../version';
+import type { AuditContext } from './context';
+import { runFdi } from './fdi-audit';
+import { deviations, getPlan } from './plans';
+import { runSer } from './ser-audit';
+import { designTests, runSpeat } from './speat-audit';
+import { UnitStore } from './units';
+import { runWer } from './wer-audit';
+
+export interface AuditRow {
+  id: string;
+  planId: string;
+  planSha256: string | null;
+  seed: number;
+  status: 'pending' | 'running' | 'finished' | 'failed' | 'cancelled';
+  stage: string | null;
+  error: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export function getAudit(db: Database.Database, id: string): AuditRow {
+  const r = db
+    .prepare('SELECT id, plan_id AS planId, plan_sha256 AS planSha256, seed, status, stage, error, started_at AS startedAt, finished_at AS finishedAt FROM audits WHERE id = ?')
+    .get(id) as AuditRow | undefined;
+  if (!r) throw new NotFoundError(`no audit run with id ${id}`, 'runId');
+  return r;
+}
+
+export function listAudits(db: Database.Database): AuditRow[] {
+  return db
+    .prepare('SELECT id, plan_id AS planId, plan_sha256 AS planSha256, seed, status, stage, error, started_at AS startedAt, finished_at AS finishedAt FROM audits ORDER BY started_at DESC')
+    .all() as AuditRow[];
+}
+
+/** Runs that stopped before finishing (killed, cancelled, crashed): candidates to resume. */
+export function unfinishedAudits(db: Database.Database): AuditRow[] {
+  return listAudits(db).filter((a) => a.status === 'running' || a.status === 'cancelled' || a.status === 'pending');
+}
+
+export function createAudit(db: Database.Database, planId: string): AuditRow {
+  const plan = getPlan(db, planId);
+  const id = randomUUID();
+  db.transaction(() => {
+    db.prepare("INSERT INTO audits (id, plan_id, plan_sha256, seed, status, started_at) VALUES (?, ?, ?, ?, 'pending', ?)").run(
+      id, plan.id, plan.sha256, plan.config.seed, new Date().toISOString());
+    db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(new Date().toISOString(), 'audit.created', JSON.stringify({ auditId: id, planId }));
+  })();
+  return getAudit(db, id);
+}
+
+function setStatus(db: Database.Database, id: string, status: AuditRow['status'], fields: { stage?: string | null; error?: string | null; finished?: boolean } = {}): void {
+  db.prepare('UPDATE audits SET status = ?, stage = COALESCE(?, stage), error = ?, finished_at = ? WHERE id = ?').run(
+    status, fields.stage ?? null, fields.error ?? null, fields.finished ? new Date().toISOString() : null, id);
+}
+
+export function storedResults(db: Database.Database, auditId: string): AuditResults | null {
+  const row = db.prepare("SELECT result_json FROM results WHERE audit_id = ? AND unit_key = 'results.json'").get(auditId) as { result_json: string } | undefined;
+  return row ? (JSON.parse(row.result_json) as AuditResults) : null;
+}
+
+/** Model references the plan uses, each once. */
+function modelRefs(plan: AuditPlanConfig): string[] {
+  const refs = new Set(plan.models);
+  if (plan.fdi?.source.kind === 'verification') refs.add(plan.fdi.source.modelId);
+  return [...refs];
+}
+
+/** (dataset, model) pairs whose embeddings the sections read. */
+function embeddingJobs(plan: AuditPlanConfig): { datasetId: string; model: string }[] {
+  const jobs = new Map<string, { datasetId: string; model: string }>();
+  const add = (datasetId: string, model: string) => jobs.set(`${datasetId}|${model}`, { datasetId, model });
+  if (plan.sections.includes('speat') && plan.speat) {
+    for (const m of plan.models) {
+      add(plan.speat.attributeDataset, m);
+      for (const t of plan.speat.tests) add(t.targetDataset, m);
+    }
+  }
+  if (plan.sections.includes('ser') && plan.ser) for (const m of plan.models) add(plan.ser.valenceDataset, m);
+  if (plan.sections.includes('fdi') && plan.fdi?.source.kind === 'verification') add(plan.fdi.source.dataset, plan.fdi.source.modelId);
+  return [...jobs.values()];
+}
+
+function parseProvider(label: string | undefined): { provider: string; threads: number } {
+  const m = /^(\S+) threads=(\d+)/.exec(label ?? '');
+  return m ? { provider: m[1]!, threads: Number(m[2]) } : { provider: 'cpu', threads: 0 };
+}
+
+function modelSummary(db: Database.Database, m: ModelManifest): ModelSummary {
+  const row = db.prepare('SELECT provider FROM embeddings WHERE model_sha256 = ? AND settings_key = ? ORDER BY created_at DESC LIMIT 1').get(m.id, m.settingsKey) as
+    | { provider: string }
+    | undefined;
+  const p = parseProvider(row?.provider);
+  return {
+    id: m.id,
+    name: m.name,
+    family: m.family,
+    frontEnd: m.frontEnd.kind,
+    sha256: m.sha256,
+    layers: m.dims.length,
+    dims: m.dims,
+    provider: p.provider,
+    threads: p.threads,
+    builtin: m.builtin,
+    hiddenStates: m.stateDefinition,
+    ...(m.licence ? { licence: m.licence } : {}),
+    ...(m.source ? { source: m.source } : {}),
+  };
+}
+
+function datasetIds(plan: AuditPlanConfig): string[] {
+  const ids = new Set<string>();
+  if (plan.speat) {
+    ids.add(plan.speat.attributeDataset);
+    for (const t of plan.speat.tests) ids.add(t.targetDataset);
+  }
+  if (plan.ser) ids.add(plan.ser.valenceDataset);
+  if (plan.wer) ids.add(plan.wer.dataset);
+  if (plan.fdi?.source.kind === 'verification') ids.add(plan.fdi.source.dataset);
+  return [...ids];
+}
+
+function datasetSummary(db: Database.Database, id: string): ResultDataset {
+  const f = datasetFacts(db, id);
+  const synthetic = /resources[\\/]demo[\\/]/.test(f.dataset.sourcePath);
+  return {
+    id,
+    name: f.dataset.name,
+    role: f.dataset.role,
+    manifestSha256: (db.prepare('SELECT manifest_sha256 AS s FROM datasets WHERE id = ?').get(id) as { s: string | null }).s,
+    clips: f.totals.usable,
+    excluded: f.totals.excluded,
+    groups: f.groups,
+    synthetic,
+  };
+}
+
+export interface RunAuditOptions {
+  db: Database.Database;
+  dataDir: string;
+  auditId: string;
+  task: TaskContext;
+  projectName: string;
+  projectId: string;
+}
+
+export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
+  const { db, task } = o;
+  const audit = getAudit(db, o.auditId);
+  const done = storedResults(db, audit.id);
+  if (audit.status === 'finished' && done) return done;
+  const plan = getPlan(db, audit.planId);
+  const config = plan.config;
+  const warnings: string[] = [];
+  const warn = (m: string) => {
+    if (!warnings.includes(m)) warnings.push(m);
+  };
+  const units = new UnitStore(db, audit.id);
+  setStatus(db, audit.id, 'running', { stage: 'models' });
+  try {
+    const models = new Map<string, ModelManifest>();
+    for (const ref of modelRefs(config)) {
+      try {
+        models.set(ref, (await ensureModel(o.dataDir, ref)).manifest);
+      } catch (err) {
+        throw new UserError(`model ${ref}: ${(err as Error).message}`, 'plan.models');
+      }
+    }
+    const ctx: AuditContext = { db, dataDir: o.dataDir, plan: config, seed: config.seed, units, task, models, warn };
+
+    setStatus(db, audit.id, 'running', { stage: 'embedding' });
+    const jobs = embeddingJobs(config);
+    for (const [k, job] of jobs.entries()) {
+      task.throwIfCancelled();
+      const m = models.get(job.model)!;
+      const stage = `Embedding (${k + 1}/${jobs.length}: ${m.name})`;
+      const summary = await embedDataset(db, { dataDir: o.dataDir, datasetId: job.datasetId, model: job.model }, { ...task, progress: (_s, d, t) => task.progress(stage, d, t) });
+      if (summary.failed.length) warn(`${summary.failed.length} clip(s) of dataset ${job.datasetId} could not be embedded with ${m.name} and were left out.`);
+    }
+
+    const errors: AuditResults['errors'] = [];
+    const section = async <T>(name: Section, run: () => Promise<T>): Promise<T | undefined> => {
+      if (!config.sections.includes(name)) return undefined;
+      setStatus(db, audit.id, 'running', { stage: name });
+      try {
+        return await run();
+      } catch (err) {
+        // A section that cannot run (bad data) must not stop the others.
+        if (err instanceof UserError) {
+          errors.push({ section: name, message: err.message });
+          return undefined;
+        }
+        throw err;
+      }
+    };
+    let tests: ReturnType<typeof designTests> | null = null;
+    const speat = await section('speat', async () => {
+      tests = designTests(ctx);
+      return runSpeat(ctx, tests);
+    });
+    const ser = await section('ser', async () => {
+      if (!speat || !tests) throw new UserError('SER propagation needs the SpEAT results, which could not be computed');
+      return runSer(ctx, tests, speat);
+    });
+    const wer = await section('wer', () => runWer(ctx));
+    const fdi = await section('fdi', () => runFdi(ctx));
+
+    const dev = deviations(db, plan);
+    if (dev.differences.length) warn(`The plan was changed after it was locked (${dev.differences.map((d) => d.path).join(', ')}); see the deviations.`);
+    const summaries = datasetIds(config).map((id) => datasetSummary(db, id));
+    if (summaries.some((d) => d.synthetic)) warn('The recordings are the synthetic demo corpus (speech synthesisers, not people): the numbers show how Equivox works, not how any model treats real speakers.');
+    const started = audit.startedAt ?? new Date().toISOString();
+    const results: AuditResults = {
+      schemaVersion: RESULTS_SCHEMA_VERSION,
+      equivoxVersion: VERSION,
+      project: { id: o.projectId, name: o.projectName },
+      audit: {
+        id: audit.id,
+        title: config.title,
+        planId: plan.id,
+        planVersion: plan.version,
+        planSha256: dev.lockedPlan?.sha256 ?? null,
+        lockedAt: dev.lockedPlan?.lockedAt ?? null,
+        seed: config.seed,
+        sections: config.sections,
+        startedAt: started,
+        finishedAt: new Date().toISOString(),
+        deviations: dev.differences,
+      },
+      environment: { platform: platform(), arch: arch(), node: process.versions.node, onnxruntime: ortVersion(), cpus: cpus().length },
+      datasets: summaries,
+      models: [...new Set(models.values())].map((m) => modelSummary(db, m)),
+      ...(speat ? { speat } : {}),
+      ...(ser ? { ser } : {}),
+      ...(wer ? { wer } : {}),
+      ...(fdi ? { fdi } : {}),
+      warnings,
+      errors,
+    };
+    db.transaction(() => {
+      units.put('results.json', 'results', results);
+      setStatus(db, audit.id, 'finished', { stage: 'done', finished: true });
+      db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(new Date().toISOString(), 'audit.finished', JSON.stringify({ auditId: audit.id }));
+    })();
+    return results;
+  } catch (err) {
+    const cancelled = err instanceof CancelledError || (err instanceof ApiError && err.code === 'cancelled');
+    setStatus(db, audit.id, cancelled ? 'cancelled' : 'failed', { error: (err as Error).message });
+    throw err;
+  }
+}

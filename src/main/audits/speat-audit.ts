@@ -1,0 +1,196 @@
+/**
+ * SpEAT audit: for each model × test (× aggregation), effect size d, permutation p,
+ * bootstrap SE against the number of stimuli; p adjusted across the whole audit.
+ */
+import { SPEAT_PRESETS } from '../../shared/plan';
+import type { LayerChoice, SpeatResult, SpeatSection, SpeatTestDesign, Temporal } from '../../shared/results';
+import { attributeSets, designSpeatTest, type SpeatDesign } from '../data/speat-design';
+import { isUsable, listClips, type Clip } from '../data/repository';
+import { aggregate, loadEmbeddings, type ModelManifest, type StoredEmbedding } from '../inference';
+import { adjustPValues, bootstrapSpeatSE, speatAssociations, speatEffectSize, speatFromAssociations } from '../stats';
+import { UserError } from '../../shared/errors';
+import type { AuditContext } from './context';
+import { unitSeed } from './units';
+
+const TEMPORALS: Temporal[] = ['mean', 'min', 'max'];
+const LAYERS: LayerChoice[] = ['sum', 'min', 'max', 'first', 'second', 'q1', 'q2', 'q3', 'penultimate', 'last'];
+
+export interface DesignedTest {
+  plan: NonNullable<AuditContext['plan']['speat']>['tests'][number];
+  design: SpeatDesign;
+  A: Clip[];
+  B: Clip[];
+  summary: SpeatTestDesign;
+}
+
+function usable(ctx: AuditContext, datasetId: string): Clip[] {
+  return listClips(ctx.db, datasetId).filter((c) => isUsable(c) && c.sha256 !== null);
+}
+
+/** The stimuli of every test, chosen reproducibly from the plan's seed. SER reuses them. */
+export function designTests(ctx: AuditContext): DesignedTest[] {
+  const speat = ctx.plan.speat!;
+  const attr = attributeSets(usable(ctx, speat.attributeDataset), speat.attributePerSpeaker);
+  if (attr.A.length < 2) {
+    throw new UserError(
+      `the attribute dataset gives ${attr.A.length} pleasant clip(s): it needs valence ratings and speakers with at least ${2 * speat.attributePerSpeaker} rated clips each`,
+      'plan.speat.attributeDataset',
+    );
+  }
+  for (const s of attr.skipped) ctx.warn(`Attribute speaker ${s.speaker} was left out: ${s.reason}.`);
+  return speat.tests.map((t) => {
+    if (t.x.label !== t.y.label) throw new UserError(`test ${t.id}: X and Y must be values of the same label (got ${t.x.label} and ${t.y.label})`, `plan.speat.tests.${t.id}`);
+    let design: SpeatDesign;
+    try {
+      design = designSpeatTest(usable(ctx, t.targetDataset), {
+        label: t.x.label,
+        x: t.x.value,
+        y: t.y.value,
+        matchOn: t.matchOn,
+        ...(t.perCell !== undefined ? { perCell: t.perCell } : {}),
+        seed: unitSeed(ctx.seed, `design/${t.id}`),
+      });
+    } catch (err) {
+      throw new UserError(`test ${t.id}: ${(err as Error).message}`, `plan.speat.tests.${t.id}`);
+    }
+    if (t.maxPerGroup !== undefined && design.X.length > t.maxPerGroup) {
+      design = { ...design, X: design.X.slice(0, t.maxPerGroup), Y: design.Y.slice(0, t.maxPerGroup) };
+    }
+    if (design.X.length < 2) throw new UserError(`test ${t.id}: fewer than 2 stimuli per group (${t.x.value}: ${design.X.length}); check the group values`, `plan.speat.tests.${t.id}`);
+    for (const w of design.warnings) ctx.warn(`SpEAT test "${t.name}": ${w}.`);
+    const dc = design.durationCheck;
+    const summary: SpeatTestDesign = {
+      id: t.id,
+      name: t.name,
+      x: { label: t.x.label, value: t.x.value, n: design.X.length },
+      y: { label: t.y.label, value: t.y.value, n: design.Y.length },
+      attributes: { datasetId: speat.attributeDataset, perSpeaker: speat.attributePerSpeaker, nA: attr.A.length, nB: attr.B.length },
+      humanIatD: t.preset ? SPEAT_PRESETS[t.preset].humanIatD : null,
+      matching: t.matchOn.length ? { on: t.matchOn, perCell: t.perCell ?? null } : null,
+      confounds: dc
+        ? {
+            duration: {
+              test: 'paired-t',
+              t: dc.t,
+              df: dc.df,
+              p: dc.pValue,
+              meanX: mean(design.X.map((c) => c.durationS ?? 0)),
+              meanY: mean(design.Y.map((c) => c.durationS ?? 0)),
+            },
+          }
+        : {},
+      stimuli: { x: design.X.map((c) => c.id), y: design.Y.map((c) => c.id), a: attr.A.map((c) => c.id), b: attr.B.map((c) => c.id) },
+    };
+    if (dc && dc.pValue < 0.05) {
+      ctx.warn(`SpEAT test "${t.name}": clip durations differ between ${t.x.value} and ${t.y.value} (paired t = ${dc.t.toFixed(2)}, p = ${dc.pValue.toPrecision(2)}); duration may confound the result.`);
+    }
+    return { plan: t, design, A: attr.A, B: attr.B, summary };
+  });
+}
+
+function mean(v: number[]): number {
+  return v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
+}
+
+/** Embedding vectors for one aggregation; pairs where either side lacks an embedding are dropped together. */
+export function stimulusVectors(
+  t: DesignedTest,
+  emb: Map<string, StoredEmbedding>,
+  temporal: Temporal,
+  layer: LayerChoice,
+): { X: Float64Array[]; Y: Float64Array[]; A: Float64Array[]; B: Float64Array[]; dropped: number } {
+  const vec = (c: Clip) => {
+    const e = emb.get(c.sha256!);
+    return e ? aggregate(e, temporal, layer) : null;
+  };
+  const X: Float64Array[] = [];
+  const Y: Float64Array[] = [];
+  let dropped = 0;
+  for (let i = 0; i < t.design.X.length; i += 1) {
+    const x = vec(t.design.X[i]!);
+    const y = vec(t.design.Y[i]!);
+    if (x && y) {
+      X.push(x);
+      Y.push(y);
+    } else dropped += 1;
+  }
+  const A = t.A.map(vec).filter((v): v is Float64Array => v !== null);
+  const B = t.B.map(vec).filter((v): v is Float64Array => v !== null);
+  return { X, Y, A, B, dropped };
+}
+
+export function embeddingsFor(ctx: AuditContext, m: ModelManifest, tests: DesignedTest[]): Map<string, StoredEmbedding> {
+  const shas = new Set<string>();
+  for (const t of tests) for (const c of [...t.design.X, ...t.design.Y, ...t.A, ...t.B]) shas.add(c.sha256!);
+  return loadEmbeddings(ctx.db, m.id, m.settingsKey, [...shas]);
+}
+
+type UnitResult = Omit<SpeatResult, 'pAdjusted'>;
+
+export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promise<SpeatSection> {
+  const speat = ctx.plan.speat!;
+  const results: UnitResult[] = [];
+  const grid: NonNullable<SpeatSection['grid']> = [];
+  const total = ctx.models.size * tests.length;
+  let done = 0;
+  for (const [ref, m] of ctx.models) {
+    const emb = embeddingsFor(ctx, m, tests);
+    for (const t of tests) {
+      ctx.task.throwIfCancelled();
+      const key = `speat/${m.id}/${t.plan.id}/${speat.temporal}/${speat.layer}`;
+      const seed = unitSeed(ctx.seed, key);
+      const unit = await ctx.units.once<UnitResult>(key, 'speat', () => {
+        const v = stimulusVectors(t, emb, speat.temporal, speat.layer);
+        if (v.dropped > 0) ctx.warn(`SpEAT test "${t.plan.name}", model ${m.name}: ${v.dropped} stimulus pair(s) had no embedding and were left out.`);
+        if (v.X.length < 2 || v.A.length < 1 || v.B.length < 1) throw new UserError(`test ${t.plan.id} with model ${ref}: too few embedded stimuli`);
+        const s = speatAssociations({ X: v.X, Y: v.Y, A: v.A, B: v.B });
+        const r = speatFromAssociations(s.X, s.Y, { permutations: speat.permutations, seed });
+        const sizes = speat.sampleSizes.filter((k) => k <= v.X.length);
+        const se = speat.bootstrap > 0 ? bootstrapSpeatSE(s.X, s.Y, sizes, { resamples: speat.bootstrap, seed, design: { kind: 'paired' } }) : [];
+        return {
+          testId: t.plan.id,
+          modelId: m.id,
+          temporal: speat.temporal,
+          layer: speat.layer,
+          effectSize: r.effectSize,
+          pValue: r.pValue,
+          exact: r.exact,
+          permutations: r.permutations,
+          standardErrors: se.map((p) => ({ size: p.size, standardError: p.standardError })),
+          associations: { X: Array.from(s.X), Y: Array.from(s.Y) },
+        };
+      });
+      results.push(unit);
+      if (speat.grid) {
+        const cells = await ctx.units.once(`speat-grid/${m.id}/${t.plan.id}`, 'speat', () =>
+          TEMPORALS.flatMap((temporal) =>
+            LAYERS.map((layer) => {
+              const v = stimulusVectors(t, emb, temporal, layer);
+              const s = speatAssociations({ X: v.X, Y: v.Y, A: v.A, B: v.B });
+              return { testId: t.plan.id, modelId: m.id, temporal, layer, effectSize: speatEffectSize(s.X, s.Y) };
+            }),
+          ),
+        );
+        grid.push(...cells);
+      }
+      done += 1;
+      ctx.task.progress('SpEAT', done, total);
+    }
+  }
+  const ps = results.map((r) => r.pValue);
+  const adj = { bonferroni: adjustPValues(ps, 'bonferroni'), holm: adjustPValues(ps, 'holm'), bh: adjustPValues(ps, 'bh') };
+  return {
+    config: {
+      permutations: speat.permutations,
+      bootstrap: speat.bootstrap,
+      sampleSizes: speat.sampleSizes,
+      alpha: speat.alpha,
+      correction: speat.correction,
+      temporal: speat.temporal,
+      layer: speat.layer,
+    },
+    tests: tests.map((t) => t.summary),
+    results: results.map((r, i) => ({ ...r, pAdjusted: { bonferroni: adj.bonferroni[i]!, holm: adj.holm[i]!, bh: adj.bh[i]! } })),
+    ...(speat.grid ? { grid } : {}),
+  };
+}
