@@ -1,6 +1,8 @@
 import type { Task } from './task';
 import { countTask } from './selftest-task';
 import { importTask } from '../data/import-task';
+import { embedTask } from '../inference/embed';
+import { auditTask, demoImportTask } from '../audits/task';
 
 /**
  * Every kind of job a worker can run. Workers import this module, so each task's code
@@ -9,4 +11,7 @@ import { importTask } from '../data/import-task';
 export const taskRegistry: Record<string, Task<never, unknown>> = {
   'selftest.count': countTask,
   'datasets.import': importTask,
+  'inference.embed': embedTask,
+  'audits.run': auditTask,
+  'demo.import': demoImportTask,
 };

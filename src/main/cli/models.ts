@@ -1,0 +1,105 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Api } from '../api';
+import { embedDataset, type EmbedProgress } from '../inference/embed';
+import { inlineContext } from '../jobs/task';
+import { defaultDataDir } from '../store/data-dir';
+import { openDatabase } from '../store/open';
+import { PROJECT_FILE } from '../store/projects';
+import { projectMigrations } from '../store/schema';
+import { UsageError, type CliCommand } from './args';
+
+const PROVIDERS = ['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu'] as const;
+type ProviderArg = (typeof PROVIDERS)[number];
+
+function providerArg(v: string | undefined): ProviderArg {
+  if (v === undefined) return 'auto';
+  if (!(PROVIDERS as readonly string[]).includes(v)) throw new UsageError(`--provider must be one of ${PROVIDERS.join(', ')}`);
+  return v as ProviderArg;
+}
+
+/** Models and embedding commands. */
+export function modelCommands(api: () => Api): CliCommand[] {
+  return [
+    {
+      path: ['models', 'list'],
+      usage: 'models list',
+      run: async (o) => {
+        o.assertNoUnknown();
+        return api().invoke('models.list', {});
+      },
+    },
+    {
+      path: ['models', 'import'],
+      usage: 'models import (--file MODEL.onnx [--manifest JSON] | --folder HF_FOLDER) [--name NAME] [--licence L] [--source S]',
+      run: async (o) => {
+        const input = { file: o.string('file'), folder: o.string('folder'), manifest: o.string('manifest'), name: o.string('name'), licence: o.string('licence'), source: o.string('source') };
+        o.assertNoUnknown();
+        return api().invoke('models.import', input);
+      },
+    },
+    {
+      path: ['models', 'layers'],
+      usage: 'models layers --id ID|ALIAS   (exposed hidden states and their widths)',
+      run: async (o) => {
+        const input = { id: o.requireString('id') };
+        o.assertNoUnknown();
+        return api().invoke('models.layers', input);
+      },
+    },
+    {
+      path: ['models', 'catalogue'],
+      usage: 'models catalogue   (exports that can be downloaded on request)',
+      run: async (o) => {
+        o.assertNoUnknown();
+        return api().invoke('models.catalogue', {});
+      },
+    },
+    {
+      path: ['models', 'download'],
+      usage: 'models download --id CATALOGUE_ID --allow-downloads   (the only command that uses the network)',
+      run: async (o) => {
+        const input = { id: o.requireString('id'), allowDownloads: o.flag('allow-downloads') };
+        o.assertNoUnknown();
+        return api().invoke('models.download', input);
+      },
+    },
+    {
+      path: ['embed'],
+      usage: 'embed --project DIR|ID --dataset ID --model ID|ALIAS [--provider auto|cuda|dml|coreml|webgpu|cpu] [--threads N]',
+      run: async (o, _positionals, ctx) => {
+        const projectRef = o.requireString('project');
+        const datasetId = o.requireString('dataset');
+        const model = o.requireString('model');
+        const provider = providerArg(o.string('provider'));
+        const threadsRaw = o.string('threads');
+        o.assertNoUnknown();
+        const threads = threadsRaw === undefined ? undefined : Number(threadsRaw);
+        if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new UsageError('--threads must be a positive integer');
+        // Inline rather than through a worker, so progress can carry throughput and ETA.
+        const dir = existsSync(join(resolve(projectRef), PROJECT_FILE)) ? resolve(projectRef) : (await api().invoke('projects.open', { id: projectRef })).path;
+        const db = openDatabase(join(dir, PROJECT_FILE), projectMigrations);
+        let last = 0;
+        const onProgress = (p: EmbedProgress) => {
+          const now = Date.now();
+          if (p.done < p.total && now - last < 1000) return;
+          last = now;
+          const rate = p.audioSecondsPerSecond !== null ? `, ${p.audioSecondsPerSecond.toFixed(1)} audio s/s` : '';
+          const eta = p.etaSeconds !== null && p.done < p.total ? `, about ${Math.ceil(p.etaSeconds)} s left` : '';
+          ctx.log(`embedding: ${p.done}/${p.total} clips (${p.cached} cached, ${p.failed} failed${rate}${eta})`);
+        };
+        let cancelled = false;
+        const onSigint = () => {
+          cancelled = true;
+        };
+        process.once('SIGINT', onSigint);
+        try {
+          return await embedDataset(db, { dataDir: defaultDataDir(), datasetId, model, provider, ...(threads !== undefined ? { threads } : {}) }, inlineContext(() => {}, () => cancelled), onProgress);
+        } finally {
+          process.off('SIGINT', onSigint);
+          db.close();
+        }
+      },
+    },
+  ];
+}

@@ -1,0 +1,49 @@
+import type { EmbedSummary, ModelInfo, ModelLayers } from '../../shared/api/models';
+import { CATALOGUE, downloadModel } from '../inference/download';
+import type { EmbedTaskInput } from '../inference/embed';
+import type { ModelManifest } from '../inference/manifest';
+import { ensureModel, importModel, listModels } from '../inference/models';
+import type { HandlerMap } from './types';
+
+export function modelInfo(m: ModelManifest): ModelInfo {
+  return {
+    id: m.id,
+    alias: m.alias,
+    name: m.name,
+    family: m.family,
+    frontEnd: m.frontEnd.kind,
+    builtin: m.builtin,
+    blocks: m.blocks,
+    layers: m.dims.length,
+    dims: m.dims,
+    exposure: { status: m.exposure.status, message: m.exposure.message },
+    settingsKey: m.settingsKey,
+    licence: m.licence,
+    source: m.source,
+  };
+}
+
+export function modelLayers(m: ModelManifest): ModelLayers {
+  return {
+    id: m.id,
+    name: m.name,
+    stateDefinition: m.stateDefinition,
+    states: m.states,
+    layerAggregation: m.layerAggregation,
+    exposure: { status: m.exposure.status, message: m.exposure.message, maxAbsDiff: m.exposure.maxAbsDiff },
+  };
+}
+
+export const modelHandlers: HandlerMap<'models.list' | 'models.import' | 'models.layers' | 'models.embed' | 'models.catalogue' | 'models.download'> = {
+  'models.list': async (_input, { dataDir }) => (await listModels(dataDir)).map(modelInfo),
+  'models.import': async (input, { dataDir }) => modelInfo(await importModel(dataDir, input)),
+  'models.layers': async ({ id }, { dataDir }) => modelLayers((await ensureModel(dataDir, id)).manifest),
+  'models.embed': async ({ projectId, datasetId, modelId, provider, threads, wait }, { dataDir, store, jobs }) => {
+    const project = store.get(projectId);
+    const input: EmbedTaskInput = { projectPath: project.path, datasetId, model: modelId, dataDir, provider, ...(threads !== undefined ? { threads } : {}) };
+    const { jobId, result } = jobs.start<EmbedSummary>('inference.embed', input);
+    return { jobId, summary: wait ? await result : null };
+  },
+  'models.catalogue': () => CATALOGUE.map((e) => ({ id: e.id, name: e.name, repository: e.repository, licence: e.licence, approxMB: e.approxMB, files: e.files.map((f) => f.path) })),
+  'models.download': async ({ id, allowDownloads }, { dataDir }) => modelInfo(await downloadModel(dataDir, id, { allowDownloads })),
+};

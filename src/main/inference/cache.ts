@@ -1,0 +1,124 @@
+/**
+ * The embedding cache: per clip × model × settings, the per-layer temporal mean, min and
+ * max as float32 blobs (layers concatenated). Keyed by content (audio SHA-256, model
+ * SHA-256, settings key), so re-imports and re-runs skip inference and two shards merge
+ * with INSERT OR IGNORE.
+ */
+import type Database from 'better-sqlite3';
+import type { ClipEmbedding } from './embedder';
+import type { ModelManifest } from './manifest';
+import type { RunInfo } from './providers';
+
+export interface StoredEmbedding {
+  dims: number[];
+  frames: number;
+  mean: Float32Array[];
+  min: Float32Array[];
+  max: Float32Array[];
+  provider: string;
+}
+
+function concat(parts: Float32Array[]): Buffer {
+  const total = parts.reduce((s, p) => s + p.length, 0);
+  const out = new Float32Array(total);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}
+
+function split(blob: Buffer, dims: number[]): Float32Array[] {
+  // Copy: better-sqlite3 buffers may not be 4-byte aligned.
+  const all = new Float32Array(new Uint8Array(blob).buffer.slice(0));
+  const out: Float32Array[] = [];
+  let o = 0;
+  for (const d of dims) {
+    out.push(all.subarray(o, o + d));
+    o += d;
+  }
+  return out;
+}
+
+/** "cpu threads=4 ort=1.30.0": the provider column records all three. */
+export function providerLabel(info: RunInfo): string {
+  return `${info.provider} threads=${info.threads} ort=${info.ortVersion}`;
+}
+
+export function saveEmbedding(db: Database.Database, audioSha: string, modelSha: string, settingsKey: string, e: ClipEmbedding, provider: string): void {
+  db.prepare(
+    `INSERT OR IGNORE INTO embeddings (audio_sha256, model_sha256, settings_key, layer_count, dims_json, frames, mean, min, max, provider, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(audioSha, modelSha, settingsKey, e.dims.length, JSON.stringify(e.dims), e.frames, concat(e.mean), concat(e.min), concat(e.max), provider, new Date().toISOString());
+}
+
+/** Audio hashes already embedded with this model and settings. */
+export function cachedAudioShas(db: Database.Database, modelSha: string, settingsKey: string): Set<string> {
+  const rows = db.prepare('SELECT audio_sha256 AS s FROM embeddings WHERE model_sha256 = ? AND settings_key = ?').all(modelSha, settingsKey) as { s: string }[];
+  return new Set(rows.map((r) => r.s));
+}
+
+/** Embeddings of the given clips (missing ones are absent from the map). */
+export function loadEmbeddings(db: Database.Database, modelSha: string, settingsKey: string, audioShas: readonly string[]): Map<string, StoredEmbedding> {
+  const out = new Map<string, StoredEmbedding>();
+  const stmt = db.prepare('SELECT dims_json, frames, mean, min, max, provider FROM embeddings WHERE audio_sha256 = ? AND model_sha256 = ? AND settings_key = ?');
+  for (const sha of audioShas) {
+    if (out.has(sha)) continue;
+    const r = stmt.get(sha, modelSha, settingsKey) as { dims_json: string; frames: number; mean: Buffer; min: Buffer; max: Buffer; provider: string } | undefined;
+    if (!r) continue;
+    const dims = JSON.parse(r.dims_json) as number[];
+    out.set(sha, { dims, frames: r.frames, mean: split(r.mean, dims), min: split(r.min, dims), max: split(r.max, dims), provider: r.provider });
+  }
+  return out;
+}
+
+export type TemporalAggregation = 'mean' | 'min' | 'max';
+export type LayerSelector = 'sum' | 'min' | 'max' | 'first' | 'second' | 'q1' | 'q2' | 'q3' | 'penultimate' | 'last' | number;
+
+/** State index for a single-layer selector over L states (0..L-1). Quartiles round half up. */
+export function layerIndex(sel: Exclude<LayerSelector, 'sum' | 'min' | 'max'>, count: number): number {
+  const last = count - 1;
+  let i: number;
+  switch (sel) {
+    case 'first': i = 0; break;
+    case 'second': i = Math.min(1, last); break;
+    case 'q1': i = Math.round(last * 0.25); break;
+    case 'q2': i = Math.round(last * 0.5); break;
+    case 'q3': i = Math.round(last * 0.75); break;
+    case 'penultimate': i = Math.max(0, last - 1); break;
+    case 'last': i = last; break;
+    default: i = sel;
+  }
+  if (!Number.isInteger(i) || i < 0 || i > last) throw new RangeError(`layer ${String(sel)} is outside 0..${last}`);
+  return i;
+}
+
+/**
+ * One vector per clip: the temporal statistic of each layer, then the layer choice.
+ * sum/min/max combine element-wise over the layers of the final layer's width only
+ * (layers of other widths cannot be added; see ModelManifest.layerAggregation).
+ */
+export function aggregate(e: Pick<StoredEmbedding, 'dims' | 'mean' | 'min' | 'max'>, temporal: TemporalAggregation, layer: LayerSelector): Float64Array {
+  const per = e[temporal];
+  if (layer !== 'sum' && layer !== 'min' && layer !== 'max') return Float64Array.from(per[layerIndex(layer, per.length)]!);
+  const width = e.dims[e.dims.length - 1]!;
+  const out = new Float64Array(width).fill(layer === 'sum' ? 0 : layer === 'min' ? Infinity : -Infinity);
+  for (let l = 0; l < per.length; l += 1) {
+    if (e.dims[l] !== width) continue;
+    const v = per[l]!;
+    for (let j = 0; j < width; j += 1) {
+      if (layer === 'sum') out[j] += v[j]!;
+      else if (layer === 'min') out[j] = Math.min(out[j]!, v[j]!);
+      else out[j] = Math.max(out[j]!, v[j]!);
+    }
+  }
+  return out;
+}
+
+/** Record in the project that it used this model (models table; idempotent). */
+export function recordProjectModel(db: Database.Database, m: ModelManifest): void {
+  db.prepare(
+    `INSERT OR IGNORE INTO models (id, name, family, front_end, sha256, layers, dims_json, manifest_json, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(m.id, m.name, m.family, m.frontEnd.kind, m.sha256, m.dims.length, JSON.stringify(m.dims), JSON.stringify(m), new Date().toISOString());
+}

