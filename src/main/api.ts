@@ -12,6 +12,8 @@ import { projectHandlers } from './handlers/projects';
 import { datasetHandlers } from './handlers/datasets';
 import { modelHandlers } from './handlers/models';
 import { reportHandlers } from './handlers/reports';
+import { auditHandlers } from './handlers/audits';
+import { clipHandlers } from './handlers/clips';
 import type { Handler } from './handlers/types';
 
 export const handlers: { [K in OperationName]: Handler<K> } = {
@@ -20,6 +22,8 @@ export const handlers: { [K in OperationName]: Handler<K> } = {
   ...datasetHandlers,
   ...modelHandlers,
   ...reportHandlers,
+  ...auditHandlers,
+  ...clipHandlers,
 };
 
 export interface Api {

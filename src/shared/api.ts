@@ -7,6 +7,11 @@ import type { z } from 'zod';
 import { appOperations } from './api/app';
 import type { EngineEvent } from './api/common';
 import { projectOperations } from './api/projects';
+import { datasetOperations } from './api/datasets';
+import { modelOperations } from './api/models';
+import { reportOperations } from './api/reports';
+import { auditOperations } from './api/audits';
+import { clipOperations } from './api/clips';
 
 export * from './api/common';
 export type { AppInfo } from './api/app';
@@ -14,6 +19,11 @@ export type { AppInfo } from './api/app';
 export const operations = {
   ...appOperations,
   ...projectOperations,
+  ...datasetOperations,
+  ...modelOperations,
+  ...reportOperations,
+  ...auditOperations,
+  ...clipOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -4,7 +4,9 @@ import { projectCommands } from './projects';
 import { demoCommands } from './demo';
 import { datasetCommands } from './datasets';
 import { statsCommands } from './stats';
+import { auditCommands } from './audit';
 import { modelCommands } from './models';
+import { reportCommands } from './report';
 
 /**
  * Every CLI command. Commands that need the engine get `api()`, which creates it on
@@ -18,5 +20,7 @@ export function allCommands(api: () => Api): CliCommand[] {
     ...datasetCommands(api),
     ...modelCommands(api),
     ...statsCommands,
+    ...auditCommands(api),
+    ...reportCommands(api),
   ];
 }

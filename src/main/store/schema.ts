@@ -140,6 +140,18 @@ CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events BEGIN SELECT RA
 CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 `,
   },
+  {
+    version: 10,
+    name: 'saved column mappings',
+    sql: `
+CREATE TABLE column_mappings (
+  name TEXT PRIMARY KEY,
+  mapping_json TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX datasets_source ON datasets(source_kind, source_path, role);`,
+  },
 ];
 
 /** Registry of recent projects, in the user's Equivox data folder. */

@@ -1,0 +1,30 @@
+import { join } from 'node:path';
+import type { ImportResult } from '../../shared/api/datasets';
+import type { Task } from '../jobs/task';
+import { openDatabase } from '../store/open';
+import { PROJECT_FILE } from '../store/projects';
+import { projectMigrations } from '../store/schema';
+import { importDataset, type ImportParams } from './import';
+
+export interface ImportTaskInput {
+  projectPath: string;
+  datasetId?: string;
+  params: ImportParams;
+}
+
+/**
+ * The import as a job: runs in a worker thread with its own database connection (one
+ * clip per transaction, so the main process can read progress from the same file).
+ */
+export const importTask: Task<ImportTaskInput, ImportResult> = async (input, ctx) => {
+  const db = openDatabase(join(input.projectPath, PROJECT_FILE), projectMigrations);
+  try {
+    return await importDataset(db, input.params, {
+      progress: (stage, done, total) => ctx.progress(stage, done, total),
+      cancelled: () => ctx.cancelled(),
+      ...(input.datasetId ? { datasetId: input.datasetId } : {}),
+    });
+  } finally {
+    db.close();
+  }
+};

@@ -1,0 +1,363 @@
+/**
+ * The import pipeline shared by every source kind: resolve, hash, decode, validate and
+ * store one clip at a time, each in its own transaction, so a cancel or a crash leaves
+ * a consistent subset and a re-run picks up where it stopped.
+ *
+ * Re-import identity: a dataset is found again by (source kind, canonical source path,
+ * role). Rows already stored with the same row index and the same path are skipped;
+ * a row whose path changed (the manifest was edited) is re-imported; rows beyond the
+ * manifest's end are removed. A changed column mapping or changed limits re-derive
+ * every row (the stored clips are cleared first), since labels and statuses depend on them.
+ */
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import {
+  ColumnMapping,
+  type ClipIssue,
+  type DatasetRole,
+  type ImportResult,
+  type ImportSource,
+  type ValidationLimits,
+} from '../../shared/api/datasets';
+import { CancelledError, UserError } from '../../shared/errors';
+import { cpus } from 'node:os';
+import { AudioDecodeError, analyseAudio, sha256File, wavShortfallBytes } from '../audio';
+import { loadSource, resolveClipPath, type SourceRow, type SourceTable } from './sources';
+import { audioIssues, issue, statusOf, withDefaults } from './validate';
+import { collectImportReport } from './repository';
+
+export interface ImportParams {
+  source: ImportSource;
+  role: DatasetRole;
+  mapping?: ColumnMapping | undefined;
+  mappingName?: string | undefined;
+  name?: string | undefined;
+  limits?: ValidationLimits | undefined;
+}
+
+export interface ImportControl {
+  progress?(stage: string, done: number, total: number): void;
+  /** Polled between clips and while a clip decodes. */
+  cancelled?(): boolean;
+  /** Use this dataset id when creating a new dataset (lets a caller know the id before the job runs). */
+  datasetId?: string;
+  /** Files measured at once (default: 2–4 by CPU count). */
+  concurrency?: number;
+}
+
+const REQUIRED_ROLE: Partial<Record<DatasetRole, keyof ColumnMapping>> = {
+  attribute: 'valence',
+  asr: 'transcript',
+  verification: 'speaker',
+};
+
+export function loadSavedMapping(db: Database.Database, name: string): ColumnMapping {
+  const row = db.prepare('SELECT mapping_json FROM column_mappings WHERE name = ?').get(name) as { mapping_json: string } | undefined;
+  if (!row) throw new UserError(`no saved column mapping named "${name}"`, 'mappingName');
+  return ColumnMapping.parse(JSON.parse(row.mapping_json));
+}
+
+/** Check a mapping against a table's header and a dataset role; throws UserError naming the column. */
+export function checkMapping(mapping: ColumnMapping, header: string[], role: DatasetRole): void {
+  const cols: [string, string][] = [['path', mapping.path]];
+  for (const k of ['speaker', 'transcript', 'valence', 'hypothesis'] as const) if (mapping[k]) cols.push([k, mapping[k]]);
+  for (const g of mapping.groups) cols.push(['group', g]);
+  for (const [roleName, col] of cols) {
+    if (!header.includes(col)) throw new UserError(`the ${roleName} column "${col}" is not in the manifest (columns: ${header.join(', ')})`, `mapping.${roleName}`);
+  }
+  const required = REQUIRED_ROLE[role];
+  if (required && !mapping[required]) {
+    throw new UserError(`a ${role} dataset needs a ${required} column; map one (e.g. --map COLUMN=${required})`, `mapping.${required}`);
+  }
+}
+
+interface ExistingDataset {
+  id: string;
+  mapping_json: string;
+  settings_json: string;
+}
+
+function findOrCreateDataset(
+  db: Database.Database,
+  table: SourceTable,
+  params: ImportParams,
+  mapping: ColumnMapping,
+  limits: Required<ValidationLimits>,
+  wantedId: string | undefined,
+): { id: string; reused: boolean } {
+  const now = new Date().toISOString();
+  const mappingJson = JSON.stringify(mapping);
+  const settingsJson = JSON.stringify({ limits });
+  const name = params.name ?? `${params.role}: ${table.sourcePath.split(/[\\/]/).slice(-2).join('/')}`;
+  return db.transaction(() => {
+    const existing = db
+      .prepare('SELECT id, mapping_json, settings_json FROM datasets WHERE source_kind = ? AND source_path = ? AND role = ? ORDER BY created_at LIMIT 1')
+      .get(table.kind, table.sourcePath, params.role) as ExistingDataset | undefined;
+    if (existing) {
+      if (existing.mapping_json !== mappingJson || existing.settings_json !== settingsJson) {
+        db.prepare('DELETE FROM clips WHERE dataset_id = ?').run(existing.id);
+      }
+      db.prepare(
+        `UPDATE datasets SET mapping_json = ?, settings_json = ?, manifest_sha256 = ?, status = 'importing', updated_at = ?${params.name ? ', name = ?' : ''} WHERE id = ?`,
+      ).run(...[mappingJson, settingsJson, table.sha256, now, ...(params.name ? [params.name] : []), existing.id]);
+      return { id: existing.id, reused: true };
+    }
+    const id = wantedId ?? randomUUID();
+    db.prepare(
+      `INSERT INTO datasets (id, name, role, source_kind, source_path, manifest_sha256, mapping_json, settings_json, status, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'importing', ?, ?)`,
+    ).run(id, name, params.role, table.kind, table.sourcePath, table.sha256, mappingJson, settingsJson, now, now);
+    return { id, reused: false };
+  })();
+}
+
+interface ClipRow {
+  id: string;
+  dataset_id: string;
+  row_index: number;
+  path: string;
+  rel_path: string;
+  sha256: string | null;
+  duration_s: number | null;
+  sample_rate: number | null;
+  channels: number | null;
+  codec: string | null;
+  rms: number | null;
+  peak: number | null;
+  speaker: string | null;
+  groups_json: string;
+  transcript: string | null;
+  hypothesis: string | null;
+  valence: number | null;
+  metadata_json: string;
+  status: string;
+  issues_json: string;
+}
+
+/** Labels and metadata of one row under a mapping, with the issues they raise. */
+export function rowLabels(values: Record<string, string>, mapping: ColumnMapping) {
+  const issues: ClipIssue[] = [];
+  const cell = (col: string | undefined) => (col === undefined ? null : (values[col] ?? '').trim());
+  const speaker = cell(mapping.speaker);
+  const transcript = mapping.transcript === undefined ? null : (values[mapping.transcript] ?? '');
+  const hypothesis = mapping.hypothesis === undefined ? null : (values[mapping.hypothesis] ?? '');
+  const valenceText = cell(mapping.valence);
+  let valence: number | null = null;
+  if (mapping.speaker && !speaker) issues.push(issue('missing_metadata', `no speaker (column "${mapping.speaker}" is empty)`));
+  if (mapping.transcript && !transcript?.trim()) issues.push(issue('missing_metadata', `no transcript (column "${mapping.transcript}" is empty)`));
+  if (mapping.valence) {
+    if (!valenceText) issues.push(issue('missing_metadata', `no valence rating (column "${mapping.valence}" is empty)`));
+    else {
+      const v = Number(valenceText.replace(',', '.'));
+      if (!Number.isFinite(v)) issues.push(issue('bad_value', `valence rating "${valenceText}" in column "${mapping.valence}" is not a number`));
+      else valence = v;
+    }
+  }
+  const groups: Record<string, string> = {};
+  for (const g of mapping.groups) {
+    const v = cell(g);
+    if (v) groups[g] = v;
+    else issues.push(issue('missing_label', `no ${g} label (column "${g}" is empty): the clip is in no ${g} group`));
+  }
+  const used = new Set<string>([mapping.path, ...mapping.groups, ...mapping.ignore]);
+  for (const k of ['speaker', 'transcript', 'valence', 'hypothesis'] as const) if (mapping[k]) used.add(mapping[k]);
+  const metadata: Record<string, string> = {};
+  for (const [k, v] of Object.entries(values)) if (!used.has(k)) metadata[k] = v;
+  return { speaker: speaker || null, transcript, hypothesis, valence, groups, metadata, issues };
+}
+
+async function processRow(
+  db: Database.Database,
+  datasetId: string,
+  table: SourceTable,
+  row: SourceRow,
+  mapping: ColumnMapping,
+  limits: Required<ValidationLimits>,
+  signal: AbortSignal,
+): Promise<void> {
+  const written = row.values[mapping.path] ?? '';
+  const labels = rowLabels(row.values, mapping);
+  const issues: ClipIssue[] = [];
+  const resolved = resolveClipPath(table, written);
+  const rec: ClipRow = {
+    id: randomUUID(),
+    dataset_id: datasetId,
+    row_index: row.rowIndex,
+    path: resolved.path,
+    rel_path: written,
+    sha256: null,
+    duration_s: null,
+    sample_rate: null,
+    channels: null,
+    codec: null,
+    rms: null,
+    peak: null,
+    speaker: labels.speaker,
+    groups_json: JSON.stringify(labels.groups),
+    transcript: labels.transcript,
+    hypothesis: labels.hypothesis,
+    valence: labels.valence,
+    metadata_json: JSON.stringify(labels.metadata),
+    status: 'ok',
+    issues_json: '[]',
+  };
+  if (!resolved.ok) issues.push(issue(resolved.code, resolved.message));
+  else {
+    const [hash, decoded] = await Promise.all([
+      sha256File(resolved.path),
+      analyseAudio(resolved.path, { signal }).catch((err: unknown) => {
+        if (err instanceof AudioDecodeError) return err;
+        throw err;
+      }),
+    ]);
+    rec.sha256 = hash;
+    if (decoded instanceof AudioDecodeError) issues.push(issue('not_audio', `not a readable audio file (${decoded.message.replace(/^not readable as audio: /, '')})`));
+    else {
+      const lv = decoded.levels;
+      rec.duration_s = decoded.durationS;
+      rec.sample_rate = decoded.source.sampleRate;
+      rec.channels = decoded.source.channels;
+      rec.codec = decoded.source.codec;
+      rec.rms = lv.rms;
+      rec.peak = lv.peak;
+      const shortfall = wavShortfallBytes(resolved.path);
+      const damaged = shortfall ? `the WAV header declares ${shortfall} more bytes of audio than the file holds` : decoded.damaged;
+      issues.push(
+        ...audioIssues(
+          { durationS: decoded.durationS, declaredDurationS: decoded.source.declaredDurationS, sampleRate: decoded.source.sampleRate, channels: decoded.source.channels, damaged, ...lv },
+          limits,
+        ),
+      );
+    }
+  }
+  issues.push(...labels.issues);
+  db.transaction(() => {
+    rec.status = statusOf(issues);
+    rec.issues_json = JSON.stringify(issues);
+    db.prepare('DELETE FROM clips WHERE dataset_id = ? AND row_index = ?').run(datasetId, row.rowIndex);
+    db.prepare(
+      `INSERT INTO clips (id, dataset_id, row_index, path, rel_path, sha256, duration_s, sample_rate, channels, codec, rms, peak, speaker,
+         groups_json, transcript, hypothesis, valence, metadata_json, status, issues_json)
+       VALUES (@id, @dataset_id, @row_index, @path, @rel_path, @sha256, @duration_s, @sample_rate, @channels, @codec, @rms, @peak, @speaker,
+         @groups_json, @transcript, @hypothesis, @valence, @metadata_json, @status, @issues_json)`,
+    ).run(rec);
+  })();
+}
+
+/**
+ * Flag every clip whose bytes equal an earlier row's. Run over the whole dataset after
+ * each (possibly concurrent, possibly resumed) import, so the flags never depend on the
+ * order in which clips finished.
+ */
+export function markDuplicates(db: Database.Database, datasetId: string): void {
+  const rows = db
+    .prepare('SELECT id, row_index, rel_path, sha256, issues_json FROM clips WHERE dataset_id = ? AND sha256 IS NOT NULL ORDER BY row_index')
+    .all(datasetId) as { id: string; row_index: number; rel_path: string; sha256: string; issues_json: string }[];
+  const first = new Map<string, { row: number; path: string }>();
+  const update = db.prepare('UPDATE clips SET issues_json = ?, status = ? WHERE id = ?');
+  db.transaction(() => {
+    for (const r of rows) {
+      const issues = (JSON.parse(r.issues_json) as ClipIssue[]).filter((i) => i.code !== 'duplicate');
+      const earlier = first.get(r.sha256);
+      if (earlier) issues.push(issue('duplicate', `same audio (SHA-256) as row ${earlier.row} (${earlier.path})`));
+      else first.set(r.sha256, { row: r.row_index, path: r.rel_path });
+      const json = JSON.stringify(issues);
+      if (json !== r.issues_json) update.run(json, statusOf(issues), r.id);
+    }
+  })();
+}
+
+/**
+ * Import a source into a project database. Returns the report on completion; on
+ * cancellation marks the dataset "cancelled" (its stored clips stay consistent) and
+ * throws CancelledError.
+ */
+export async function importDataset(db: Database.Database, params: ImportParams, control: ImportControl = {}): Promise<ImportResult> {
+  const table = loadSource(params.source);
+  let mapping: ColumnMapping;
+  if (params.mapping) mapping = ColumnMapping.parse(params.mapping);
+  else if (params.mappingName) mapping = loadSavedMapping(db, params.mappingName);
+  else if (table.defaultMapping) mapping = table.defaultMapping;
+  else throw new UserError('no column mapping given and no path column could be guessed; map one (e.g. --map file=path)', 'mapping');
+  checkMapping(mapping, table.header, params.role);
+  const limits = withDefaults(params.limits);
+  const { id: datasetId } = findOrCreateDataset(db, table, params, mapping, limits, control.datasetId);
+
+  const existing = new Map<number, string>();
+  for (const r of db.prepare('SELECT row_index, rel_path FROM clips WHERE dataset_id = ?').all(datasetId) as { row_index: number; rel_path: string }[]) {
+    existing.set(r.row_index, r.rel_path);
+  }
+  db.prepare('DELETE FROM clips WHERE dataset_id = ? AND row_index > ?').run(datasetId, table.rows.length);
+  const todo = table.rows.filter((r) => existing.get(r.rowIndex) !== (r.values[mapping.path] ?? ''));
+  const total = table.rows.length;
+  let done = total - todo.length;
+  const abort = new AbortController();
+  const isCancelled = () => control.cancelled?.() ?? false;
+  // The task's cancel flag is polled; an interval turns it into an abort that kills ffmpeg mid-file.
+  const poll = setInterval(() => {
+    if (isCancelled()) abort.abort();
+  }, 50);
+  const setStatus = (status: string) =>
+    db.prepare('UPDATE datasets SET status = ?, updated_at = ? WHERE id = ?').run(status, new Date().toISOString(), datasetId);
+  const concurrency = Math.max(1, control.concurrency ?? Math.min(4, Math.max(2, cpus().length)));
+  try {
+    control.progress?.('importing', done, total);
+    let next = 0;
+    // A few files at a time: starting ffmpeg dominates for short clips, and no clip's
+    // PCM is ever held (levels are measured while it streams), so memory stays flat.
+    const lane = async () => {
+      while (next < todo.length) {
+        if (isCancelled() || abort.signal.aborted) throw new CancelledError();
+        const row = todo[next++]!;
+        await processRow(db, datasetId, table, row, mapping, limits, abort.signal);
+        done += 1;
+        control.progress?.('importing', done, total);
+      }
+    };
+    const lanes = Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, lane);
+    const settled = await Promise.allSettled(lanes);
+    const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) {
+      abort.abort();
+      throw failure.reason;
+    }
+  } catch (err) {
+    abort.abort();
+    markDuplicates(db, datasetId);
+    setStatus(err instanceof CancelledError || isCancelled() ? 'cancelled' : 'failed');
+    if (isCancelled() && !(err instanceof CancelledError)) throw new CancelledError();
+    throw err;
+  } finally {
+    clearInterval(poll);
+  }
+  markDuplicates(db, datasetId);
+  db.transaction(() => {
+    setStatus('ready');
+    db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(
+      new Date().toISOString(),
+      'dataset.imported',
+      JSON.stringify({ datasetId, role: params.role, source: table.sourcePath, manifestSha256: table.sha256, rows: total, processed: todo.length }),
+    );
+  })();
+  return { ...collectImportReport(db, datasetId), processed: todo.length, status: 'ready' };
+}
+
+/**
+ * Check an import before starting it as a job (missing manifest, unknown columns and
+ * role requirements fail here, synchronously) and say which dataset it will fill: the
+ * existing one for the same source and role, or a new id.
+ */
+export function planImport(db: Database.Database, params: ImportParams): { datasetId: string; reusesDataset: boolean; rows: number } {
+  const table = loadSource(params.source);
+  const mapping = params.mapping
+    ? ColumnMapping.parse(params.mapping)
+    : params.mappingName
+      ? loadSavedMapping(db, params.mappingName)
+      : table.defaultMapping;
+  if (!mapping) throw new UserError('no column mapping given and no path column could be guessed; map one (e.g. --map file=path)', 'mapping');
+  checkMapping(mapping, table.header, params.role);
+  const existing = db
+    .prepare('SELECT id FROM datasets WHERE source_kind = ? AND source_path = ? AND role = ? ORDER BY created_at LIMIT 1')
+    .get(table.kind, table.sourcePath, params.role) as { id: string } | undefined;
+  return { datasetId: existing?.id ?? randomUUID(), reusesDataset: !!existing, rows: table.rows.length };
+}

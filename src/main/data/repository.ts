@@ -1,0 +1,302 @@
+/**
+ * Reading datasets and clips back: summaries, facts per group, the validation report,
+ * and the clip lists other modules (audits, inference) consume.
+ */
+import type Database from 'better-sqlite3';
+import {
+  ColumnMapping,
+  type ClipIssue,
+  type DatasetFacts,
+  type DatasetRole,
+  type DatasetSummary,
+  type GroupFacts,
+  type ImportFailure,
+  type ImportWarning,
+  type SavedMapping,
+  type SourceKind,
+  type ValidationLimits,
+} from '../../shared/api/datasets';
+import { NotFoundError } from '../../shared/errors';
+import { withDefaults } from './validate';
+
+/** One clip as stored, with parsed JSON columns. */
+export interface Clip {
+  id: string;
+  datasetId: string;
+  rowIndex: number;
+  /** Absolute path of the audio file. */
+  path: string;
+  relPath: string;
+  sha256: string | null;
+  durationS: number | null;
+  sampleRate: number | null;
+  channels: number | null;
+  codec: string | null;
+  rms: number | null;
+  peak: number | null;
+  speaker: string | null;
+  groups: Record<string, string>;
+  transcript: string | null;
+  hypothesis: string | null;
+  valence: number | null;
+  metadata: Record<string, string>;
+  status: 'ok' | 'warning' | 'excluded';
+  issues: ClipIssue[];
+  excludedByUser: boolean;
+}
+
+interface ClipDbRow {
+  id: string;
+  dataset_id: string;
+  row_index: number;
+  path: string;
+  rel_path: string;
+  sha256: string | null;
+  duration_s: number | null;
+  sample_rate: number | null;
+  channels: number | null;
+  codec: string | null;
+  rms: number | null;
+  peak: number | null;
+  speaker: string | null;
+  groups_json: string;
+  transcript: string | null;
+  hypothesis: string | null;
+  valence: number | null;
+  metadata_json: string;
+  status: Clip['status'];
+  issues_json: string;
+  excluded_by_user: number;
+}
+
+function toClip(r: ClipDbRow): Clip {
+  return {
+    id: r.id,
+    datasetId: r.dataset_id,
+    rowIndex: r.row_index,
+    path: r.path,
+    relPath: r.rel_path,
+    sha256: r.sha256,
+    durationS: r.duration_s,
+    sampleRate: r.sample_rate,
+    channels: r.channels,
+    codec: r.codec,
+    rms: r.rms,
+    peak: r.peak,
+    speaker: r.speaker,
+    groups: JSON.parse(r.groups_json) as Record<string, string>,
+    transcript: r.transcript,
+    hypothesis: r.hypothesis,
+    valence: r.valence,
+    metadata: JSON.parse(r.metadata_json) as Record<string, string>,
+    status: r.status,
+    issues: JSON.parse(r.issues_json) as ClipIssue[],
+    excludedByUser: r.excluded_by_user === 1,
+  };
+}
+
+/** A clip may enter audits when validation did not exclude it and the user did not either. */
+export function isUsable(c: Pick<Clip, 'status' | 'excludedByUser'>): boolean {
+  return c.status !== 'excluded' && !c.excludedByUser;
+}
+
+/**
+ * Clips of a dataset in row order. By default only usable ones (status ok or warning,
+ * not excluded by the user): what audits must use.
+ */
+export function listClips(db: Database.Database, datasetId: string, options: { includeExcluded?: boolean } = {}): Clip[] {
+  const rows = db.prepare('SELECT * FROM clips WHERE dataset_id = ? ORDER BY row_index').all(datasetId) as ClipDbRow[];
+  const clips = rows.map(toClip);
+  return options.includeExcluded ? clips : clips.filter(isUsable);
+}
+
+interface DatasetDbRow {
+  id: string;
+  name: string;
+  role: DatasetRole;
+  source_kind: SourceKind;
+  source_path: string;
+  status: string;
+  mapping_json: string;
+  settings_json: string;
+  created_at: string;
+  updated_at: string;
+  clips: number;
+  usable: number;
+  excluded: number;
+}
+
+const DATASET_SELECT = `SELECT d.*,
+  (SELECT COUNT(*) FROM clips c WHERE c.dataset_id = d.id) AS clips,
+  (SELECT COUNT(*) FROM clips c WHERE c.dataset_id = d.id AND c.status != 'excluded' AND c.excluded_by_user = 0) AS usable,
+  (SELECT COUNT(*) FROM clips c WHERE c.dataset_id = d.id AND (c.status = 'excluded' OR c.excluded_by_user = 1)) AS excluded
+  FROM datasets d`;
+
+function toSummary(r: DatasetDbRow): DatasetSummary {
+  return {
+    id: r.id,
+    name: r.name,
+    role: r.role,
+    sourceKind: r.source_kind,
+    sourcePath: r.source_path,
+    status: r.status,
+    clips: r.clips,
+    usable: r.usable,
+    excluded: r.excluded,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function listDatasets(db: Database.Database): DatasetSummary[] {
+  return (db.prepare(`${DATASET_SELECT} ORDER BY d.created_at`).all() as DatasetDbRow[]).map(toSummary);
+}
+
+function datasetRow(db: Database.Database, datasetId: string): DatasetDbRow {
+  const row = db.prepare(`${DATASET_SELECT} WHERE d.id = ?`).get(datasetId) as DatasetDbRow | undefined;
+  if (!row) throw new NotFoundError(`no dataset with id ${datasetId} in this project`, 'datasetId');
+  return row;
+}
+
+export function getDataset(db: Database.Database, datasetId: string): DatasetSummary & { mapping: ColumnMapping; limits: Required<ValidationLimits> } {
+  const row = datasetRow(db, datasetId);
+  const settings = JSON.parse(row.settings_json) as { limits?: ValidationLimits };
+  return { ...toSummary(row), mapping: ColumnMapping.parse(JSON.parse(row.mapping_json)), limits: withDefaults(settings.limits) };
+}
+
+/** Per group label and value: usable clips, distinct speakers, total and mean duration. */
+export function groupFacts(clips: readonly Clip[], labels: readonly string[]): GroupFacts[] {
+  const out: GroupFacts[] = [];
+  for (const label of labels) {
+    const by = new Map<string, { clips: number; speakers: Set<string>; total: number }>();
+    for (const c of clips) {
+      const v = c.groups[label];
+      if (v === undefined) continue;
+      const g = by.get(v) ?? { clips: 0, speakers: new Set<string>(), total: 0 };
+      g.clips += 1;
+      if (c.speaker) g.speakers.add(c.speaker);
+      g.total += c.durationS ?? 0;
+      by.set(v, g);
+    }
+    for (const [value, g] of [...by.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+      out.push({ label, value, clips: g.clips, speakers: g.speakers.size, totalDurationS: round(g.total), meanDurationS: round(g.total / g.clips) });
+    }
+  }
+  return out;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Thresholds from METHODS.md and the field guide. */
+export const SPEAT_MIN_STIMULI = 8;
+export const WER_MIN_SPEAKERS = 50;
+export const WER_MIN_UTTERANCES = 500;
+
+/** Dataset-level warnings: groups too small for the audit the role feeds. */
+export function sizeWarnings(role: DatasetRole, clips: readonly Clip[], groups: readonly GroupFacts[]): ImportWarning[] {
+  const out: ImportWarning[] = [];
+  if (clips.length === 0) out.push({ code: 'empty_dataset', message: 'no usable clips: the dataset cannot be used in an audit' });
+  for (const g of groups) {
+    const name = `${g.label} = ${g.value}`;
+    if ((role === 'target' || role === 'attribute') && g.clips < SPEAT_MIN_STIMULI) {
+      out.push({ code: 'small_group', message: `${name}: ${g.clips} stimuli, fewer than ${SPEAT_MIN_STIMULI}; a SpEAT effect size from this group is very uncertain` });
+    }
+    if (role === 'asr' && (g.speakers < WER_MIN_SPEAKERS || g.clips < WER_MIN_UTTERANCES)) {
+      out.push({
+        code: 'small_group',
+        message: `${name}: ${g.speakers} speakers and ${g.clips} utterances, below the field guide's floor of ${WER_MIN_SPEAKERS} speakers or ${WER_MIN_UTTERANCES} utterances for a WER comparison`,
+      });
+    }
+  }
+  if (role === 'attribute') {
+    const rated = clips.filter((c) => c.valence !== null).length;
+    if (rated < 2 * SPEAT_MIN_STIMULI) out.push({ code: 'small_attribute_set', message: `${rated} valence-rated clips: fewer than ${2 * SPEAT_MIN_STIMULI}, so A and B will hold fewer than ${SPEAT_MIN_STIMULI} stimuli each` });
+  }
+  if (role === 'verification') {
+    const per = new Map<string, number>();
+    for (const c of clips) if (c.speaker) per.set(c.speaker, (per.get(c.speaker) ?? 0) + 1);
+    const single = [...per.entries()].filter(([, n]) => n < 2).map(([s]) => s);
+    if (single.length) out.push({ code: 'single_clip_speakers', message: `${single.length} speaker(s) have only one usable clip and can only appear in impostor trials: ${single.slice(0, 10).join(', ')}${single.length > 10 ? ', …' : ''}` });
+    if (per.size < 2) out.push({ code: 'few_speakers', message: `${per.size} speaker(s): verification needs at least two` });
+  }
+  return out;
+}
+
+function rowWarnings(all: readonly Clip[]): { failed: ImportFailure[]; warnings: ImportWarning[] } {
+  const failed: ImportFailure[] = [];
+  const warnings: ImportWarning[] = [];
+  for (const c of all) {
+    const errors = c.issues.filter((i) => i.severity === 'error');
+    if (errors.length) failed.push({ row: c.rowIndex, path: c.relPath, reason: errors.map((e) => e.message).join('; '), code: errors[0]!.code });
+    for (const i of c.issues.filter((x) => x.severity !== 'error')) warnings.push({ row: c.rowIndex, path: c.relPath, code: i.code, message: i.message });
+  }
+  return { failed, warnings };
+}
+
+/** The import's outcome as the CLI and the job report it. */
+export function collectImportReport(db: Database.Database, datasetId: string): { datasetId: string; imported: number; failed: ImportFailure[]; warnings: ImportWarning[] } {
+  const ds = getDataset(db, datasetId);
+  const all = listClips(db, datasetId, { includeExcluded: true });
+  const usable = all.filter(isUsable);
+  const { failed, warnings } = rowWarnings(all);
+  const groups = groupFacts(usable, ds.mapping.groups);
+  return { datasetId, imported: usable.length, failed, warnings: [...warnings, ...sizeWarnings(ds.role, usable, groups)] };
+}
+
+export function datasetFacts(db: Database.Database, datasetId: string): DatasetFacts {
+  const ds = getDataset(db, datasetId);
+  const all = listClips(db, datasetId, { includeExcluded: true });
+  const usable = all.filter(isUsable);
+  const groups = groupFacts(usable, ds.mapping.groups);
+  const issueCounts: Record<string, number> = {};
+  for (const c of all) for (const i of c.issues) issueCounts[i.code] = (issueCounts[i.code] ?? 0) + 1;
+  const total = usable.reduce((s, c) => s + (c.durationS ?? 0), 0);
+  return {
+    dataset: ds,
+    totals: {
+      clips: all.length,
+      usable: usable.length,
+      withWarnings: usable.filter((c) => c.status === 'warning').length,
+      excluded: all.length - usable.length,
+      excludedByUser: all.filter((c) => c.excludedByUser).length,
+      speakers: new Set(usable.map((c) => c.speaker).filter((s): s is string => !!s)).size,
+      totalDurationS: round(total),
+      meanDurationS: usable.length ? round(total / usable.length) : 0,
+    },
+    groups,
+    issueCounts,
+    warnings: sizeWarnings(ds.role, usable, groups),
+    report: all
+      .filter((c) => c.issues.length > 0 || c.excludedByUser)
+      .map((c) => ({ row: c.rowIndex, path: c.relPath, status: c.excludedByUser ? 'excluded' : c.status, excludedByUser: c.excludedByUser, issues: c.issues })),
+  };
+}
+
+export function setExcluded(db: Database.Database, datasetId: string, rows: readonly number[], excluded: boolean): { updated: number } {
+  datasetRow(db, datasetId);
+  const stmt = db.prepare('UPDATE clips SET excluded_by_user = ? WHERE dataset_id = ? AND row_index = ?');
+  let updated = 0;
+  db.transaction(() => {
+    for (const r of rows) updated += stmt.run(excluded ? 1 : 0, datasetId, r).changes;
+    db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(
+      new Date().toISOString(), excluded ? 'clips.excluded' : 'clips.included', JSON.stringify({ datasetId, rows }));
+  })();
+  return { updated };
+}
+
+export function saveMapping(db: Database.Database, name: string, mapping: ColumnMapping): SavedMapping {
+  const now = new Date().toISOString();
+  db.prepare(
+    `INSERT INTO column_mappings (name, mapping_json, created_at, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT(name) DO UPDATE SET mapping_json = excluded.mapping_json, updated_at = excluded.updated_at`,
+  ).run(name, JSON.stringify(mapping), now, now);
+  return { name, mapping, updatedAt: now };
+}
+
+export function listMappings(db: Database.Database): SavedMapping[] {
+  return (db.prepare('SELECT name, mapping_json, updated_at FROM column_mappings ORDER BY name').all() as { name: string; mapping_json: string; updated_at: string }[]).map((r) => ({
+    name: r.name,
+    mapping: ColumnMapping.parse(JSON.parse(r.mapping_json)),
+    updatedAt: r.updated_at,
+  }));
+}

@@ -1,0 +1,178 @@
+/**
+ * Designing a SpEAT test from imported data: target sets X and Y chosen by a group
+ * label, optionally matched on other labels with a stratified, seeded sample per cell,
+ * a paired t-test of clip duration between the matched sets (the confound check the
+ * SpEAT paper reports), and attribute sets A/B from a valence-rated dataset.
+ */
+import { pairedTTest as statsPairedTTest } from '../stats';
+import type { Clip } from './repository';
+
+export interface SpeatDesignOptions {
+  /** Group label that defines the targets, e.g. "accent". */
+  label: string;
+  x: string;
+  y: string;
+  /** Labels to match X and Y on, e.g. ["gender", "rate"]; clips lacking one are left out. */
+  matchOn?: string[];
+  /** Clips per group and cell; default: as many as the smaller side of each cell holds. */
+  perCell?: number;
+  seed?: number;
+}
+
+export interface DesignCell {
+  /** e.g. {gender: "female"}; {} when unmatched. */
+  key: Record<string, string>;
+  xAvailable: number;
+  yAvailable: number;
+  sampled: number;
+}
+
+export interface PairedTTest {
+  n: number;
+  /** mean of (duration X - duration Y) over pairs, seconds */
+  meanDifference: number;
+  t: number;
+  df: number;
+  pValue: number;
+}
+
+export interface SpeatDesign {
+  label: string;
+  x: string;
+  y: string;
+  matchOn: string[];
+  /** X[i] and Y[i] are a matched pair (same cell). */
+  X: Clip[];
+  Y: Clip[];
+  cells: DesignCell[];
+  durationCheck: PairedTTest | null;
+  warnings: string[];
+}
+
+/** mulberry32: small, seeded, reproducible. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const a = [...items];
+  for (let i = a.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+}
+
+/** Paired t-test of x[i] - y[i], two-sided (scipy.stats.ttest_rel), from src/main/stats. */
+export function pairedTTest(x: readonly number[], y: readonly number[]): PairedTTest {
+  const r = statsPairedTTest(x, y);
+  return { n: x.length, meanDifference: r.meanDifference, t: r.t, df: r.df, pValue: r.pValue };
+}
+
+/** Distinct values of a label over clips, with counts (for the wizard's pickers). */
+export function labelValues(clips: readonly Clip[], label: string): { value: string; clips: number }[] {
+  const m = new Map<string, number>();
+  for (const c of clips) {
+    const v = c.groups[label];
+    if (v !== undefined) m.set(v, (m.get(v) ?? 0) + 1);
+  }
+  return [...m.entries()].map(([value, n]) => ({ value, clips: n })).sort((a, b) => (a.value < b.value ? -1 : 1));
+}
+
+/**
+ * Build X and Y from usable clips. X and Y always have equal size (the permutation
+ * test splits X ∪ Y into equal halves) and X[i], Y[i] share a cell, so the duration
+ * check is a paired test. Unmatched designs are one cell; their pairs are random.
+ */
+export function designSpeatTest(clips: readonly Clip[], options: SpeatDesignOptions): SpeatDesign {
+  const matchOn = options.matchOn ?? [];
+  if (options.x === options.y) throw new RangeError('X and Y must be different groups');
+  if (matchOn.includes(options.label)) throw new RangeError(`cannot match on "${options.label}", the label that defines X and Y`);
+  const random = rng(options.seed ?? 1);
+  const warnings: string[] = [];
+  const cells = new Map<string, { key: Record<string, string>; xs: Clip[]; ys: Clip[] }>();
+  let missingMatch = 0;
+  for (const c of clips) {
+    const g = c.groups[options.label];
+    if (g !== options.x && g !== options.y) continue;
+    const key: Record<string, string> = {};
+    let complete = true;
+    for (const m of matchOn) {
+      const v = c.groups[m];
+      if (v === undefined) complete = false;
+      else key[m] = v;
+    }
+    if (!complete) {
+      missingMatch += 1;
+      continue;
+    }
+    const k = JSON.stringify(matchOn.map((m) => key[m]));
+    const cell = cells.get(k) ?? { key, xs: [], ys: [] };
+    (g === options.x ? cell.xs : cell.ys).push(c);
+    cells.set(k, cell);
+  }
+  if (missingMatch) warnings.push(`${missingMatch} clip(s) lack a ${matchOn.join(' or ')} label and were left out of the matched design`);
+  const X: Clip[] = [];
+  const Y: Clip[] = [];
+  const out: DesignCell[] = [];
+  for (const [, cell] of [...cells.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const available = Math.min(cell.xs.length, cell.ys.length);
+    const n = options.perCell === undefined ? available : Math.min(options.perCell, available);
+    if (options.perCell !== undefined && available < options.perCell) {
+      warnings.push(`cell ${JSON.stringify(cell.key)}: only ${available} clip(s) on the smaller side, fewer than the ${options.perCell} asked for`);
+    }
+    X.push(...shuffled(cell.xs, random).slice(0, n));
+    Y.push(...shuffled(cell.ys, random).slice(0, n));
+    out.push({ key: cell.key, xAvailable: cell.xs.length, yAvailable: cell.ys.length, sampled: n });
+  }
+  if (X.length < 8) warnings.push(`${X.length} stimuli per group: fewer than 8, so the effect size is very uncertain`);
+  const durations = X.every((c) => c.durationS !== null) && Y.every((c) => c.durationS !== null);
+  const durationCheck = X.length >= 2 && durations ? pairedTTest(X.map((c) => c.durationS!), Y.map((c) => c.durationS!)) : null;
+  return { label: options.label, x: options.x, y: options.y, matchOn, X, Y, cells: out, durationCheck, warnings };
+}
+
+export interface AttributeSets {
+  /** Pleasant pole: each speaker's k highest-rated clips. */
+  A: Clip[];
+  /** Unpleasant pole: each speaker's k lowest-rated clips. */
+  B: Clip[];
+  speakers: { speaker: string; clips: number; high: number[]; low: number[] }[];
+  skipped: { speaker: string; clips: number; reason: string }[];
+}
+
+/**
+ * Attribute sets from a valence-rated dataset (METHODS.md): per speaker the k highest
+ * and the k lowest rated clips, so every speaker is equally present in both poles.
+ * Speakers with fewer than 2k rated clips are skipped (their poles would overlap).
+ * Ties break by row order, so the choice is reproducible.
+ */
+export function attributeSets(clips: readonly Clip[], k: number): AttributeSets {
+  if (!Number.isInteger(k) || k < 1) throw new RangeError('k must be a positive integer');
+  const by = new Map<string, Clip[]>();
+  for (const c of clips) {
+    if (c.valence === null || !c.speaker) continue;
+    by.set(c.speaker, [...(by.get(c.speaker) ?? []), c]);
+  }
+  const out: AttributeSets = { A: [], B: [], speakers: [], skipped: [] };
+  for (const speaker of [...by.keys()].sort()) {
+    const list = by.get(speaker)!;
+    if (list.length < 2 * k) {
+      out.skipped.push({ speaker, clips: list.length, reason: `${list.length} rated clips, fewer than 2k = ${2 * k}` });
+      continue;
+    }
+    const sorted = [...list].sort((a, b) => b.valence! - a.valence! || a.rowIndex - b.rowIndex);
+    const high = sorted.slice(0, k);
+    const low = sorted.slice(-k);
+    out.A.push(...high);
+    out.B.push(...low);
+    out.speakers.push({ speaker, clips: list.length, high: high.map((c) => c.valence!), low: low.map((c) => c.valence!) });
+  }
+  return out;
+}

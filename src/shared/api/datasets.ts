@@ -1,0 +1,219 @@
+import { z } from 'zod';
+import { Id } from './common';
+
+export const DatasetRole = z.enum(['target', 'attribute', 'asr', 'verification']);
+export type DatasetRole = z.infer<typeof DatasetRole>;
+
+export const SourceKind = z.enum(['manifest', 'folder', 'common-voice']);
+export type SourceKind = z.infer<typeof SourceKind>;
+
+const Column = z.string().min(1).max(200);
+
+/**
+ * Which manifest column plays which role. Columns not named here are kept as metadata
+ * (unless listed in `ignore`).
+ */
+export const ColumnMapping = z.strictObject({
+  path: Column,
+  speaker: Column.optional(),
+  /** Group labels, any number (gender, age, accent, …); the column name is the label name. */
+  groups: z.array(Column).max(50).default([]),
+  transcript: Column.optional(),
+  valence: Column.optional(),
+  hypothesis: Column.optional(),
+  ignore: z.array(Column).max(500).default([]),
+});
+export type ColumnMapping = z.infer<typeof ColumnMapping>;
+export type ColumnMappingInput = z.input<typeof ColumnMapping>;
+
+/** Validation limits; defaults in src/main/data/validate.ts (DEFAULT_LIMITS). */
+export const ValidationLimits = z.strictObject({
+  minDurationS: z.number().min(0).optional(),
+  maxDurationS: z.number().positive().optional(),
+  /** Clips whose RMS is below this level (dBFS) are "silent". */
+  silenceDbfs: z.number().max(0).optional(),
+  /** Fraction of samples in clipped runs above which a clip is flagged "clipped". */
+  clippedFraction: z.number().min(0).max(1).optional(),
+  /** Original sample rates at or below this are "narrowband" (telephone channel). */
+  narrowbandHz: z.number().int().positive().optional(),
+});
+export type ValidationLimits = z.infer<typeof ValidationLimits>;
+
+export type IssueSeverity = 'error' | 'warning' | 'info';
+export type IssueCode =
+  | 'missing_file'
+  | 'outside_folder'
+  | 'not_audio'
+  | 'empty_file'
+  | 'zero_length'
+  | 'truncated'
+  | 'silent'
+  | 'too_short'
+  | 'too_long'
+  | 'duplicate'
+  | 'missing_metadata'
+  | 'missing_label'
+  | 'bad_value'
+  | 'clipped'
+  | 'narrowband'
+  | 'downmixed';
+
+export interface ClipIssue {
+  code: IssueCode;
+  severity: IssueSeverity;
+  message: string;
+}
+
+export const ImportSource = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('manifest'),
+    manifest: z.string().min(1),
+    /** Tab, comma or semicolon; sniffed from the header when absent. */
+    delimiter: z.string().length(1).optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('folder'),
+    folder: z.string().min(1),
+    /** Name of the group label the subfolder names become. */
+    groupLabel: z.string().min(1).max(100).default('group'),
+  }),
+  z.strictObject({
+    kind: z.literal('common-voice'),
+    folder: z.string().min(1),
+    /** Which split TSV: validated.tsv by default. */
+    split: z.string().min(1).default('validated.tsv'),
+  }),
+]);
+export type ImportSource = z.infer<typeof ImportSource>;
+
+export const ImportRequest = z.strictObject({
+  projectId: Id,
+  source: ImportSource,
+  role: DatasetRole,
+  /** Required for manifests; folder and Common Voice imports have defaults. */
+  mapping: ColumnMapping.optional(),
+  /** A saved mapping by name, instead of `mapping`. */
+  mappingName: z.string().min(1).max(200).optional(),
+  name: z.string().trim().min(1).max(200).optional(),
+  limits: ValidationLimits.optional(),
+});
+export type ImportRequest = z.input<typeof ImportRequest>;
+
+export interface ImportFailure {
+  row: number;
+  path: string;
+  reason: string;
+  code: IssueCode;
+}
+
+export interface ImportWarning {
+  row?: number;
+  path?: string;
+  code: string;
+  message: string;
+}
+
+export interface ImportResult {
+  datasetId: string;
+  /** Rows stored and usable (status ok or warning), including ones from earlier runs. */
+  imported: number;
+  /** Rows processed in this run (0 on a re-run of a complete import). */
+  processed: number;
+  /** Rows stored but excluded, with the reason. */
+  failed: ImportFailure[];
+  warnings: ImportWarning[];
+  status: 'ready' | 'cancelled';
+}
+
+export interface DatasetSummary {
+  id: string;
+  name: string;
+  role: DatasetRole;
+  sourceKind: SourceKind;
+  sourcePath: string;
+  status: string;
+  clips: number;
+  usable: number;
+  excluded: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface GroupFacts {
+  label: string;
+  value: string;
+  clips: number;
+  speakers: number;
+  totalDurationS: number;
+  meanDurationS: number;
+}
+
+export interface DatasetFacts {
+  dataset: DatasetSummary & { mapping: ColumnMapping; limits: Required<ValidationLimits> };
+  totals: { clips: number; usable: number; withWarnings: number; excluded: number; excludedByUser: number; speakers: number; totalDurationS: number; meanDurationS: number };
+  /** Per group label, per value: usable clips only. */
+  groups: GroupFacts[];
+  /** Count of clips per issue code. */
+  issueCounts: Record<string, number>;
+  warnings: ImportWarning[];
+  /** Validation report: every clip that has an issue or was excluded by the user. */
+  report: { row: number; path: string; status: string; excludedByUser: boolean; issues: ClipIssue[] }[];
+}
+
+export interface ManifestPreview {
+  file: string;
+  delimiter: string;
+  header: string[];
+  rows: Record<string, string>[];
+  totalRows: number;
+  /** A guess at the mapping from the column names, for the wizard to pre-fill. */
+  suggestedMapping: ColumnMapping | null;
+}
+
+export interface SavedMapping {
+  name: string;
+  mapping: ColumnMapping;
+  updatedAt: string;
+}
+
+export const datasetOperations = {
+  'datasets.import': {
+    input: ImportRequest,
+    result: null as unknown as { jobId: string; datasetId: string },
+    summary: 'Start importing a manifest, folder or Common Voice release as a dataset (a background job)',
+  },
+  'datasets.list': {
+    input: z.strictObject({ projectId: Id }),
+    result: null as unknown as DatasetSummary[],
+    summary: "A project's datasets",
+  },
+  'datasets.show': {
+    input: z.strictObject({ projectId: Id, datasetId: Id }),
+    result: null as unknown as DatasetFacts,
+    summary: 'Facts per group, warnings and the validation report of a dataset',
+  },
+  'datasets.preview': {
+    input: z.strictObject({
+      manifest: z.string().min(1),
+      delimiter: z.string().length(1).optional(),
+      rows: z.number().int().min(0).max(1000).default(20),
+    }),
+    result: null as unknown as ManifestPreview,
+    summary: 'Header and first rows of a manifest, for the column-mapping step',
+  },
+  'datasets.setExcluded': {
+    input: z.strictObject({ projectId: Id, datasetId: Id, rows: z.array(z.number().int().min(1)).min(1).max(100_000), excluded: z.boolean() }),
+    result: null as unknown as { updated: number },
+    summary: 'Exclude clips from (or include them again in) audits',
+  },
+  'mappings.save': {
+    input: z.strictObject({ projectId: Id, name: z.string().trim().min(1).max(200), mapping: ColumnMapping }),
+    result: null as unknown as SavedMapping,
+    summary: 'Save a named column mapping in the project for reuse',
+  },
+  'mappings.list': {
+    input: z.strictObject({ projectId: Id }),
+    result: null as unknown as SavedMapping[],
+    summary: "The project's saved column mappings",
+  },
+} as const;
