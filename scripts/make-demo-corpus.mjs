@@ -238,14 +238,15 @@ asrVoices.forEach((v, vi) => {
   }
 });
 
-// 4. Verification: speakers (voice variants) with five clips each.
+// 4. Verification: speakers (voice variants) with five clips each. Every gender x accent
+// cell holds at least three speakers, so each group has genuine and impostor trials.
 const verificationVoices = [
-  es('spk-us-m2', 'en-us+m2', 'male', 'us', 45), es('spk-us-f5', 'en-us+f5', 'female', 'us'),
-  es('spk-uk-m4', 'en-gb-x-rp+m4', 'male', 'uk', 45), es('spk-uk-f1', 'en-gb-x-rp+f1', 'female', 'uk'),
-  es('spk-cb-m5', 'en-029+m5', 'male', 'caribbean', 45), es('spk-sc-f3', 'en-gb-scotland+f3', 'female', 'scotland'),
-  ...(festival('kal_diphone') ? [fv('spk-kal-m', 'kal_diphone', 'male', 'us')] : []),
-  ...(festival('ked_diphone') ? [fv('spk-ked-m', 'ked_diphone', 'male', 'us')] : []),
-  ...(festival('cmu_us_slt_arctic_hts') ? [fv('spk-slt-f', 'cmu_us_slt_arctic_hts', 'female', 'us')] : []),
+  es('spk-us-m2', 'en-us+m2', 'male', 'us', 45), es('spk-us-m3', 'en-us+m3', 'male', 'us', 45),
+  es('spk-us-f5', 'en-us+f5', 'female', 'us'), es('spk-us-f2', 'en-us+f2', 'female', 'us'),
+  es('spk-uk-m4', 'en-gb-x-rp+m4', 'male', 'uk', 45), es('spk-uk-m1', 'en-gb-x-rp+m1', 'male', 'uk', 45), es('spk-uk-m6', 'en-gb-x-rp+m6', 'male', 'uk', 45),
+  es('spk-uk-f1', 'en-gb-x-rp+f1', 'female', 'uk'), es('spk-uk-f3', 'en-gb-x-rp+f3', 'female', 'uk'), es('spk-uk-f4', 'en-gb-x-rp+f4', 'female', 'uk'),
+  ...(festival('kal_diphone') ? [fv('spk-kal-m', 'kal_diphone', 'male', 'us')] : [es('spk-us-m7', 'en-us+m7', 'male', 'us', 45)]),
+  ...(festival('cmu_us_slt_arctic_hts') ? [fv('spk-slt-f', 'cmu_us_slt_arctic_hts', 'female', 'us')] : [es('spk-us-f3', 'en-us+f3', 'female', 'us')]),
 ];
 const verificationItems = [];
 verificationVoices.forEach((v, vi) => {

@@ -66,8 +66,13 @@ function verificationTrials(ctx: AuditContext, groupBy: string[]): Trial[] {
     const list = byGroup.get(g)!;
     const vecs = list.map((c) => aggregate(emb.get(c.sha256!)!, 'mean', 'last'));
     const rng = new Rng(unitSeed(ctx.seed, `fdi/trials/${groupBy.join('+')}/${g}`));
-    const genuine = samplePairs(list.length, half, (i, j) => list[i]!.speaker === list[j]!.speaker, rng);
-    const impostor = samplePairs(list.length, half, (i, j) => list[i]!.speaker !== list[j]!.speaker, rng);
+    // Balanced: as many impostor as genuine trials, up to half the requested count each.
+    const sameSpeaker = (i: number, j: number) => list[i]!.speaker === list[j]!.speaker;
+    let genuine = samplePairs(list.length, half, sameSpeaker, rng);
+    let impostor = samplePairs(list.length, half, (i, j) => !sameSpeaker(i, j), rng);
+    const k = Math.min(genuine.length, impostor.length);
+    genuine = genuine.slice(0, k);
+    impostor = impostor.slice(0, k);
     if (genuine.length === 0 || impostor.length === 0) {
       ctx.warn(`FDI: group ${g} has no ${genuine.length === 0 ? 'genuine (same-speaker)' : 'impostor (two-speaker)'} pairs and was left out.`);
       continue;

@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import type { Api } from '../api';
+import { canonicalJson } from '../../shared/plan';
+import { UserError } from '../../shared/errors';
+import { listPlans, lockPlan, parsePlan, savePlan } from '../audits/plans';
+import { createAudit, getAudit, listAudits, runAudit, storedResults, unfinishedAudits } from '../audits/run';
+import type { CliCommand, Options } from './args';
+import { cliTaskContext } from './task-context';
+
+function readPlan(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UserError(`cannot read the plan ${file}: ${(err as Error).message}`, 'plan');
+  }
+}
+
+function projectDb(api: Api, o: Options) {
+  const project = api.engine.store.resolve(o.requireString('project'));
+  return { project, db: api.engine.store.db(project.id) };
+}
+
+/** The plan as saved: an identical plan already in the project is reused, not duplicated. */
+function savedPlan(db: ReturnType<Api['engine']['store']['db']>, file: string) {
+  const config = parsePlan(readPlan(file));
+  const same = listPlans(db).find((p) => canonicalJson(p.config) === canonicalJson(config));
+  return same ?? savePlan(db, { config });
+}
+
+export function auditCommands(api: () => Api): CliCommand[] {
+  return [
+    {
+      path: ['audit', 'lock'],
+      usage: 'audit lock --project DIR --plan FILE.json   (save and pre-register a plan)',
+      run: async (o) => {
+        const file = o.requireString('plan');
+        const { db } = projectDb(api(), o);
+        o.assertNoUnknown();
+        return lockPlan(db, savedPlan(db, file).id);
+      },
+    },
+    {
+      path: ['audit', 'run'],
+      usage: 'audit run --project DIR (--plan FILE.json | --resume RUN_ID)   (progress on stderr, summary on stdout)',
+      run: async (o, _p, ctx) => {
+        const planFile = o.string('plan');
+        const resume = o.string('resume');
+        const { project, db } = projectDb(api(), o);
+        o.assertNoUnknown();
+        if ((planFile === undefined) === (resume === undefined)) throw new UserError('give either --plan FILE.json or --resume RUN_ID', 'plan');
+        let auditId: string;
+        if (resume) auditId = getAudit(db, resume).id;
+        else {
+          const plan = savedPlan(db, planFile!);
+          const stopped = unfinishedAudits(db).find((a) => a.planId === plan.id);
+          auditId = stopped?.id ?? createAudit(db, plan.id).id;
+          if (stopped) ctx.log(`resuming run ${stopped.id}, which stopped at ${stopped.stage ?? 'the start'}`);
+        }
+        const task = cliTaskContext(ctx.log);
+        try {
+          const r = await runAudit({ db, dataDir: api().engine.dataDir, auditId, task, projectId: project.id, projectName: project.name });
+          return {
+            runId: auditId,
+            planSha256: r.audit.planSha256,
+            deviations: r.audit.deviations,
+            sections: r.audit.sections,
+            errors: r.errors,
+            warnings: r.warnings,
+            speat: r.speat?.results.map((x) => ({ model: x.modelId.slice(0, 12), test: x.testId, d: x.effectSize, p: x.pValue, pAdjusted: x.pAdjusted[r.speat!.config.correction] })),
+            ser: r.ser?.agreement,
+            wer: r.wer ? Object.fromEntries(Object.entries(r.wer.groups).map(([g, v]) => [g, { wer: v.wer, ci95: v.ci95 }])) : undefined,
+            fdi: r.fdi?.groupings.map((g) => ({ groupBy: g.groupBy, fdi: g.fdi, threshold: g.threshold })),
+          };
+        } finally {
+          task.dispose();
+        }
+      },
+    },
+    {
+      path: ['audit', 'results'],
+      usage: 'audit results --project DIR --run RUN_ID',
+      run: async (o) => {
+        const run = o.requireString('run');
+        const { db } = projectDb(api(), o);
+        o.assertNoUnknown();
+        const a = getAudit(db, run);
+        const r = storedResults(db, a.id);
+        if (!r) throw new UserError(`run ${run} has no results yet (status: ${a.status}); resume it with audit run --resume ${run}`, 'run');
+        return r;
+      },
+    },
+    {
+      path: ['audit', 'list'],
+      usage: 'audit list --project DIR',
+      run: async (o) => {
+        const { db } = projectDb(api(), o);
+        o.assertNoUnknown();
+        return listAudits(db);
+      },
+    },
+  ];
+}

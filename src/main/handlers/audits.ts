@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import { UserError } from '../../shared/errors';
+import type { AuditRunInfo } from '../../shared/api/audits';
+import { demoDir, demoPlan, loadDemoDescription } from '../audits/demo-plan';
+import { listPlans, lockPlan, parsePlan, savePlan } from '../audits/plans';
+import { createAudit, getAudit, listAudits, storedResults, type AuditRow } from '../audits/run';
+import { listDatasets } from '../data/repository';
+import type { Engine } from '../engine';
+import type { HandlerMap } from './types';
+
+/** Audit id → job id of runs this process is working on. */
+const activeRuns = new Map<string, string>();
+
+function info(a: AuditRow): AuditRunInfo {
+  const active = activeRuns.has(a.id);
+  return { ...a, active, resumable: !active && (a.status === 'running' || a.status === 'cancelled' || a.status === 'pending') };
+}
+
+function startRun(engine: Engine, projectId: string, auditId: string): { auditId: string; jobId: string } {
+  if (activeRuns.has(auditId)) return { auditId, jobId: activeRuns.get(auditId)! };
+  const project = engine.store.get(projectId);
+  const { jobId, result } = engine.jobs.start('audits.run', { projectPath: project.path, dataDir: engine.dataDir, auditId });
+  activeRuns.set(auditId, jobId);
+  void result.finally(() => activeRuns.delete(auditId)).catch(() => {});
+  return { auditId, jobId };
+}
+
+export const auditHandlers: HandlerMap<
+  'plans.save' | 'plans.list' | 'plans.lock' | 'plans.demo' | 'audits.start' | 'audits.resume' | 'audits.list' | 'audits.results' | 'demo.describe' | 'demo.import'
+> = {
+  'plans.save': ({ projectId, planId, config }, { store }) => savePlan(store.db(projectId), { ...(planId ? { planId } : {}), config }),
+  'plans.list': ({ projectId }, { store }) => listPlans(store.db(projectId)),
+  'plans.lock': ({ projectId, planId }, { store }) => lockPlan(store.db(projectId), planId),
+  'plans.demo': ({ projectId, fast }, { store }) => {
+    const ids: Record<string, string> = {};
+    for (const d of listDatasets(store.db(projectId))) if (d.sourcePath.startsWith(demoDir())) ids[d.role] = d.id;
+    for (const role of ['attribute', 'target', 'asr', 'verification']) {
+      if (!ids[role]) throw new UserError(`the demo ${role} dataset is not in this project yet: import the demo corpus first`, 'projectId');
+    }
+    return parsePlan(demoPlan(loadDemoDescription(), ids, { fast }));
+  },
+  'audits.start': ({ projectId, planId }, engine) => startRun(engine, projectId, createAudit(engine.store.db(projectId), planId).id),
+  'audits.resume': ({ projectId, auditId }, engine) => {
+    const a = getAudit(engine.store.db(projectId), auditId);
+    if (a.status === 'finished') throw new UserError('this run has already finished', 'auditId');
+    return startRun(engine, projectId, a.id);
+  },
+  'audits.list': ({ projectId }, { store }) => listAudits(store.db(projectId)).map(info),
+  'audits.results': ({ projectId, auditId }, { store }) => {
+    const db = store.db(projectId);
+    const a = getAudit(db, auditId);
+    const r = storedResults(db, a.id);
+    if (!r) throw new UserError(`run ${auditId} has no results yet (status: ${a.status})`, 'auditId');
+    return r;
+  },
+  'demo.describe': () => {
+    const d = loadDemoDescription();
+    return { description: d.description, synthetic: d.synthetic, datasets: d.datasets.map((x) => ({ name: x.name, role: x.role, manifest: join(demoDir(), x.manifest), mapping: x.mapping })) };
+  },
+  'demo.import': ({ projectId }, engine) => {
+    const project = engine.store.get(projectId);
+    return { jobId: engine.jobs.start('demo.import', { projectPath: project.path }).jobId };
+  },
+};
