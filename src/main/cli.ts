@@ -5,7 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { createApi, type Api, toErrorShape } from './api';
 import { createEngine, type Engine } from './engine';
-import { Options, parseArgs, UsageError, type CliCommand, type CliContext } from './cli/args';
+import { CliResult, Options, parseArgs, UsageError, type CliCommand, type CliContext } from './cli/args';
 import { allCommands } from './cli/commands';
 
 function usage(commands: CliCommand[]): string {
@@ -45,6 +45,10 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
       .sort((a, b) => b.path.length - a.path.length)[0];
     if (!match) throw new UsageError(`unknown command "${args.positionals.join(' ')}"\n${usage(commands)}`);
     const result = await match.run(new Options(args), args.positionals.slice(match.path.length), ctx);
+    if (result instanceof CliResult) {
+      io.stdout(`${JSON.stringify(result.output, null, 2)}\n`);
+      return result.exitCode;
+    }
     io.stdout(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {

@@ -91,6 +91,14 @@ export interface CliContext {
   progress(stage: string, done: number, total: number): void;
 }
 
+/** A command result with its own exit code (e.g. `report verify`: 1 when invalid). */
+export class CliResult {
+  constructor(
+    readonly output: unknown,
+    readonly exitCode: number,
+  ) {}
+}
+
 export interface CliCommand {
   /** e.g. ['stats', 'speat'] */
   path: string[];

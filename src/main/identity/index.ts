@@ -1,0 +1,255 @@
+/**
+ * Auditor identities: an X.509 certificate and its RSA private key, kept under
+ * <dataDir>/identities/<id>/ and never copied elsewhere. Created by Equivox (self-signed,
+ * SHA-256, RSA-2048 generated in a worker thread) or imported from a PKCS#12 file.
+ *
+ * The private key is stored encrypted: by a KeyProtector the host supplies (the Electron
+ * host wraps safeStorage), else as PKCS#8 encrypted with a passphrase. With neither (CLI,
+ * demo) a random passphrase is written to `passphrase` beside the key with mode 0600:
+ * documented as a limitation (anyone who can read the data folder can sign).
+ */
+import { createHash, createPrivateKey, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import forge from 'node-forge';
+import type { IdentitySummary } from '../../shared/api/reports';
+import { NotFoundError, UserError } from '../../shared/errors';
+
+/** Encrypts key bytes with an OS key store; the Electron host passes one over safeStorage. */
+export interface KeyProtector {
+  /** Short name recorded in identity.json, e.g. "safeStorage". */
+  readonly kind: string;
+  isAvailable(): boolean;
+  encrypt(plain: Buffer): Buffer;
+  decrypt(cipher: Buffer): Buffer;
+}
+
+export type KeyProtection = IdentitySummary['protection'];
+
+export type IdentityInfo = IdentitySummary;
+
+let hostProtector: KeyProtector | undefined;
+/** The Electron host calls this at start-up with a safeStorage-backed protector. */
+export function setKeyProtector(p: KeyProtector | undefined): void {
+  hostProtector = p;
+}
+export function getKeyProtector(): KeyProtector | undefined {
+  return hostProtector;
+}
+
+export interface KeyAccess {
+  passphrase?: string;
+  protector?: KeyProtector;
+}
+
+export interface SigningIdentity {
+  info: IdentityInfo;
+  key: KeyObject;
+  certificateDer: Buffer;
+  /** Further certificates (chain) from an imported PKCS#12, DER. */
+  chainDer: Buffer[];
+}
+
+export function identitiesDir(dataDir: string): string {
+  return join(dataDir, 'identities');
+}
+
+export function fingerprintOf(der: Buffer): string {
+  return createHash('sha256').update(der).digest('hex').toUpperCase().match(/.{2}/g)!.join(':');
+}
+
+function certDer(cert: forge.pki.Certificate): Buffer {
+  return Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
+}
+
+function dnText(attrs: forge.pki.CertificateField[]): string {
+  return attrs.map((a) => `${a.shortName ?? a.name ?? a.type}=${String(a.value)}`).join(', ');
+}
+
+function attr(attrs: forge.pki.CertificateField[], shortName: string): string | null {
+  const a = attrs.find((x) => x.shortName === shortName);
+  return a ? String(a.value) : null;
+}
+
+/** RSA-2048 in a worker thread (eval'd, so no separate bundle entry is needed). */
+export function generateRsaKeyPem(bits = 2048): Promise<string> {
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { generateKeyPairSync } = require('node:crypto');
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: workerData.bits, publicExponent: 0x10001,
+      publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    parentPort.postMessage(privateKey);`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(code, { eval: true, workerData: { bits } });
+    worker.once('message', (pem: string) => {
+      resolve(pem);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (c) => {
+      if (c !== 0) reject(new Error(`key generation worker exited with code ${c}`));
+    });
+  });
+}
+
+function writeSecret(path: string, data: string | Buffer): void {
+  writeFileSync(path, data, { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+function storeKey(dir: string, keyPem: string, access: KeyAccess): { protection: KeyProtection; protectorKind: string | null } {
+  const key = createPrivateKey(keyPem);
+  if (access.protector && access.protector.isAvailable()) {
+    const der = key.export({ type: 'pkcs8', format: 'der' });
+    writeSecret(join(dir, 'key.protected'), access.protector.encrypt(der));
+    return { protection: 'protector', protectorKind: access.protector.kind };
+  }
+  let passphrase = access.passphrase;
+  let protection: KeyProtection = 'passphrase';
+  if (!passphrase) {
+    passphrase = randomBytes(32).toString('base64url');
+    writeSecret(join(dir, 'passphrase'), passphrase);
+    protection = 'passphrase-file';
+  }
+  const enc = key.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase });
+  writeSecret(join(dir, 'key.pem'), enc);
+  return { protection, protectorKind: null };
+}
+
+function newIdentityDir(dataDir: string): { id: string; dir: string } {
+  const id = `id-${randomUUID().slice(0, 8)}`;
+  const dir = join(identitiesDir(dataDir), id);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  return { id, dir };
+}
+
+function describe(id: string, cert: forge.pki.Certificate, der: Buffer, extra: Pick<IdentityInfo, 'source' | 'protection' | 'protectorKind' | 'createdAt'>): IdentityInfo {
+  return {
+    id,
+    name: attr(cert.subject.attributes, 'CN') ?? dnText(cert.subject.attributes),
+    organisation: attr(cert.subject.attributes, 'O') ?? '',
+    email: attr(cert.subject.attributes, 'E') ?? (cert.subject.getField('emailAddress') ? String(cert.subject.getField('emailAddress').value) : null),
+    subject: dnText(cert.subject.attributes),
+    issuer: dnText(cert.issuer.attributes),
+    serialNumber: cert.serialNumber,
+    notBefore: cert.validity.notBefore.toISOString(),
+    notAfter: cert.validity.notAfter.toISOString(),
+    fingerprint: fingerprintOf(der),
+    ...extra,
+  };
+}
+
+export async function createIdentity(
+  dataDir: string,
+  input: { name: string; organisation: string; email?: string; validityDays?: number; now?: Date } & KeyAccess,
+): Promise<IdentityInfo> {
+  const name = input.name.trim();
+  const organisation = input.organisation.trim();
+  if (!name) throw new UserError('an identity needs a name', 'name');
+  if (!organisation) throw new UserError('an identity needs an organisation', 'organisation');
+  const keyPem = await generateRsaKeyPem(2048);
+  const priv = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.setRsaPublicKey(priv.n, priv.e);
+  // Positive serial: 16 random bytes with the top bit cleared.
+  const serial = randomBytes(16);
+  serial[0] = serial[0]! & 0x7f;
+  cert.serialNumber = serial.toString('hex');
+  const now = input.now ?? new Date();
+  cert.validity.notBefore = new Date(now.getTime() - 60_000);
+  cert.validity.notAfter = new Date(now.getTime() + (input.validityDays ?? 3 * 365) * 86_400_000);
+  const subject: forge.pki.CertificateField[] = [
+    { shortName: 'CN', value: name },
+    { shortName: 'O', value: organisation },
+    ...(input.email ? [{ name: 'emailAddress', value: input.email }] : []),
+  ];
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(priv, forge.md.sha256.create());
+  const der = certDer(cert);
+  const { id, dir } = newIdentityDir(dataDir);
+  const stored = storeKey(dir, keyPem, input);
+  writeFileSync(join(dir, 'certificate.pem'), forge.pki.certificateToPem(cert));
+  const info = describe(id, cert, der, { source: 'created', createdAt: now.toISOString(), ...stored });
+  writeFileSync(join(dir, 'identity.json'), `${JSON.stringify(info, null, 2)}\n`);
+  return info;
+}
+
+export async function importIdentity(dataDir: string, input: { p12: Buffer; p12Passphrase?: string; now?: Date } & KeyAccess): Promise<IdentityInfo> {
+  let p12: forge.pkcs12.Pkcs12Pfx;
+  try {
+    p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(forge.util.createBuffer(input.p12.toString('binary'))), false, input.p12Passphrase ?? '');
+  } catch (err) {
+    throw new UserError(`cannot open the PKCS#12 file (wrong passphrase or not a .p12/.pfx file): ${(err as Error).message}`, 'p12');
+  }
+  const keys = [
+    ...(p12.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag })[forge.pki.oids.pkcs8ShroudedKeyBag] ?? []),
+    ...(p12.getBags({ bagType: forge.pki.oids.keyBag })[forge.pki.oids.keyBag] ?? []),
+  ];
+  const certs = (p12.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? []).map((b) => b.cert).filter((c): c is forge.pki.Certificate => !!c);
+  const key = keys[0]?.key as forge.pki.rsa.PrivateKey | undefined;
+  if (!key) throw new UserError('the PKCS#12 file holds no private key', 'p12');
+  const own = certs.find((c) => {
+    const pub = c.publicKey as forge.pki.rsa.PublicKey;
+    return pub.n && pub.n.compareTo(key.n) === 0 && pub.e.compareTo(key.e) === 0;
+  });
+  if (!own) throw new UserError('the PKCS#12 file holds no certificate matching its private key (only RSA keys are supported)', 'p12');
+  const der = certDer(own);
+  const { id, dir } = newIdentityDir(dataDir);
+  const stored = storeKey(dir, forge.pki.privateKeyToPem(key), input);
+  writeFileSync(join(dir, 'certificate.pem'), forge.pki.certificateToPem(own));
+  const chain = certs.filter((c) => c !== own);
+  if (chain.length > 0) writeFileSync(join(dir, 'chain.pem'), chain.map((c) => forge.pki.certificateToPem(c)).join(''));
+  const info = describe(id, own, der, { source: 'imported', createdAt: (input.now ?? new Date()).toISOString(), ...stored });
+  writeFileSync(join(dir, 'identity.json'), `${JSON.stringify(info, null, 2)}\n`);
+  return info;
+}
+
+export function listIdentities(dataDir: string): IdentityInfo[] {
+  const root = identitiesDir(dataDir);
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .filter((d) => existsSync(join(root, d, 'identity.json')))
+    .map((d) => JSON.parse(readFileSync(join(root, d, 'identity.json'), 'utf8')) as IdentityInfo)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+export function getIdentity(dataDir: string, id: string): IdentityInfo {
+  if (!/^[\w-]+$/.test(id)) throw new NotFoundError(`no identity "${id}"`, 'identity');
+  const file = join(identitiesDir(dataDir), id, 'identity.json');
+  if (!existsSync(file)) throw new NotFoundError(`no identity "${id}" (see: identity list)`, 'identity');
+  return JSON.parse(readFileSync(file, 'utf8')) as IdentityInfo;
+}
+
+/** Decrypt the key for signing; it stays in memory in this process only. */
+export function loadSigningIdentity(dataDir: string, id: string, access: KeyAccess = {}): SigningIdentity {
+  const info = getIdentity(dataDir, id);
+  const dir = join(identitiesDir(dataDir), id);
+  let key: KeyObject;
+  if (info.protection === 'protector') {
+    if (!access.protector || !access.protector.isAvailable()) throw new UserError(`identity ${id} is protected by ${info.protectorKind ?? 'the OS key store'}, which is not available here`, 'identity');
+    key = createPrivateKey({ key: access.protector.decrypt(readFileSync(join(dir, 'key.protected'))), format: 'der', type: 'pkcs8' });
+  } else {
+    const passphrase = info.protection === 'passphrase-file' ? readFileSync(join(dir, 'passphrase'), 'utf8').trim() : access.passphrase;
+    if (!passphrase) throw new UserError(`identity ${id} is protected by a passphrase: give --passphrase`, 'passphrase');
+    try {
+      key = createPrivateKey({ key: readFileSync(join(dir, 'key.pem'), 'utf8'), format: 'pem', passphrase });
+    } catch {
+      throw new UserError(`wrong passphrase for identity ${id}`, 'passphrase');
+    }
+  }
+  const pem = readFileSync(join(dir, 'certificate.pem'), 'utf8');
+  const certificateDer = certDer(forge.pki.certificateFromPem(pem));
+  const chainFile = join(dir, 'chain.pem');
+  const chainDer = existsSync(chainFile)
+    ? (readFileSync(chainFile, 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((p) => certDer(forge.pki.certificateFromPem(p)))
+    : [];
+  return { info, key, certificateDer, chainDer };
+}

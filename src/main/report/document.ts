@@ -1,0 +1,343 @@
+/**
+ * The report's content: cover, executive summary, one section each for SpEAT, SER
+ * propagation, WER and FDI, limitations and a reproducibility appendix. A pure function
+ * of the results and the signer's details; the caller adds the signature placeholder.
+ */
+import PDFDocument from 'pdfkit';
+import type { AuditResults } from '../../shared/results';
+import { fmt, fmtPValue, pText } from '../../shared/charts/format';
+import { registerFonts, FONT_REGULAR } from './fonts';
+import { CHART_STYLE, Layout, PAGE, sectionCharts } from './layout';
+import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serFindings, speatFindings, werFindings } from './narrative';
+import { fdiTables, serTables, speatTables, werTables, type ReportTable } from './tables';
+
+export const SECTION_HEADINGS = {
+  speat: '1. SpEAT: speech embedding association test',
+  ser: '2. SER propagation: bias in speech emotion recognition',
+  wer: '3. WER: word error rate by group',
+  fdi: '4. FDI: fairness disagreement index',
+} as const;
+
+export interface DocumentMeta {
+  auditor: string;
+  organisation: string;
+  now: Date;
+  signerName: string;
+  fingerprint: string;
+  /** How the signing key is protected, for the limitations. */
+  keyProtection: 'safeStorage' | 'passphrase' | 'passphrase-file' | 'protector';
+}
+
+export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKit.PDFDocument {
+  const doc = new PDFDocument({
+    size: 'A4',
+    margins: { top: PAGE.margin, left: PAGE.margin, right: PAGE.margin, bottom: PAGE.bottom },
+    bufferPages: true,
+    autoFirstPage: true,
+    lang: 'en-GB',
+    displayTitle: true,
+    info: {
+      Title: `${results.audit.title}: bias audit report`,
+      Author: `${meta.auditor}, ${meta.organisation}`,
+      Subject: `Equivox audit ${results.audit.id} of project ${results.project.name}`,
+      Keywords: 'speech, bias, fairness, audit, SpEAT, WER, FDI',
+      Creator: `Equivox ${results.equivoxVersion}`,
+      Producer: `Equivox ${results.equivoxVersion} (PDFKit)`,
+      CreationDate: meta.now,
+      ModDate: meta.now,
+    },
+  });
+  registerFonts(doc);
+  doc.font(FONT_REGULAR);
+  const L = new Layout(doc);
+  cover(L, results, meta);
+  summary(L, results);
+  const builders = { speat: speatSection, ser: serSection, wer: werSection, fdi: fdiSection } as const;
+  for (const section of ['speat', 'ser', 'wer', 'fdi'] as const) {
+    const failed = (results.errors ?? []).filter((e) => e.section === section);
+    if (results[section]) builders[section](L, results);
+    else if (failed.length > 0 || results.audit.sections.includes(section)) {
+      L.newPage();
+      L.h1(SECTION_HEADINGS[section]);
+      L.p(failed.length > 0 ? `This section could not run: ${failed.map((e) => e.message).join('; ')}` : 'This section was planned but produced no results.');
+    }
+  }
+  limitations(L, results, meta);
+  appendix(L, results);
+  footers(doc, results);
+  return doc;
+}
+
+function cover(L: Layout, r: AuditResults, meta: DocumentMeta): void {
+  const doc = L.doc;
+  doc.y = 150;
+  L.p('Equivox bias audit report', { size: 12, colour: '#555555' });
+  doc.font('DejaVuSans-Bold').fontSize(22).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin });
+  doc.fillColor('#000000');
+  L.gap(24);
+  L.keyValues([
+    ['Project', r.project.name],
+    ['Audit', `${r.audit.title} (run ${r.audit.id})`],
+    ['Auditor', meta.auditor],
+    ['Organisation', meta.organisation],
+    ['Report date', meta.now.toISOString().slice(0, 10)],
+    ['Audit run', `${r.audit.startedAt} to ${r.audit.finishedAt}`],
+    ['Plan', `${r.audit.planId}, version ${r.audit.planVersion}`],
+    ['Plan hash (SHA-256)', r.audit.planSha256 ?? 'not locked'],
+    ['Plan locked at', r.audit.lockedAt ?? 'not locked'],
+    ['Equivox version', r.equivoxVersion],
+    ['Signed by', meta.signerName],
+    ['Certificate fingerprint (SHA-256)', meta.fingerprint],
+  ]);
+  L.gap(20);
+  L.p(
+    'This report is digitally signed (PAdES baseline B-B). Any change to the file invalidates the signature. The full results are attached inside the PDF as results.json; a detached statement (report.statement.json) lists the SHA-256 of this report, the results, each dataset manifest and each model.',
+    { size: 8.5, colour: '#555555' },
+  );
+}
+
+function summary(L: Layout, r: AuditResults): void {
+  L.newPage();
+  L.h1('Executive summary');
+  L.p(
+    'What this audit measures: the SpEAT section measures associations inside the models’ embedding space (which groups’ voices sit closer to pleasant speech); it is not a measure of harm in a product. The SER, WER and FDI sections measure the behaviour of downstream systems: an emotion recogniser, a speech recogniser and a speaker-verification decision.',
+  );
+  const alpha = r.speat?.config.alpha ?? 0.05;
+  if (r.speat) {
+    L.h2('SpEAT (association in the embedding space)');
+    L.bullets(speatFindings(r));
+  }
+  if (r.ser) {
+    L.h2('SER propagation (downstream emotion recognition)');
+    L.bullets(serFindings(r));
+  }
+  if (r.wer) {
+    L.h2('WER (downstream speech recognition)');
+    L.bullets(werFindings(r, alpha));
+  }
+  if (r.fdi) {
+    L.h2('FDI (do fairness metrics agree?)');
+    L.bullets(fdiFindings(r));
+  }
+  L.h2('Caveats');
+  L.bullets(caveats(r));
+  L.p('A result that is unlikely to be chance shows a difference in these data; it does not prove bias in every use of the model, and a result that could be chance does not prove its absence.', { size: 8.5, colour: '#555555' });
+}
+
+function tables(L: Layout, list: ReportTable[]): void {
+  for (const t of list) {
+    if (t.id.startsWith('fdi-sweep')) L.table(t, 7);
+    else L.table(t);
+  }
+}
+
+function speatSection(L: Layout, r: AuditResults): void {
+  const s = r.speat!;
+  L.newPage();
+  L.h1(SECTION_HEADINGS.speat);
+  L.h2('Method in brief');
+  L.p(
+    `For target groups X and Y and attribute sets A (pleasant speech) and B (unpleasant speech), each clip w gets s(w) = mean cosine similarity to A − mean cosine similarity to B. The effect size is d = (mean s over X − mean s over Y) / standard deviation of s over X ∪ Y (ddof 1). Positive d: X sits closer to pleasant speech than Y. The p-value is a one-sided permutation test (H1: d > 0) over equal-size splits of X ∪ Y, ${s.config.permutations} permutations (enumerated when all splits fit), seeded. Standard errors come from ${s.config.bootstrap} bootstrap resamples of the target stimuli at sizes ${s.config.sampleSizes.join(', ')}. Multiple comparisons across all ${s.results.length} tests: Bonferroni, Holm and Benjamini–Hochberg are shown; the summary uses ${CORRECTION_NAMES[s.config.correction]} at α = ${s.config.alpha}.`,
+  );
+  L.p(
+    `Embeddings: per layer, the ${s.config.temporal} over frames (temporal aggregation), then layer aggregation "${s.config.layer}". Hidden states follow Hugging Face transformers' output_hidden_states (N+1 states; state 0 is the transformer's input); the SpEAT authors' code differs in places (wav2vec 2.0 state 0 before the positional convolution; HuBERT's state 0; Whisper before the final layer norm), so layer-level numbers may differ from the paper's.`,
+  );
+  L.h2('Data, models and results');
+  tables(L, speatTables(r).filter((t) => t.id !== 'speat-grid'));
+  const charts = sectionCharts(r, 'speat', CHART_STYLE);
+  charts.forEach((c, i) => L.chart(c, `Figure 1.${i + 1}`));
+  const grid = speatTables(r).find((t) => t.id === 'speat-grid');
+  if (grid) {
+    L.table(grid, 6.8);
+  }
+}
+
+function serSection(L: Layout, r: AuditResults): void {
+  const ser = r.ser!;
+  L.newPage();
+  L.h1(SECTION_HEADINGS.ser);
+  L.h2('Method in brief');
+  L.p(
+    `A downstream valence (emotion) regressor after Yang et al. (2021): a softmax-weighted sum of the hidden states, a linear layer to 256 units, the mean over frames and a linear output, trained with MSE on valence ratings scaled to [0, 1], Adam, batch ${ser.config.batchSize}, up to ${ser.config.maxSteps} steps, one model per learning rate (${ser.config.learningRates.join(', ')}). Split ${fmt(ser.config.split.train)}/${fmt(ser.config.split.validation)}/${fmt(ser.config.split.test)} (train/validation/test); the model is selected on the validation split, never the test split. For each SpEAT test, the regressor predicts valence for the target clips and Cohen's d (pooled SD, ddof 1) compares the groups; "agree" means the sign of Cohen's d equals the sign of SpEAT d. Agreement: ${ser.agreement.agree} of ${ser.agreement.total}.`,
+  );
+  L.h2('Data, models and results');
+  tables(L, serTables(r));
+  sectionCharts(r, 'ser', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 2.${i + 1}`));
+}
+
+function werSection(L: Layout, r: AuditResults): void {
+  const w = r.wer!;
+  L.newPage();
+  L.h1(SECTION_HEADINGS.wer);
+  L.h2('Method in brief');
+  const norm = {
+    basic: 'basic: Unicode NFKC, lowercase, punctuation removed except apostrophes inside words, whitespace collapsed',
+    none: 'none: text used as given',
+    english: 'english: basic rules plus digits and common contractions expanded',
+  }[w.config.normalize];
+  L.p(
+    `Hypotheses: ${w.config.hypotheses}${w.config.asrModel ? ` (${w.config.asrModel})` : ''}. Normalisation, applied to reference and hypothesis alike: ${norm}. Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples. Against the reference group ${w.config.referenceGroup}: a two-sided permutation test (${w.config.permutations} permutations) and a Poisson regression of errors with log(reference words) as offset; per comparison the rate ratio and a likelihood-ratio χ² test with 1 df (Holm-adjusted here across ${w.comparisons.length} comparisons). Overall test against the intercept-only model: χ²(${w.overall.df}) = ${fmt(w.overall.devianceDrop)}, ${pText(w.overall.pValue)}.`,
+  );
+  L.h2('Data, models and results');
+  tables(L, werTables(r));
+  sectionCharts(r, 'wer', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 3.${i + 1}`));
+}
+
+function fdiSection(L: Layout, r: AuditResults): void {
+  const f = r.fdi!;
+  L.newPage();
+  L.h1(SECTION_HEADINGS.fdi);
+  L.h2('Method in brief');
+  L.p(
+    `Verification decisions score ≥ threshold, per group: false positive rate, false negative rate and accuracy, their disparities (max − min), worst-group accuracy and Wasserstein-1 distances between the groups' score distributions. Each metric is normalised over groups to [0, 1] (orientation "${f.config.orientation}"${f.config.orientation === 'harm' ? ': 1 − accuracy, so every metric grows with harm' : ': accuracy as published, which on its own produces rank disagreement'}). FDI = mean over metric pairs of α × value disagreement + (1 − α) × rank disagreement, α = ${f.config.alpha}. Thresholds swept from ${f.config.thresholds.from} to ${f.config.thresholds.to} by ${f.config.thresholds.step}; the reported threshold is ${f.config.threshold}${f.config.thresholdRule === "equal-error-rate" ? " (the equal-error-rate threshold over all trials)" : " (set in the plan)"}. CI: ${f.config.bootstrap} bootstrap resamples of trials within groups.`,
+  );
+  L.h2('Data, models and results');
+  const list = fdiTables(r);
+  tables(L, list.filter((t) => !t.id.startsWith('fdi-sweep')));
+  sectionCharts(r, 'fdi', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 4.${i + 1}`));
+  tables(L, list.filter((t) => t.id.startsWith('fdi-sweep')));
+}
+
+function limitations(L: Layout, r: AuditResults, meta: DocumentMeta): void {
+  L.newPage();
+  L.h1('Limitations');
+  const items = [
+    ...caveats(r),
+    'SpEAT measures association in the embedding space, not harm in a product; a downstream system may amplify, reduce or not reflect it. The SER, WER and FDI sections show behaviour of specific downstream systems on these data only.',
+    'Group labels come from the datasets’ metadata; the groups are only as accurate and as complete as those labels, and other factors (recording conditions, sentence content, speaking style) can differ between groups.',
+    'Statistical significance depends on sample size: large groups make small differences significant, small groups hide large ones. Effect sizes and confidence intervals matter more than p-values.',
+  ];
+  if (meta.keyProtection === 'passphrase-file') {
+    items.push('The signing key was protected by a random passphrase stored in a file (permissions 0600) next to it in the Equivox data folder, because no passphrase or operating-system key store was available. Anyone who can read that folder can sign as this auditor.');
+  }
+  if (meta.fingerprint && meta.signerName) {
+    items.push('The signature shows the report has not changed since signing and which certificate signed it. A self-signed certificate does not prove identity by itself: compare the fingerprint on the cover with one obtained from the auditor.');
+  }
+  L.bullets(items);
+}
+
+function appendix(L: Layout, r: AuditResults): void {
+  L.newPage();
+  L.h1('Appendix: reproducibility');
+  L.table({
+    id: 'appendix-datasets',
+    section: 'appendix',
+    title: 'Datasets',
+    columns: [
+      { title: 'Dataset', format: 'text', width: 1.6 },
+      { title: 'Role', format: 'text', width: 0.8 },
+      { title: 'Clips', format: 'int', width: 0.5 },
+      { title: 'Excluded', format: 'int', width: 0.75 },
+      { title: 'Synthetic', format: 'text', width: 0.75 },
+      { title: 'Manifest SHA-256', format: 'hash', width: 2.6 },
+    ],
+    rows: r.datasets.map((d) => [d.name, d.role, d.clips, d.excluded, d.synthetic, d.manifestSha256 ?? 'none']),
+  });
+  L.table({
+    id: 'appendix-groups',
+    section: 'appendix',
+    title: 'Groups in each dataset',
+    columns: [
+      { title: 'Dataset', format: 'text', width: 1.6 },
+      { title: 'Group', format: 'text', width: 1.4 },
+      { title: 'Clips', format: 'int', width: 0.6 },
+      { title: 'Speakers', format: 'int', width: 0.6 },
+      { title: 'Total s', format: 'num', width: 0.7 },
+      { title: 'Mean s', format: 'num', width: 0.6 },
+    ],
+    rows: r.datasets.flatMap((d) => d.groups.map((g) => [d.name, `${g.label} = ${g.value}`, g.clips, g.speakers, g.totalDurationS, g.meanDurationS])),
+  });
+  L.table({
+    id: 'appendix-models',
+    section: 'appendix',
+    title: 'Models',
+    columns: [
+      { title: 'Model', format: 'text', width: 1.1 },
+      { title: 'Front end', format: 'text', width: 0.9 },
+      { title: 'Hidden states', format: 'text', width: 2.6 },
+      { title: 'Dims', format: 'text', width: 0.5 },
+      { title: 'Licence / source', format: 'text', width: 1 },
+      { title: 'SHA-256', format: 'hash', width: 1.9 },
+    ],
+    rows: r.models.map((m) => [m.name, m.frontEnd, m.hiddenStates, [...new Set(m.dims)].join(', '), [m.licence, m.source].filter(Boolean).join(', ') || (m.builtin ? 'bundled' : '–'), m.sha256]),
+  });
+  L.h2('Sampling, normalisation and seeds');
+  const items: string[] = [`Seed for every random step (permutations, bootstrap, splits, training): ${r.audit.seed}.`];
+  if (r.speat) {
+    for (const t of r.speat.tests) {
+      items.push(`${t.name}: ${t.x.n} × ${t.y.n} target stimuli; matching ${t.matching ? `on ${t.matching.on.join(', ')}` : 'none'}; attributes ${t.attributes.perSpeaker} highest- and lowest-rated clips per speaker (A = ${t.attributes.nA}, B = ${t.attributes.nB}).`);
+    }
+  }
+  if (r.wer) items.push(`WER normalisation "${r.wer.config.normalize}"; grouping by ${r.wer.config.groupBy.join(' × ')}; bootstrap by ${r.wer.config.by}.`);
+  if (r.fdi) items.push(`FDI trials per group: ${r.fdi.config.trialsPerGroup ?? 'all'}; orientation ${r.fdi.config.orientation}.`);
+  if (r.audit.deviations.length > 0) {
+    for (const d of r.audit.deviations) items.push(`Deviation from the locked plan at ${d.path}: locked ${JSON.stringify(d.locked)}, used ${JSON.stringify(d.used)}.`);
+  } else items.push('No deviations from the locked plan.');
+  L.bullets(items, 8.5);
+  L.h2('Software');
+  L.keyValues(
+    [
+      ['Equivox', r.equivoxVersion],
+      ['Node.js', r.environment.node],
+      ['ONNX Runtime', r.environment.onnxruntime],
+      ['Platform', `${r.environment.platform} ${r.environment.arch}, ${r.environment.cpus} CPUs`],
+      ['Execution providers', [...new Set(r.models.map((m) => `${m.provider} (${m.threads} threads)`))].join(', ') || '–'],
+    ],
+    130,
+    8.5,
+  );
+  L.h2('Statistical tests');
+  const tests: string[] = [];
+  if (r.speat) {
+    for (const x of r.speat.results) {
+      tests.push(`SpEAT ${x.testId} × ${modelName(r, x.modelId)}: permutation test (one-sided, ${x.permutations} ${x.exact ? 'exact' : 'sampled'}), d = ${fmt(x.effectSize)}, ${pText(x.pValue)} (Bonferroni ${fmtPValue(x.pAdjusted.bonferroni)}, Holm ${fmtPValue(x.pAdjusted.holm)}, BH ${fmtPValue(x.pAdjusted.bh)}).`);
+    }
+    for (const t of r.speat.tests) {
+      const dur = t.confounds.duration;
+      if (dur) tests.push(`Duration confound ${t.id}: ${dur.test}, t(${fmt(dur.df)}) = ${fmt(dur.t)}, ${pText(dur.p)}; mean durations ${fmt(dur.meanX)} s vs ${fmt(dur.meanY)} s.`);
+    }
+  }
+  if (r.wer) {
+    for (const c of r.wer.comparisons) tests.push(`WER ${c.group} vs ${c.referenceGroup}: Poisson likelihood-ratio χ²(1) = ${fmt(c.poisson.devianceDrop)}, ${pText(c.poisson.pValue)}; permutation ${pText(c.permutationPValue)} (${r.wer.config.permutations} permutations).`);
+    tests.push(`WER overall: χ²(${r.wer.overall.df}) = ${fmt(r.wer.overall.devianceDrop)}, ${pText(r.wer.overall.pValue)}.`);
+  }
+  if (r.fdi) for (const g of r.fdi.groupings) tests.push(`FDI ${g.groupBy.join(' × ')}: percentile bootstrap CI (${r.fdi.config.bootstrap} resamples) ${g.fdiCi95 ? `[${fmt(g.fdiCi95[0])}, ${fmt(g.fdiCi95[1])}]` : 'not computed'}.`);
+  L.bullets(tests, 8);
+  L.h2('Reporting checklist');
+  const has = (b: boolean, where: string): string => (b ? `yes: ${where}` : 'not reported');
+  L.table({
+    id: 'appendix-checklist',
+    section: 'appendix',
+    title: 'Field guide reporting checklist',
+    columns: [
+      { title: 'Item', format: 'text', width: 2 },
+      { title: 'Reported', format: 'text', width: 2 },
+    ],
+    rows: [
+      ['Datasets, sizes and provenance (manifest hashes)', has(r.datasets.length > 0, 'appendix, Datasets')],
+      ['Demographic groups with clips, speakers, durations', has(r.datasets.some((d) => d.groups.length > 0), 'data tables per section')],
+      ['Sampling and matching of stimuli', has(!!r.speat, 'appendix, Sampling')],
+      ['Text normalisation rules', has(!!r.wer, 'section 3, Method')],
+      ['Models with versions (SHA-256) and execution provider', has(r.models.length > 0, 'models tables, appendix')],
+      ['Seeds and software versions', has(true, 'appendix, Software')],
+      ['Pre-registration (locked plan hash)', has(r.audit.planSha256 !== null, 'cover')],
+      ['Effect sizes with uncertainty (SE, CIs)', has(true, 'results tables and figures')],
+      ['Statistical tests with statistics and degrees of freedom', has(true, 'appendix, Statistical tests')],
+      ['Correction for multiple comparisons (raw and adjusted p)', has(!!r.speat || !!r.wer, 'results tables')],
+      ['Confound checks', has(!!r.speat?.tests.some((t) => t.confounds.duration), 'section 1, data table')],
+      ['Limitations', has(true, 'Limitations')],
+    ],
+  });
+}
+
+function footers(doc: PDFKit.PDFDocument, r: AuditResults): void {
+  const range = doc.bufferedPageRange();
+  for (let i = range.start; i < range.start + range.count; i += 1) {
+    doc.switchToPage(i);
+    const bottom = doc.page.margins.bottom;
+    doc.page.margins.bottom = 0;
+    doc.font(FONT_REGULAR).fontSize(7).fillColor('#777777').text(`Equivox bias audit · ${r.audit.title} · page ${i + 1} of ${range.count}`, PAGE.margin, PAGE.height - 36, { width: PAGE.width - 2 * PAGE.margin, align: 'center', lineBreak: false });
+    doc.page.margins.bottom = bottom;
+  }
+  doc.fillColor('#000000');
+}

@@ -1,0 +1,155 @@
+/**
+ * Plain-language findings generated from the results (METHODS.md, "Plain-language
+ * interpretation"): direction in words, Cohen's magnitude, "unlikely to be chance" only
+ * below alpha after adjustment, never "proves", very uncertain below 10 stimuli.
+ */
+import type { AuditResults, Correction, SpeatResult } from '../../shared/results';
+import { fmt, fmtCi, fmtPercent, fmtSigned, pText } from '../../shared/charts/format';
+
+export const CORRECTION_NAMES: Record<Correction, string> = { bonferroni: 'Bonferroni', holm: 'Holm', bh: 'Benjamini–Hochberg' };
+
+export function magnitude(d: number): 'negligible' | 'small' | 'medium' | 'large' {
+  const a = Math.abs(d);
+  return a < 0.2 ? 'negligible' : a < 0.5 ? 'small' : a < 0.8 ? 'medium' : 'large';
+}
+
+export function chanceText(pAdjusted: number, alpha: number, nTests: number, correction: Correction): string {
+  const adj = `adjusted for ${nTests} test${nTests === 1 ? '' : 's'}, ${CORRECTION_NAMES[correction]}`;
+  return pAdjusted < alpha ? `is unlikely to be chance (${pText(pAdjusted)}, ${adj})` : `could be chance (${pText(pAdjusted)}, ${adj})`;
+}
+
+/** Holm adjustment of a small list of p-values (used for WER comparisons). */
+export function holm(ps: number[]): number[] {
+  const n = ps.length;
+  const order = ps.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
+  const out = new Array<number>(n);
+  let running = 0;
+  order.forEach(([p, i], k) => {
+    running = Math.max(running, Math.min(1, (n - k) * p));
+    out[i] = running;
+  });
+  return out;
+}
+
+export function modelName(results: AuditResults, id: string | null): string {
+  if (id === null) return '–';
+  return results.models.find((m) => m.id === id)?.name ?? id;
+}
+
+export interface Finding {
+  /** One paragraph of plain language. */
+  text: string;
+}
+
+export function speatFindings(results: AuditResults): string[] {
+  const s = results.speat;
+  if (!s) return [];
+  const n = s.results.length;
+  const out: string[] = [];
+  for (const t of s.tests) {
+    const rs = s.results.filter((r) => r.testId === t.id);
+    if (rs.length === 0) continue;
+    const parts = rs.map((r: SpeatResult) => {
+      const closer = r.effectSize >= 0 ? t.x.value : t.y.value;
+      const other = r.effectSize >= 0 ? t.y.value : t.x.value;
+      const mag = magnitude(r.effectSize);
+      const dir = mag === 'negligible' ? `recordings of ${t.x.value} and ${t.y.value} speakers sit about equally close to pleasant speech` : `recordings of ${closer} speakers sit closer to pleasant speech than ${other} speakers' do`;
+      return `${modelName(results, r.modelId)}: ${dir} (d = ${fmtSigned(r.effectSize)}, ${mag}); this ${chanceText(r.pAdjusted[s.config.correction], s.config.alpha, n, s.config.correction)}.`;
+    });
+    const few = Math.min(t.x.n, t.y.n) < 10 ? ` With only ${Math.min(t.x.n, t.y.n)} stimuli per group, these estimates are very uncertain.` : '';
+    const human = t.humanIatD !== null ? ` For comparison, people's implicit association (human IAT D) in the SpEAT paper was ${fmtSigned(t.humanIatD)}.` : '';
+    out.push(`${t.name}. ${parts.join(' ')}${few}${human}`);
+  }
+  return out;
+}
+
+export function serFindings(results: AuditResults): string[] {
+  const ser = results.ser;
+  if (!ser) return [];
+  const out: string[] = [];
+  out.push(
+    `In ${ser.agreement.agree} of ${ser.agreement.total} test × model × learning-rate combinations, the emotion (valence) model's difference between the groups points the same way as the SpEAT effect size: the embedding's association carries into a downstream emotion recogniser's behaviour where the signs agree.`,
+  );
+  for (const m of ser.models) {
+    const sel = m.regressors.find((r) => r.selected) ?? m.regressors[0];
+    if (!sel) continue;
+    const tests = m.tests.filter((t) => t.learningRate === sel.learningRate);
+    const bits = tests.map((t) => {
+      const design = results.speat?.tests.find((d) => d.id === t.testId);
+      const x = design?.x.value ?? 'group X';
+      const y = design?.y.value ?? 'group Y';
+      const mag = magnitude(t.cohensD);
+      if (mag === 'negligible') return `${x} vs ${y}: no notable difference (Cohen's d = ${fmtSigned(t.cohensD)})`;
+      return `${t.cohensD > 0 ? x : y} speech is predicted as more positive than ${t.cohensD > 0 ? y : x} speech (Cohen's d = ${fmtSigned(t.cohensD)}, ${mag})`;
+    });
+    out.push(`${modelName(results, m.modelId)}, selected regressor (learning rate ${sel.learningRate}, test-split R² = ${fmt(sel.r2)}): ${bits.join('; ')}. No significance test is run on these differences.`);
+  }
+  return out;
+}
+
+export function werAdjusted(results: AuditResults): number[] {
+  return holm((results.wer?.comparisons ?? []).map((c) => c.poisson.pValue));
+}
+
+export function werFindings(results: AuditResults, alpha: number): string[] {
+  const wer = results.wer;
+  if (!wer) return [];
+  const adj = werAdjusted(results);
+  const k = wer.comparisons.length;
+  const ref = wer.groups[wer.config.referenceGroup];
+  return wer.comparisons.map((c, i) => {
+    const g = wer.groups[c.group];
+    const worse = c.absoluteDelta > 0;
+    const few = g && g.speakers < 10 ? ` It has only ${g.speakers} speakers, so the interval is wide.` : '';
+    const p = adj[i]!;
+    const chance = p < alpha ? `is unlikely to be chance (${pText(p)}, Poisson likelihood-ratio test adjusted for ${k} comparison${k === 1 ? '' : 's'}, Holm)` : `could be chance (${pText(p)}, Poisson likelihood-ratio test adjusted for ${k} comparison${k === 1 ? '' : 's'}, Holm)`;
+    return `${c.group}: word error rate ${fmtPercent(g?.wer)} (95% CI ${fmtCi(g?.ci95 ? [g.ci95[0] * 100, g.ci95[1] * 100] : null)}%) against ${fmtPercent(ref?.wer)} for ${c.referenceGroup}: the recogniser makes ${worse ? 'more' : 'fewer'} errors for ${c.group} speakers (${fmtSigned(c.absoluteDelta * 100)} percentage points, rate ratio ${fmt(c.poisson.rateRatio)}); this ${chance}.${few}`;
+  });
+}
+
+export function fdiFindings(results: AuditResults): string[] {
+  const fdi = results.fdi;
+  if (!fdi) return [];
+  return fdi.groupings.map((g) => {
+    const groups = Object.entries(g.groups);
+    const worst = (pick: (m: (typeof groups)[number][1]) => number | null, higherIsWorse: boolean): string => {
+      const vals = groups.filter(([, m]) => pick(m) !== null).sort((a, b) => (higherIsWorse ? pick(b[1])! - pick(a[1])! : pick(a[1])! - pick(b[1])!));
+      return vals[0]?.[0] ?? '–';
+    };
+    const fprW = worst((m) => m.fpr, true);
+    const fnrW = worst((m) => m.fnr, true);
+    const accW = worst((m) => m.accuracy, false);
+    const agree = fprW === fnrW && fnrW === accW;
+    return `Grouped by ${g.groupBy.join(' × ')} at threshold ${fmt(g.threshold)}: the highest false positive rate is for ${fprW}, the highest false negative rate for ${fnrW} and the lowest accuracy for ${accW} (disparities: FPR ${fmt(g.disparities.fpr)}, FNR ${fmt(g.disparities.fnr)}, accuracy ${fmt(g.disparities.accuracy)}; worst-group accuracy ${fmt(g.worstGroupAccuracy)}). FDI = ${fmt(g.fdi)} (95% CI ${fmtCi(g.fdiCi95)}): ${
+      g.fdi < 0.05 ? 'the metrics essentially agree on who is worse served' : agree ? 'the metrics name the same worst-off group but disagree on by how much' : 'the metrics disagree about who is worst off, so no single metric should be reported alone'
+    }.`;
+  });
+}
+
+/** Caveats the summary must repeat: the pipeline's warnings plus what the report sees. */
+export function caveats(results: AuditResults): string[] {
+  const out = [...results.warnings, ...(results.errors ?? []).map((e) => `The ${e.section.toUpperCase()} section could not run: ${e.message}`)];
+  const synthetic = results.datasets.filter((d) => d.synthetic);
+  if (synthetic.length > 0 && !out.some((w) => /synthetic/i.test(w))) {
+    out.push(`${synthetic.map((d) => d.name).join(', ')} ${synthetic.length === 1 ? 'is' : 'are'} synthetic: the findings illustrate the method and do not describe how the models treat real people.`);
+  }
+  for (const t of results.speat?.tests ?? []) {
+    const n = Math.min(t.x.n, t.y.n);
+    if (n < 10 && !out.some((w) => w.includes(t.x.value) || w.toLowerCase().includes(t.name.toLowerCase().split(':')[0]!))) {
+      out.push(`${t.name} has only ${n} stimuli per group: its effect size is very uncertain.`);
+    }
+    const dur = t.confounds.duration;
+    if (dur && dur.p < (results.speat?.config.alpha ?? 0.05)) {
+      out.push(`${t.name}: clip durations differ between the groups (${dur.test}, t(${fmt(dur.df)}) = ${fmt(dur.t)}, ${pText(dur.p)}); duration may confound the effect.`);
+    }
+  }
+  for (const [g, r] of Object.entries(results.wer?.groups ?? {})) {
+    if (r.speakers < 50 || r.utterances < 500) {
+      const msg = `WER group ${g} has ${r.speakers} speakers and ${r.utterances} utterances, below the field guide's floor of 50 speakers or 500 utterances.`;
+      if (!out.includes(msg)) out.push(msg);
+    }
+  }
+  if (!results.audit.planSha256) out.push('The audit plan was not locked before the run, so the analysis was not pre-registered.');
+  if (results.audit.deviations.length > 0) out.push(`The run deviates from the locked plan in ${results.audit.deviations.length} setting(s); see the appendix.`);
+  return out;
+}

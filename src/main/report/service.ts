@@ -1,0 +1,77 @@
+/**
+ * reports.build: load an audit run's results (project database or a results.json file),
+ * sign the report with an identity from the data folder, write the PDF, the signed
+ * statement and the exports, and record the report in the project's `reports` table.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import type { BuiltReport, OperationInputReportsBuild } from './service-types';
+import { RESULTS_SCHEMA_VERSION, type AuditResults } from '../../shared/results';
+import { NotFoundError, UserError } from '../../shared/errors';
+import type { Engine } from '../engine';
+import { getKeyProtector, listIdentities, loadSigningIdentity } from '../identity';
+import { buildReport, writeExports } from './index';
+
+function parseResults(text: string, where: string): AuditResults {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UserError(`${where} is not valid JSON`);
+  }
+  const r = parsed as Partial<AuditResults>;
+  if (!r || typeof r !== 'object' || r.schemaVersion !== RESULTS_SCHEMA_VERSION) {
+    throw new UserError(`${where} has results schema version ${String(r?.schemaVersion)}; this Equivox reads version ${RESULTS_SCHEMA_VERSION}`);
+  }
+  if (!r.audit || !r.project || !Array.isArray(r.models) || !Array.isArray(r.datasets)) throw new UserError(`${where} is missing audit, project, models or datasets`);
+  return r as AuditResults;
+}
+
+export async function buildReportFiles(engine: Engine, input: OperationInputReportsBuild): Promise<BuiltReport> {
+  let results: AuditResults;
+  let record: ((row: { path: string; sha256: string; signer: string; fingerprint: string }) => string) | null = null;
+  if (input.resultsPath) {
+    const file = resolve(input.resultsPath);
+    if (!existsSync(file)) throw new NotFoundError(`no results file at ${file}`, 'resultsPath');
+    results = parseResults(readFileSync(file, 'utf8'), file);
+  } else {
+    const project = engine.store.resolve(input.project!);
+    const db = engine.store.db(project.id);
+    const row = db.prepare("SELECT result_json FROM results WHERE audit_id = ? AND unit_key = 'results.json'").get(input.auditId!) as { result_json: string } | undefined;
+    if (!row) {
+      const audit = db.prepare('SELECT status FROM audits WHERE id = ?').get(input.auditId!) as { status: string } | undefined;
+      throw audit
+        ? new UserError(`audit run ${input.auditId} has no assembled results yet (status: ${audit.status}); run or finish the audit first`, 'auditId')
+        : new NotFoundError(`no audit run "${input.auditId}" in project ${project.name}`, 'auditId');
+    }
+    results = parseResults(row.result_json, `results of audit run ${input.auditId}`);
+    record = (r) => {
+      const id = randomUUID();
+      db.prepare('INSERT INTO reports (id, audit_id, path, sha256, signer, fingerprint, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(id, input.auditId!, r.path, r.sha256, r.signer, r.fingerprint, new Date().toISOString());
+      return id;
+    };
+  }
+  const identities = listIdentities(engine.dataDir);
+  let identityId = input.identityId;
+  if (!identityId) {
+    if (identities.length === 0) throw new UserError('no auditor identity yet: create one with "identity create --name NAME --org ORGANISATION" or import one with "identity import --p12 FILE"', 'identityId');
+    if (identities.length > 1) throw new UserError(`several identities exist (${identities.map((i) => i.id).join(', ')}): choose one with --identity`, 'identityId');
+    identityId = identities[0]!.id;
+  }
+  const identity = loadSigningIdentity(engine.dataDir, identityId, { passphrase: input.passphrase, protector: getKeyProtector() });
+  const out = resolve(input.out);
+  const base = basename(out, extname(out));
+  mkdirSync(dirname(out), { recursive: true });
+  const { pdf, statement } = await buildReport(results, { identity, auditor: input.auditor, organisation: input.organisation, reportFileName: basename(out) });
+  writeFileSync(out, pdf);
+  const statementPath = join(dirname(out), `${base}.statement.json`);
+  writeFileSync(statementPath, `${JSON.stringify(statement, null, 2)}\n`);
+  const exportsDir = join(dirname(out), `${base}-data`);
+  const exports = writeExports(results, exportsDir);
+  const sha256 = createHash('sha256').update(pdf).digest('hex');
+  const signer = `${identity.info.name}${identity.info.organisation ? `, ${identity.info.organisation}` : ''}`;
+  const reportId = record ? record({ path: out, sha256, signer, fingerprint: identity.info.fingerprint }) : null;
+  const pages = (pdf.toString('latin1').match(/\/Type \/Page\b(?!s)/g) ?? []).length || null;
+  return { reportId, path: out, statementPath, exportsDir, exports, sha256, signer, fingerprint: identity.info.fingerprint, pages };
+}

@@ -1,0 +1,277 @@
+/**
+ * Every section table as data: raw values plus a display format per column. The PDF
+ * formats them for reading (2 significant decimals, p < 0.001); the CSV exports keep
+ * full precision. One definition, so the two can never disagree.
+ */
+import type { AuditResults } from '../../shared/results';
+import { fmt, fmtPValue, fmtSigned, pText } from '../../shared/charts/format';
+import { testLabel } from '../../shared/charts/speat';
+import { magnitude, modelName, werAdjusted } from './narrative';
+
+export type Cell = string | number | boolean | null;
+export type ColumnFormat = 'text' | 'int' | 'num' | 'signed' | 'p' | 'pct' | 'hash';
+
+export interface Column {
+  title: string;
+  format: ColumnFormat;
+  /** Relative width in the PDF. */
+  width: number;
+}
+
+export interface ReportTable {
+  /** File stem for the CSV export, e.g. "speat-results". */
+  id: string;
+  section: 'speat' | 'ser' | 'wer' | 'fdi' | 'appendix';
+  title: string;
+  columns: Column[];
+  rows: Cell[][];
+}
+
+const col = (title: string, format: ColumnFormat = 'text', width = 1): Column => ({ title, format, width });
+
+export function formatCell(value: Cell, format: ColumnFormat): string {
+  if (value === null || value === undefined) return '–';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'string') return value;
+  switch (format) {
+    case 'int':
+      return Number.isInteger(value) ? String(value) : fmt(value);
+    case 'num':
+      return fmt(value);
+    case 'signed':
+      return fmtSigned(value);
+    case 'p':
+      return fmtPValue(value);
+    case 'pct':
+      return `${fmt(value * 100)}%`;
+    default:
+      return String(value);
+  }
+}
+
+function groupFacts(results: AuditResults, label: string, value: string, datasetId?: string) {
+  const ds = datasetId ? results.datasets.filter((d) => d.id === datasetId) : results.datasets;
+  for (const d of ds) {
+    const g = d.groups.find((x) => x.label === label && x.value === value) ?? d.groups.find((x) => x.value === value);
+    if (g) return g;
+  }
+  return undefined;
+}
+
+export function modelsTable(results: AuditResults, section: ReportTable['section'], ids?: string[]): ReportTable {
+  const models = ids ? results.models.filter((m) => ids.includes(m.id)) : results.models;
+  return {
+    id: `${section}-models`,
+    section,
+    title: 'Models',
+    columns: [col('Model', 'text', 1.6), col('Family', 'text', 1), col('SHA-256', 'hash', 2.6), col('Layers', 'int', 0.6), col('Execution provider', 'text', 0.9)],
+    rows: models.map((m) => [m.name, m.family, m.sha256, m.layers, `${m.provider} (${m.threads} threads)`]),
+  };
+}
+
+export function speatTables(results: AuditResults): ReportTable[] {
+  const s = results.speat;
+  if (!s) return [];
+  const target = results.datasets.find((d) => d.role === 'target');
+  const data: ReportTable = {
+    id: 'speat-data',
+    section: 'speat',
+    title: 'Data: target groups per test',
+    columns: [col('Test', 'text', 1.4), col('Group', 'text', 1), col('Clips', 'int', 0.6), col('Speakers', 'int', 0.8), col('Total s', 'num', 0.7), col('Mean s', 'num', 0.6), col('Matching', 'text', 1.2), col('Duration check', 'text', 1.6)],
+    rows: s.tests.flatMap((t) =>
+      [t.x, t.y].map((g, i) => {
+        const f = groupFacts(results, g.label, g.value, target?.id);
+        const dur = t.confounds.duration;
+        return [
+          i === 0 ? t.name : '',
+          `${g.label} = ${g.value}`,
+          g.n,
+          f?.speakers ?? null,
+          f?.totalDurationS ?? null,
+          f?.meanDurationS ?? null,
+          i === 0 ? (t.matching ? `on ${t.matching.on.join(', ')}${t.matching.perCell !== null ? `, ${t.matching.perCell} per cell` : ''}` : 'none') : '',
+          i === 0 && dur ? `${dur.test}: t(${fmt(dur.df)}) = ${fmt(dur.t)}, ${pText(dur.p)}` : i === 0 ? 'not run' : '',
+        ];
+      }),
+    ),
+  };
+  const attributes: ReportTable = {
+    id: 'speat-attributes',
+    section: 'speat',
+    title: 'Data: attribute stimuli (pleasant A, unpleasant B)',
+    columns: [col('Test', 'text', 1.6), col('Attribute dataset', 'text', 1.6), col('Per speaker', 'int', 0.8), col('A', 'int', 0.5), col('B', 'int', 0.5)],
+    rows: s.tests.map((t) => [t.name, results.datasets.find((d) => d.id === t.attributes.datasetId)?.name ?? t.attributes.datasetId, t.attributes.perSpeaker, t.attributes.nA, t.attributes.nB]),
+  };
+  const res: ReportTable = {
+    id: 'speat-results',
+    section: 'speat',
+    title: `Results (temporal ${s.config.temporal}, layer ${s.config.layer}; p one-sided)`,
+    columns: [col('Test', 'text', 1.1), col('Model', 'text', 1.5), col('d', 'signed', 0.55), col('Size', 'text', 0.75), col('p raw', 'p', 0.6), col('p Bonf.', 'p', 0.6), col('p Holm', 'p', 0.6), col('p BH', 'p', 0.6), col('Permutations', 'text', 1.15), col('SE (n)', 'text', 0.8)],
+    rows: s.results.map((r) => {
+      const se = r.standardErrors[r.standardErrors.length - 1];
+      return [
+        testLabel(results, r.testId),
+        modelName(results, r.modelId),
+        r.effectSize,
+        magnitude(r.effectSize),
+        r.pValue,
+        r.pAdjusted.bonferroni,
+        r.pAdjusted.holm,
+        r.pAdjusted.bh,
+        `${r.permutations} ${r.exact ? 'exact' : 'sampled'}`,
+        se ? `${fmt(se.standardError)} (${se.size})` : null,
+      ];
+    }),
+  };
+  const out = [data, attributes, modelsTable(results, 'speat', [...new Set(s.results.map((r) => r.modelId))]), res];
+  if (s.grid && s.grid.length > 0) {
+    const keys = [...new Set(s.grid.map((g) => `${g.testId}|${g.modelId}`))];
+    const combos = [...new Set(s.grid.map((g) => `${g.temporal}|${g.layer}`))];
+    out.push({
+      id: 'speat-grid',
+      section: 'speat',
+      title: `Aggregation grid (Table 2 of the SpEAT paper): d per temporal × layer aggregation (${results.models.map((m, i) => `M${i + 1} = ${m.name}`).join('; ')})`,
+      columns: [col('Temporal', 'text', 0.8), col('Layer', 'text', 1), ...keys.map((k) => {
+        const [testId, modelId] = k.split('|') as [string, string];
+        const mi = results.models.findIndex((m) => m.id === modelId);
+        return col(`${testLabel(results, testId)} M${mi + 1}`, 'signed', 1);
+      })],
+      rows: combos.map((c) => {
+        const [temporal, layer] = c.split('|') as [string, string];
+        return [temporal, layer, ...keys.map((k) => s.grid!.find((g) => `${g.testId}|${g.modelId}` === k && g.temporal === temporal && g.layer === layer)?.effectSize ?? null)];
+      }),
+    });
+  }
+  return out;
+}
+
+export function serTables(results: AuditResults): ReportTable[] {
+  const ser = results.ser;
+  if (!ser) return [];
+  return [
+    {
+      id: 'ser-data',
+      section: 'ser',
+      title: 'Data: valence-rated clips per split',
+      columns: [col('Model', 'text', 2), col('Train', 'int'), col('Validation', 'int'), col('Test', 'int')],
+      rows: ser.models.map((m) => [modelName(results, m.modelId), m.trainClips, m.validationClips, m.testClips]),
+    },
+    modelsTable(results, 'ser', ser.models.map((m) => m.modelId)),
+    {
+      id: 'ser-regressors',
+      section: 'ser',
+      title: 'Valence regressors (test split)',
+      columns: [col('Model', 'text', 2), col('Learning rate', 'text'), col('Steps', 'int'), col('R²', 'num'), col('RMSE', 'num'), col('Validation loss', 'num'), col('Selected', 'text')],
+      rows: ser.models.flatMap((m) => m.regressors.map((r) => [modelName(results, m.modelId), String(r.learningRate), r.steps, r.r2, r.rmse, r.validationLoss, r.selected])),
+    },
+    {
+      id: 'ser-results',
+      section: 'ser',
+      title: "Results: SpEAT d against the emotion model's Cohen's d",
+      columns: [col('Test', 'text', 1.2), col('Model', 'text', 1.6), col('Learning rate', 'text', 0.8), col('SpEAT d', 'signed', 0.7), col("Cohen's d", 'signed', 0.7), col('Mean X', 'num', 0.6), col('Mean Y', 'num', 0.6), col('Agree', 'text', 0.5)],
+      rows: ser.models.flatMap((m) => m.tests.map((t) => [testLabel(results, t.testId), modelName(results, m.modelId), String(t.learningRate), t.speatD, t.cohensD, t.meanX, t.meanY, t.agree])),
+    },
+  ];
+}
+
+export function werTables(results: AuditResults): ReportTable[] {
+  const wer = results.wer;
+  if (!wer) return [];
+  const groups = Object.keys(wer.groups).sort((a, b) => a.localeCompare(b, 'en'));
+  const adj = werAdjusted(results);
+  const out: ReportTable[] = [
+    {
+      id: 'wer-data',
+      section: 'wer',
+      title: `Data: ${results.datasets.find((d) => d.id === wer.datasetId)?.name ?? wer.datasetId}, grouped by ${wer.config.groupBy.join(' × ')}`,
+      columns: [col('Group', 'text', 1.4), col('Utterances', 'int'), col('Speakers', 'int'), col('Reference words', 'int'), col('Total s', 'num'), col('Mean s', 'num')],
+      rows: groups.map((g) => {
+        const r = wer.groups[g]!;
+        const f = groupFacts(results, wer.config.groupBy[0] ?? '', g, wer.datasetId);
+        return [g, r.utterances, r.speakers, r.referenceWords, f?.totalDurationS ?? null, f?.meanDurationS ?? null];
+      }),
+    },
+  ];
+  if (wer.config.asrModel || results.models.length > 0) {
+    out.push({
+      id: 'wer-models',
+      section: 'wer',
+      title: 'Speech recogniser',
+      columns: [col('Hypotheses from', 'text'), col('ASR model', 'text', 2)],
+      rows: [[wer.config.hypotheses, wer.config.asrModel ?? 'imported transcripts']],
+    });
+  }
+  out.push(
+    {
+      id: 'wer-groups',
+      section: 'wer',
+      title: 'Results per group',
+      columns: [col('Group', 'text', 1.3), col('WER', 'pct', 0.7), col('95% CI low', 'pct', 0.8), col('95% CI high', 'pct', 0.8), col('CER', 'pct', 0.7), col('S', 'int', 0.5), col('D', 'int', 0.5), col('I', 'int', 0.5), col('MER', 'pct', 0.7), col('WIL', 'pct', 0.7)],
+      rows: groups.map((g) => {
+        const r = wer.groups[g]!;
+        return [g, r.wer, r.ci95?.[0] ?? null, r.ci95?.[1] ?? null, r.cer, r.substitutions, r.deletions, r.insertions, r.mer, r.wil];
+      }),
+    },
+    {
+      id: 'wer-comparisons',
+      section: 'wer',
+      title: `Comparisons against ${wer.config.referenceGroup} (Poisson regression, likelihood-ratio χ² with 1 df)`,
+      columns: [col('Group', 'text', 1.2), col('Δ WER', 'signed', 0.7), col('Relative Δ', 'signed', 0.7), col('Rate ratio', 'num', 0.7), col('b (SE)', 'text', 0.9), col('χ²(1)', 'num', 0.6), col('p raw', 'p', 0.6), col('p Holm', 'p', 0.6), col('Perm. p', 'p', 0.7)],
+      rows: wer.comparisons.map((c, i) => [c.group, c.absoluteDelta, c.relativeDelta, c.poisson.rateRatio, `${fmt(c.poisson.coefficient)} (${fmt(c.poisson.standardError)})`, c.poisson.devianceDrop, c.poisson.pValue, adj[i] ?? null, c.permutationPValue]),
+    },
+  );
+  return out;
+}
+
+export function fdiTables(results: AuditResults): ReportTable[] {
+  const fdi = results.fdi;
+  if (!fdi) return [];
+  const out: ReportTable[] = [
+    {
+      id: 'fdi-data',
+      section: 'fdi',
+      title: 'Data: verification trials',
+      columns: [col('Dataset', 'text', 2), col('Source', 'text'), col('Genuine trials', 'int'), col('Impostor trials', 'int'), col('Model', 'text', 1.6)],
+      rows: [[fdi.datasetId === null ? `imported scores${fdi.file ? ` (${fdi.file})` : ''}` : (results.datasets.find((d) => d.id === fdi.datasetId)?.name ?? fdi.datasetId), fdi.config.source, fdi.trials.genuine, fdi.trials.impostor, modelName(results, fdi.config.modelId)]],
+    },
+  ];
+  if (fdi.config.modelId) out.push(modelsTable(results, 'fdi', [fdi.config.modelId]));
+  fdi.groupings.forEach((g, gi) => {
+    const suffix = fdi.groupings.length > 1 ? `-${gi + 1}` : '';
+    out.push(
+      {
+        id: `fdi-groups${suffix}`,
+        section: 'fdi',
+        title: `Per group at threshold ${fmt(g.threshold)} (${g.groupBy.join(' × ')})`,
+        columns: [col('Group', 'text', 1.4), col('Trials', 'int'), col('FPR', 'num'), col('FNR', 'num'), col('Accuracy', 'num'), col('Wasserstein-1', 'num')],
+        rows: Object.entries(g.groups).map(([name, m]) => [name, m.n, m.fpr, m.fnr, m.accuracy, g.wasserstein[name] ?? null]),
+      },
+      {
+        id: `fdi-indices${suffix}`,
+        section: 'fdi',
+        title: 'Disagreement indices and disparities',
+        columns: [col('FDI', 'num'), col('95% CI low', 'num'), col('95% CI high', 'num'), col('Value disagr.', 'num'), col('Rank disagr.', 'num'), col('FPR disp.', 'num'), col('FNR disp.', 'num'), col('Accuracy disp.', 'num'), col('Worst-group acc.', 'num')],
+        rows: [[g.fdi, g.fdiCi95?.[0] ?? null, g.fdiCi95?.[1] ?? null, g.valueDisagreement, g.rankDisagreement, g.disparities.fpr, g.disparities.fnr, g.disparities.accuracy, g.worstGroupAccuracy]],
+      },
+      {
+        id: `fdi-alpha${suffix}`,
+        section: 'fdi',
+        title: 'Sensitivity of FDI to alpha (weight of value vs rank disagreement)',
+        columns: g.alphaSensitivity.map((a) => col(`α = ${fmt(a.alpha)}`, 'num')),
+        rows: [g.alphaSensitivity.map((a) => a.fdi)],
+      },
+      {
+        id: `fdi-sweep${suffix}`,
+        section: 'fdi',
+        title: 'Threshold sweep',
+        columns: [col('Threshold', 'num'), col('FDI', 'num'), col('Value disagr.', 'num'), col('Rank disagr.', 'num'), col('FPR disp.', 'num'), col('FNR disp.', 'num'), col('Accuracy disp.', 'num')],
+        rows: g.sweep.map((s) => [s.threshold, s.fdi, s.valueDisagreement, s.rankDisagreement, s.disparities.fpr, s.disparities.fnr, s.disparities.accuracy]),
+      },
+    );
+  });
+  return out;
+}
+
+export function allTables(results: AuditResults): ReportTable[] {
+  return [...speatTables(results), ...serTables(results), ...werTables(results), ...fdiTables(results)];
+}

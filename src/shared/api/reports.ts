@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { Id } from './common';
+
+/** An auditor identity as the app shows it (never the key). */
+export interface IdentitySummary {
+  id: string;
+  name: string;
+  organisation: string;
+  email: string | null;
+  source: 'created' | 'imported';
+  subject: string;
+  issuer: string;
+  serialNumber: string;
+  notBefore: string;
+  notAfter: string;
+  /** SHA-256 of the certificate's DER, colon-separated upper-case hex. */
+  fingerprint: string;
+  protection: 'protector' | 'passphrase' | 'passphrase-file';
+  protectorKind: string | null;
+  createdAt: string;
+}
+
+export interface ReportVerification {
+  valid: boolean;
+  signer: string | null;
+  fingerprint: string | null;
+  signedAt: string | null;
+  coversWholeFile: boolean;
+  attachments: { name: string; size: number; sha256: string }[];
+  subFilter: string | null;
+  /** Plain-language reasons when not valid. */
+  problems: string[];
+}
+
+export interface BuiltReport {
+  reportId: string | null;
+  path: string;
+  statementPath: string;
+  exportsDir: string;
+  exports: string[];
+  sha256: string;
+  signer: string;
+  fingerprint: string;
+  pages: number | null;
+}
+
+const Text = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const Path = z.string().min(1, 'must not be empty');
+
+export const reportOperations = {
+  'reports.build': {
+    input: z
+      .strictObject({
+        /** Project id or folder. */
+        project: Path.optional(),
+        auditId: Id.optional(),
+        /** Build from a results.json file instead of the project database. */
+        resultsPath: Path.optional(),
+        out: Path,
+        identityId: Id.optional(),
+        passphrase: z.string().optional(),
+        auditor: Text.optional(),
+        organisation: Text.optional(),
+      })
+      .refine((v) => v.resultsPath !== undefined || (v.project !== undefined && v.auditId !== undefined), {
+        message: 'give project and auditId, or resultsPath',
+        path: ['project'],
+      }),
+    result: null as unknown as BuiltReport,
+    summary: 'Build the signed PDF report of an audit run, its signed statement and the exports',
+  },
+  'reports.verify': {
+    input: z.strictObject({ path: Path }),
+    result: null as unknown as ReportVerification,
+    summary: "Verify a report's signature and list its attachments",
+  },
+  'identities.create': {
+    input: z.strictObject({ name: Text, organisation: Text, email: z.string().email().optional(), passphrase: z.string().min(8, 'must be at least 8 characters').optional() }),
+    result: null as unknown as IdentitySummary,
+    summary: 'Create a self-signed auditor identity (RSA-2048, SHA-256)',
+  },
+  'identities.import': {
+    input: z.strictObject({ p12Path: Path, p12Passphrase: z.string().optional(), passphrase: z.string().min(8, 'must be at least 8 characters').optional() }),
+    result: null as unknown as IdentitySummary,
+    summary: "Import an auditor identity from the organisation's PKCS#12 (.p12/.pfx) file",
+  },
+  'identities.list': {
+    input: z.strictObject({}),
+    result: null as unknown as IdentitySummary[],
+    summary: 'Auditor identities in this data folder',
+  },
+} as const;

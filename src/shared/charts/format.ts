@@ -1,0 +1,43 @@
+/**
+ * Number formatting for text (report, app): 2 significant decimals, p < 0.001 written as
+ * such. Full precision stays in exports and tooltips.
+ */
+
+/** 2 decimals, or 2 significant digits for |x| < 0.01 (0.0034), "–" for null/NaN. */
+export function fmt(x: number | null | undefined): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  if (x === 0) return '0.00';
+  const a = Math.abs(x);
+  if (a >= 0.01) return x.toFixed(2);
+  return x.toPrecision(2);
+}
+
+/** Signed, for effect sizes: "+0.97", "−0.05". */
+export function fmtSigned(x: number | null | undefined): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  const s = fmt(Math.abs(x));
+  return x > 0 ? `+${s}` : x < 0 ? `−${s}` : s;
+}
+
+/** "< 0.001" or the value with 2 significant decimals (no "p =" prefix). */
+export function fmtPValue(p: number | null | undefined): string {
+  if (p === null || p === undefined || !Number.isFinite(p)) return '–';
+  if (p < 0.001) return '< 0.001';
+  return p >= 0.01 ? p.toFixed(2) === '1.00' && p < 1 ? '0.99' : p.toFixed(2) : p.toPrecision(2);
+}
+
+/** "p < 0.001" or "p = 0.03". */
+export function pText(p: number | null | undefined): string {
+  const v = fmtPValue(p);
+  return v.startsWith('<') ? `p ${v}` : `p = ${v}`;
+}
+
+export function fmtPercent(x: number | null | undefined): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  return `${fmt(x * 100)}%`;
+}
+
+export function fmtCi(ci: [number, number] | null | undefined): string {
+  if (!ci) return '–';
+  return `[${fmt(ci[0])}, ${fmt(ci[1])}]`;
+}

@@ -1,0 +1,169 @@
+/**
+ * SpEAT charts after the SpEAT paper: Figure 1 (d per test and model, with the human
+ * IAT D), Figure 2 (SpEAT d against SER Cohen's d) and Figure 3 (standard error
+ * against the number of stimuli). Pure: AuditResults → ECharts option.
+ */
+import type { EChartsOption } from 'echarts';
+import type { AuditResults } from '../results';
+import { baseOption, DEFAULT_STYLE, whiskerSeries, withAxisFont, zeroLineY, type ChartSpec, type ChartStyle } from './common';
+import { ACCENT, GRID_LINE, HUMAN_MARKER, modelStyle, OKABE_ITO } from './palette';
+
+/** The paper's average bootstrap SE of d by stimuli per group (METHODS.md). */
+export const PAPER_SE_REFERENCE: { size: number; standardError: number }[] = [
+  { size: 2, standardError: 0.75 },
+  { size: 10, standardError: 0.33 },
+  { size: 60, standardError: 0.12 },
+];
+
+function modelName(results: AuditResults, id: string): string {
+  return results.models.find((m) => m.id === id)?.name ?? id;
+}
+
+/** Short x-axis label for a test: "female vs male". */
+export function testLabel(results: AuditResults, testId: string): string {
+  const t = results.speat?.tests.find((x) => x.id === testId);
+  return t ? `${t.x.value} vs ${t.y.value}` : testId;
+}
+
+export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFAULT_STYLE): ChartSpec | null {
+  const speat = results.speat;
+  if (!speat || speat.results.length === 0) return null;
+  const tests = speat.tests;
+  const models = results.models.filter((m) => speat.results.some((r) => r.modelId === m.id));
+  const categories = tests.map((t) => testLabel(results, t.id));
+  const spread = 12;
+  const series: Record<string, unknown>[] = models.map((m, i) => {
+    const st = modelStyle(i);
+    return {
+      type: 'scatter',
+      name: m.name,
+      symbol: st.symbol,
+      symbolSize: 9,
+      symbolOffset: [(i - (models.length - 1) / 2) * spread, 0],
+      itemStyle: { color: st.colour },
+      data: tests.map((t, ti) => {
+        const r = speat.results.find((x) => x.testId === t.id && x.modelId === m.id);
+        return r ? [ti, r.effectSize] : [ti, null];
+      }),
+    };
+  });
+  const means = tests.map((t, ti) => {
+    const ds = speat.results.filter((r) => r.testId === t.id).map((r) => r.effectSize);
+    return [ti, ds.length ? ds.reduce((a, b) => a + b, 0) / ds.length : null];
+  });
+  series.push({ type: 'scatter', name: 'Mean across models', symbol: 'rect', symbolSize: [30, 4], itemStyle: { color: ACCENT }, z: 4, data: means, markLine: zeroLineY() });
+  const human = tests.map((t, ti) => [ti, t.humanIatD]).filter((p) => p[1] !== null);
+  if (human.length > 0) {
+    series.push({
+      type: 'scatter',
+      name: 'Human IAT D',
+      symbol: HUMAN_MARKER.symbol,
+      symbolSize: 11,
+      symbolOffset: [((models.length + 1) / 2) * spread + 4, 0],
+      itemStyle: { color: '#FFFFFF', borderColor: HUMAN_MARKER.colour, borderWidth: 2 },
+      data: human,
+    });
+  }
+  const all = [...speat.results.map((r) => r.effectSize), ...tests.map((t) => t.humanIatD ?? 0)];
+  const lim = Math.max(1, Math.ceil(Math.max(...all.map(Math.abs)) * 2) / 2);
+  const option: EChartsOption = {
+    ...baseOption(style),
+    legend: { bottom: 0, itemWidth: 12, itemHeight: 10, textStyle: { fontFamily: style.fontFamily, fontSize: style.fontSize } },
+    grid: { left: 52, right: 16, top: 14, bottom: 58 },
+    xAxis: { type: 'category', data: categories, axisTick: { alignWithLabel: true }, axisLabel: { interval: 0, fontSize: style.fontSize }, axisLine: { show: false } },
+    yAxis: { type: 'value', name: 'Effect size d', nameLocation: 'middle', nameGap: 34, min: -lim, max: lim, splitLine: { lineStyle: { color: GRID_LINE } } },
+    series: series as EChartsOption['series'],
+  };
+  return {
+    id: 'speat-effects',
+    title: 'SpEAT effect size per test and model',
+    caption:
+      'Each grey marker is one model\'s SpEAT effect size d for one test (shape = model); the dark bar is the mean across models; the hollow diamond is the human IAT D from the SpEAT paper. Above the zero line, the first-named group sits closer to pleasant speech in the embedding space; below it, the second-named group does. |d| of 0.2, 0.5 and 0.8 are small, medium and large.',
+    option: withAxisFont(option, style),
+    height: 250,
+  };
+}
+
+export function speatSerChart(results: AuditResults, style: ChartStyle = DEFAULT_STYLE): ChartSpec | null {
+  const ser = results.ser;
+  if (!ser || ser.models.length === 0) return null;
+  const series: Record<string, unknown>[] = ser.models.map((m) => {
+    const idx = Math.max(0, results.models.findIndex((x) => x.id === m.modelId));
+    const st = modelStyle(idx);
+    return {
+      type: 'scatter',
+      name: modelName(results, m.modelId),
+      symbol: st.symbol,
+      symbolSize: 8,
+      itemStyle: { color: st.colour, opacity: 0.85 },
+      data: m.tests.map((t) => [t.speatD, t.cohensD]),
+    };
+  });
+  const vals = ser.models.flatMap((m) => m.tests.flatMap((t) => [t.speatD, t.cohensD]));
+  const lim = Math.max(1, Math.ceil(Math.max(...vals.map(Math.abs)) * 2) / 2);
+  series.push({
+    type: 'scatter',
+    name: '_axes',
+    data: [],
+    silent: true,
+    markLine: { silent: true, symbol: 'none', label: { show: false }, lineStyle: { color: '#000000', type: 'solid', width: 1 }, data: [{ yAxis: 0 }, { xAxis: 0 }] },
+  });
+  const option: EChartsOption = {
+    ...baseOption(style),
+    legend: { bottom: 0, data: ser.models.map((m) => modelName(results, m.modelId)), itemWidth: 12, itemHeight: 10, textStyle: { fontFamily: style.fontFamily, fontSize: style.fontSize } },
+    grid: { left: 52, right: 16, top: 14, bottom: 66 },
+    xAxis: { type: 'value', name: 'SpEAT effect size d', nameLocation: 'middle', nameGap: 24, min: -lim, max: lim, splitLine: { lineStyle: { color: GRID_LINE } } },
+    yAxis: { type: 'value', name: "SER Cohen's d", nameLocation: 'middle', nameGap: 34, min: -lim, max: lim, splitLine: { lineStyle: { color: GRID_LINE } } },
+    series: series as EChartsOption['series'],
+  };
+  return {
+    id: 'speat-ser',
+    title: "SpEAT d against SER Cohen's d",
+    caption:
+      "Each marker is one test for one model and one learning rate of the emotion (valence) regressor (shape = model). x: association in the embedding space (SpEAT d); y: difference in predicted valence between the two groups (Cohen's d). Points in the top-right or bottom-left quadrant agree in direction: the embedding's bias carries into the downstream emotion model.",
+    option: withAxisFont(option, style),
+    height: 260,
+  };
+}
+
+export function speatSeChart(results: AuditResults, style: ChartStyle = DEFAULT_STYLE): ChartSpec | null {
+  const speat = results.speat;
+  if (!speat || speat.results.every((r) => r.standardErrors.length === 0)) return null;
+  const models = results.models.filter((m) => speat.results.some((r) => r.modelId === m.id));
+  const series: Record<string, unknown>[] = models.map((m, i) => {
+    const st = modelStyle(i);
+    const bySize = new Map<number, number[]>();
+    for (const r of speat.results.filter((x) => x.modelId === m.id)) {
+      for (const s of r.standardErrors) bySize.set(s.size, [...(bySize.get(s.size) ?? []), s.standardError]);
+    }
+    const data = [...bySize.entries()].sort((a, b) => a[0] - b[0]).map(([size, ses]) => [size, ses.reduce((a, b) => a + b, 0) / ses.length]);
+    return { type: 'line', name: m.name, symbol: st.symbol, symbolSize: 8, itemStyle: { color: st.colour }, lineStyle: { color: st.colour, width: 1.5 }, data };
+  });
+  series.push({
+    type: 'scatter',
+    name: 'SpEAT paper (average)',
+    symbol: HUMAN_MARKER.symbol,
+    symbolSize: 10,
+    itemStyle: { color: '#FFFFFF', borderColor: OKABE_ITO.black, borderWidth: 2 },
+    data: PAPER_SE_REFERENCE.map((p) => [p.size, p.standardError]),
+  });
+  const maxSize = Math.max(60, ...speat.results.flatMap((r) => r.standardErrors.map((s) => s.size)));
+  const option: EChartsOption = {
+    ...baseOption(style),
+    legend: { bottom: 0, itemWidth: 12, itemHeight: 10, textStyle: { fontFamily: style.fontFamily, fontSize: style.fontSize } },
+    grid: { left: 52, right: 16, top: 14, bottom: 58 },
+    xAxis: { type: 'log', logBase: 2, name: 'Stimuli per group', nameLocation: 'middle', nameGap: 24, min: 1, max: 2 ** Math.ceil(Math.log2(maxSize)), splitLine: { lineStyle: { color: GRID_LINE } } },
+    yAxis: { type: 'value', name: 'Standard error of d', nameLocation: 'middle', nameGap: 34, min: 0, splitLine: { lineStyle: { color: GRID_LINE } } },
+    series: series as EChartsOption['series'],
+  };
+  return {
+    id: 'speat-se',
+    title: 'Standard error of d against the number of stimuli',
+    caption:
+      'Each line is one model: the bootstrap standard error of the SpEAT effect size, averaged over tests, when each group has the given number of stimuli. Hollow diamonds are the SpEAT paper\'s averages (0.75 with 2, 0.33 with 10, 0.12 with 60 stimuli). Lower is more certain; with fewer than 10 stimuli per group an estimate is very uncertain.',
+    option: withAxisFont(option, style),
+    height: 240,
+  };
+}
+
+export { whiskerSeries };
