@@ -8,6 +8,8 @@ import { importDataset } from '../data/import';
 import type { Engine } from '../engine';
 import type { TaskContext } from '../jobs/task';
 import { PROJECT_FILE } from '../store/projects';
+import { createIdentity, getKeyProtector, listIdentities } from '../identity';
+import { buildReportFiles } from '../report/service';
 import { demoDir, demoPlan, loadDemoDescription } from './demo-plan';
 import { listPlans, lockPlan, parsePlan, savePlan } from './plans';
 import { createAudit, listAudits, runAudit, unfinishedAudits } from './run';
@@ -17,6 +19,9 @@ export interface DemoOutcome {
   auditId: string;
   resumed: boolean;
   resultsPath: string;
+  reportPath: string;
+  statementPath: string;
+  exportsDir: string;
   results: AuditResults;
   datasets: Record<string, string>;
 }
@@ -57,7 +62,31 @@ export async function runDemo(engine: Engine, options: { out: string; seed?: num
   const results = await runAudit({ db, dataDir: engine.dataDir, auditId: audit.id, task: options.task, projectId: project.id, projectName: project.name });
   const resultsPath = join(out, 'results.json');
   writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
-  return { project, auditId: audit.id, resumed: Boolean(unfinished), resultsPath, results, datasets: ids as Record<string, string> };
+  options.task.progress('Signing the report', 0, 1);
+  const identity = await demoIdentity(engine.dataDir);
+  const report = await buildReportFiles(engine, { project: project.id, auditId: audit.id, out: join(out, 'report.pdf'), identityId: identity, auditor: DEMO_AUDITOR.name, organisation: DEMO_AUDITOR.organisation });
+  options.task.progress('Signing the report', 1, 1);
+  return {
+    project,
+    auditId: audit.id,
+    resumed: Boolean(unfinished),
+    resultsPath,
+    reportPath: report.path,
+    statementPath: report.statementPath,
+    exportsDir: report.exportsDir,
+    results,
+    datasets: ids as Record<string, string>,
+  };
+}
+
+const DEMO_AUDITOR = { name: 'Demo Auditor', organisation: 'Equivox demo (self-signed)' };
+
+/** The demo signs with its own self-signed identity, created once per data folder. */
+async function demoIdentity(dataDir: string): Promise<string> {
+  const existing = listIdentities(dataDir).find((i) => i.name === DEMO_AUDITOR.name && i.organisation === DEMO_AUDITOR.organisation);
+  if (existing) return existing.id;
+  const created = await createIdentity(dataDir, { name: DEMO_AUDITOR.name, organisation: DEMO_AUDITOR.organisation, protector: getKeyProtector() });
+  return created.id;
 }
 
 export { listAudits };

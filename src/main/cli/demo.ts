@@ -21,12 +21,16 @@ export function demoCommands(api: () => Api): CliCommand[] {
           const t0 = Date.now();
           const r = await runDemo(api().engine, { out, ...(seed !== undefined ? { seed } : {}), fast, task, log: ctx.log });
           ctx.log(`results: ${r.resultsPath}`);
+          ctx.log(`signed report: ${r.reportPath} (statement: ${r.statementPath}; tables: ${r.exportsDir})`);
           ctx.log(`demo finished in ${Math.round((Date.now() - t0) / 1000)} s`);
           return {
             project: r.project,
             auditId: r.auditId,
             resumed: r.resumed,
             results: r.resultsPath,
+            report: r.reportPath,
+            statement: r.statementPath,
+            exports: r.exportsDir,
             sections: r.results.audit.sections,
             errors: r.results.errors,
             warnings: r.results.warnings.length,
