@@ -3,8 +3,8 @@
  * web) call `invoke` with untrusted input; it validates with the operation's zod
  * schema before any handler runs, so malformed input never writes anything.
  */
-import type { OperationName, OperationResult } from '../shared/api';
-import { ApiError, type ApiErrorShape } from '../shared/errors';
+import { operations, type OperationName, type OperationResult } from '../shared/api';
+import type { PathFieldSpec } from '../shared/api/files';
 import { validateCall } from '../shared/validate';
 import type { Engine } from './engine';
 import { appHandlers } from './handlers/app';
@@ -14,6 +14,7 @@ import { modelHandlers } from './handlers/models';
 import { reportHandlers } from './handlers/reports';
 import { auditHandlers } from './handlers/audits';
 import { clipHandlers } from './handlers/clips';
+import { fileHandlers } from './handlers/files';
 import type { Handler } from './handlers/types';
 
 export const handlers: { [K in OperationName]: Handler<K> } = {
@@ -24,6 +25,7 @@ export const handlers: { [K in OperationName]: Handler<K> } = {
   ...reportHandlers,
   ...auditHandlers,
   ...clipHandlers,
+  ...fileHandlers,
 };
 
 export interface Api {
@@ -37,18 +39,12 @@ export function createApi(engine: Engine): Api {
     engine,
     async invoke<K extends OperationName>(name: K | string, rawInput: unknown): Promise<OperationResult<K>> {
       const { name: op, input } = validateCall<K>(name, rawInput);
+      // Path fields only through grants (src/main/security/path-policy.ts); a no-op for the CLI.
+      engine.paths.checkInput((operations[op] as { paths?: readonly PathFieldSpec[] }).paths, input);
       const handler = handlers[op] as Handler<K>;
       return await handler(input, engine);
     },
   };
 }
 
-/** Serialise any thrown value for a host's wire format, hiding internals of unexpected errors. */
-export function toErrorShape(err: unknown): ApiErrorShape {
-  if (err instanceof ApiError) return err.toJSON();
-  const e = err as { code?: unknown; message?: unknown };
-  if (e && typeof e.code === 'string' && ['validation', 'unknown_operation', 'not_found', 'user', 'cancelled'].includes(e.code)) {
-    return { code: e.code as ApiErrorShape['code'], message: String(e.message) };
-  }
-  return { code: 'internal', message: err instanceof Error ? err.message : String(err) };
-}
+export { toErrorShape } from './error-shape';

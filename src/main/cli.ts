@@ -3,10 +3,11 @@
  * stderr; exit 0 on success, 1 on a user error, 2 on bad usage.
  */
 import { pathToFileURL } from 'node:url';
-import { createApi, type Api, toErrorShape } from './api';
-import { createEngine, type Engine } from './engine';
+import type { Api } from './api';
+import type { Engine } from './engine';
+import { toErrorShape } from './error-shape';
 import { CliResult, Options, parseArgs, UsageError, type CliCommand, type CliContext } from './cli/args';
-import { allCommands } from './cli/commands';
+import { ENGINE_FREE_GROUPS, loadCommands } from './cli/commands';
 
 function usage(commands: CliCommand[]): string {
   return ['usage: equivox <command> [options]', '', ...commands.map((c) => `  ${c.usage}`)].join('\n');
@@ -15,8 +16,12 @@ function usage(commands: CliCommand[]): string {
 export async function runCli(argv: string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {
   let engine: Engine | undefined;
   let api: Api | undefined;
+  // The engine's modules load only for commands that need them (see cli/commands.ts).
+  let engineModules: { createApi: typeof import('./api').createApi; createEngine: typeof import('./engine').createEngine } | undefined;
   const getApi = (): Api => {
     if (!api) {
+      if (!engineModules) throw new Error('the engine was not loaded for this command');
+      const { createApi, createEngine } = engineModules;
       engine = createEngine({ host: 'cli' });
       engine.events.subscribe((e) => {
         if (e.type === 'job.progress') {
@@ -28,13 +33,18 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
     }
     return api;
   };
-  const commands = allCommands(getApi);
   const ctx: CliContext = {
     log: (m) => io.stderr(`${m}\n`),
     progress: (stage, done, total) => io.stderr(`${stage}: ${done}/${total}\n`),
   };
   try {
     const args = parseArgs(argv);
+    const first = args.positionals[0];
+    if (first === undefined || !ENGINE_FREE_GROUPS.has(first)) {
+      const [apiModule, engineModule] = await Promise.all([import('./api'), import('./engine')]);
+      engineModules = { createApi: apiModule.createApi, createEngine: engineModule.createEngine };
+    }
+    const commands = await loadCommands(args.options.has('help') ? undefined : first, getApi);
     if (args.positionals.length === 0 || args.options.has('help')) {
       io.stderr(`${usage(commands)}\n`);
       return args.options.has('help') ? 0 : 2;
@@ -43,7 +53,7 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
     const match = commands
       .filter((c) => c.path.every((p, i) => args.positionals[i] === p))
       .sort((a, b) => b.path.length - a.path.length)[0];
-    if (!match) throw new UsageError(`unknown command "${args.positionals.join(' ')}"\n${usage(commands)}`);
+    if (!match) throw new UsageError(`unknown command "${args.positionals.join(' ')}"\n${usage(await loadCommands(undefined, getApi))}`);
     const result = await match.run(new Options(args), args.positionals.slice(match.path.length), ctx);
     if (result instanceof CliResult) {
       io.stdout(`${JSON.stringify(result.output, null, 2)}\n`);

@@ -1,26 +1,43 @@
 import type { Api } from '../api';
 import type { CliCommand } from './args';
-import { projectCommands } from './projects';
-import { demoCommands } from './demo';
-import { datasetCommands } from './datasets';
-import { statsCommands } from './stats';
-import { auditCommands } from './audit';
-import { modelCommands } from './models';
-import { reportCommands } from './report';
+
+type Group = (api: () => Api) => CliCommand[];
 
 /**
- * Every CLI command. Commands that need the engine get `api()`, which creates it on
- * first use, so pure commands (stats) start without opening any database.
- * Add one line per domain.
+ * Command groups by their first word, each loaded only when used: `stats` must start
+ * in a fraction of a second, so it never loads the engine, onnxruntime or the PDF stack.
+ * Add one entry per domain.
  */
-export function allCommands(api: () => Api): CliCommand[] {
-  return [
-    ...projectCommands(api),
-    ...demoCommands(api),
-    ...datasetCommands(api),
-    ...modelCommands(api),
-    ...statsCommands,
-    ...auditCommands(api),
-    ...reportCommands(api),
-  ];
+const groups: Record<string, () => Promise<Group>> = {
+  projects: async () => (await import('./projects')).projectCommands,
+  call: async () => (await import('./projects')).projectCommands,
+  demo: async () => (await import('./demo')).demoCommands,
+  datasets: async () => (await import('./datasets')).datasetCommands,
+  mappings: async () => (await import('./datasets')).datasetCommands,
+  models: async () => (await import('./models')).modelCommands,
+  embed: async () => (await import('./models')).modelCommands,
+  stats: async () => {
+    const { statsCommands } = await import('./stats');
+    return () => statsCommands;
+  },
+  audit: async () => (await import('./audit')).auditCommands,
+  report: async () => (await import('./report')).reportCommands,
+  identity: async () => (await import('./report')).reportCommands,
+};
+
+/** Commands whose first word needs no engine (pure computations on files). */
+export const ENGINE_FREE_GROUPS = new Set(['stats']);
+
+/** The commands of one group, or of every group (for usage text and unknown commands). */
+export async function loadCommands(first: string | undefined, api: () => Api): Promise<CliCommand[]> {
+  const names = first !== undefined && groups[first] ? [first] : Object.keys(groups);
+  const seen = new Set<Group>();
+  const out: CliCommand[] = [];
+  for (const name of names) {
+    const group = await groups[name]!();
+    if (seen.has(group)) continue;
+    seen.add(group);
+    out.push(...group(api));
+  }
+  return out;
 }
