@@ -3,8 +3,8 @@
  * stderr; exit 0 on success, 1 on a user error, 2 on bad usage.
  */
 import { pathToFileURL } from 'node:url';
-import type { Api } from './api';
-import type { Engine } from './engine';
+import type { Api, createApi } from './api';
+import type { createEngine, Engine } from './engine';
 import { toErrorShape } from './error-shape';
 import { CliResult, Options, parseArgs, UsageError, type CliCommand, type CliContext } from './cli/args';
 import { ENGINE_FREE_GROUPS, loadCommands } from './cli/commands';
@@ -17,7 +17,7 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
   let engine: Engine | undefined;
   let api: Api | undefined;
   // The engine's modules load only for commands that need them (see cli/commands.ts).
-  let engineModules: { createApi: typeof import('./api').createApi; createEngine: typeof import('./engine').createEngine } | undefined;
+  let engineModules: { createApi: typeof createApi; createEngine: typeof createEngine } | undefined;
   const getApi = (): Api => {
     if (!api) {
       if (!engineModules) throw new Error('the engine was not loaded for this command');
