@@ -20,11 +20,24 @@ function projectDb(api: Api, o: Options) {
   return { project, db: api.engine.store.db(project.id) };
 }
 
-/** The plan as saved: an identical plan already in the project is reused, not duplicated. */
-function savedPlan(db: ReturnType<Api['engine']['store']['db']>, file: string) {
+/**
+ * The plan as saved. An identical plan already in the project is reused. A changed plan
+ * whose title matches a locked plan (or that names one with --locked) is saved as a new
+ * version of it, so the run reports how it deviates from what was pre-registered.
+ */
+function savedPlan(db: ReturnType<Api['engine']['store']['db']>, file: string, lockedId: string | undefined, log: (m: string) => void) {
   const config = parsePlan(readPlan(file));
-  const same = listPlans(db).find((p) => canonicalJson(p.config) === canonicalJson(config));
-  return same ?? savePlan(db, { config });
+  const plans = listPlans(db);
+  const same = plans.find((p) => canonicalJson(p.config) === canonicalJson(config));
+  if (same && (lockedId === undefined || same.id === lockedId || same.parentId === lockedId)) return same;
+  const locked = lockedId !== undefined ? plans.find((p) => p.id === lockedId) : plans.find((p) => p.lockedAt !== null && p.config.title === config.title);
+  if (lockedId !== undefined && !locked) throw new UserError(`no plan ${lockedId} in this project`, 'locked');
+  if (locked?.lockedAt) {
+    const next = savePlan(db, { planId: locked.id, config });
+    log(`the plan differs from the plan locked on ${locked.lockedAt}: saved as version ${next.version}; the run's results will list the deviations`);
+    return next;
+  }
+  return savePlan(db, { config });
 }
 
 export function auditCommands(api: () => Api): CliCommand[] {
@@ -32,26 +45,27 @@ export function auditCommands(api: () => Api): CliCommand[] {
     {
       path: ['audit', 'lock'],
       usage: 'audit lock --project DIR --plan FILE.json   (save and pre-register a plan)',
-      run: async (o) => {
+      run: async (o, _p, ctx) => {
         const file = o.requireString('plan');
         const { db } = projectDb(api(), o);
         o.assertNoUnknown();
-        return lockPlan(db, savedPlan(db, file).id);
+        return lockPlan(db, savedPlan(db, file, undefined, ctx.log).id);
       },
     },
     {
       path: ['audit', 'run'],
-      usage: 'audit run --project DIR (--plan FILE.json | --resume RUN_ID)   (progress on stderr, summary on stdout)',
+      usage: 'audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (progress on stderr, summary on stdout)',
       run: async (o, _p, ctx) => {
         const planFile = o.string('plan');
         const resume = o.string('resume');
+        const lockedId = o.string('locked');
         const { project, db } = projectDb(api(), o);
         o.assertNoUnknown();
         if ((planFile === undefined) === (resume === undefined)) throw new UserError('give either --plan FILE.json or --resume RUN_ID', 'plan');
         let auditId: string;
         if (resume) auditId = getAudit(db, resume).id;
         else {
-          const plan = savedPlan(db, planFile!);
+          const plan = savedPlan(db, planFile!, lockedId, ctx.log);
           const stopped = unfinishedAudits(db).find((a) => a.planId === plan.id);
           auditId = stopped?.id ?? createAudit(db, plan.id).id;
           if (stopped) ctx.log(`resuming run ${stopped.id}, which stopped at ${stopped.stage ?? 'the start'}`);

@@ -1,0 +1,160 @@
+import { type JSX, useMemo } from 'react';
+import { testLabel } from '../../../shared/charts';
+import type { AuditResults, SerSection } from '../../../shared/results';
+import { ChartFigure } from './ChartFigure';
+import { lrLabel, serAgreementChart, serLayerWeightChart, serRegressorChart } from './charts/ser';
+import { Num } from './format';
+
+function modelName(results: AuditResults, id: string): string {
+  return results.models.find((m) => m.id === id)?.name ?? id;
+}
+
+export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSection }): JSX.Element {
+  const agreement = useMemo(() => serAgreementChart(results), [results]);
+  const { agree, total } = ser.agreement;
+  return (
+    <div className="dash-section">
+      <p className="dash-intro">
+        This tab shows <strong>behaviour of a downstream system</strong>: an emotion (valence) recogniser trained on each model’s hidden states. If it
+        rates one group’s recordings as more pleasant in the same direction as the SpEAT association, the embedding’s bias carries into the product.
+      </p>
+      <p className="dash-headline" data-testid="ser-agreement">
+        The emotion model agrees in direction with SpEAT in{' '}
+        <strong>
+          {agree} of {total}
+        </strong>{' '}
+        test × model × learning-rate combinations.
+      </p>
+
+      {agreement ? (
+        <ChartFigure
+          spec={agreement}
+          table={
+            <table className="dash-table">
+              <caption>SpEAT d and SER Cohen’s d per test, model and learning rate</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Model</th>
+                  <th scope="col">Test</th>
+                  <th scope="col">Learning rate</th>
+                  <th scope="col" className="num">SpEAT d</th>
+                  <th scope="col" className="num">SER Cohen’s d</th>
+                  <th scope="col" className="num">Mean valence X / Y</th>
+                  <th scope="col">Same direction?</th>
+                </tr>
+              </thead>
+              <tbody>
+                {ser.models.flatMap((m) =>
+                  m.tests.map((t) => (
+                    <tr key={`${m.modelId}-${t.testId}-${t.learningRate}`}>
+                      <th scope="row">{modelName(results, m.modelId)}</th>
+                      <td>{testLabel(results, t.testId)}</td>
+                      <td title={String(t.learningRate)}>{lrLabel(t.learningRate)}</td>
+                      <td className="num">
+                        <Num value={t.speatD} kind="signed" />
+                      </td>
+                      <td className="num">
+                        <Num value={t.cohensD} kind="signed" />
+                      </td>
+                      <td className="num">
+                        <Num value={t.meanX} /> / <Num value={t.meanY} />
+                      </td>
+                      <td>{t.agree ? 'yes' : 'no'}</td>
+                    </tr>
+                  )),
+                )}
+              </tbody>
+            </table>
+          }
+        />
+      ) : null}
+
+      {ser.models.map((m) => (
+        <SerModel key={m.modelId} results={results} modelId={m.modelId} ser={ser} />
+      ))}
+    </div>
+  );
+}
+
+function SerModel({ results, modelId, ser }: { results: AuditResults; modelId: string; ser: SerSection }): JSX.Element {
+  const m = ser.models.find((x) => x.modelId === modelId)!;
+  const fit = useMemo(() => serRegressorChart(results, modelId), [results, modelId]);
+  const weights = useMemo(() => serLayerWeightChart(results, modelId), [results, modelId]);
+  const sel = m.regressors.find((r) => r.selected) ?? m.regressors[0];
+  return (
+    <section className="dash-subsection" aria-label={`Emotion regressors on ${modelName(results, modelId)}`}>
+      <h3>{modelName(results, modelId)}</h3>
+      <p className="muted">
+        Trained on {m.trainClips} recordings, validated on {m.validationClips}, tested on {m.testClips}.
+      </p>
+      <div className="dash-two">
+        {fit ? (
+          <ChartFigure
+            spec={fit}
+            table={
+              <table className="dash-table">
+                <caption>Regressors of {modelName(results, modelId)}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Learning rate</th>
+                    <th scope="col" className="num">Steps</th>
+                    <th scope="col" className="num">R²</th>
+                    <th scope="col" className="num">RMSE</th>
+                    <th scope="col" className="num">Validation loss</th>
+                    <th scope="col">Selected</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {m.regressors.map((r) => (
+                    <tr key={r.learningRate}>
+                      <th scope="row" title={String(r.learningRate)}>
+                        {lrLabel(r.learningRate)}
+                      </th>
+                      <td className="num">{r.steps}</td>
+                      <td className="num">
+                        <Num value={r.r2} />
+                      </td>
+                      <td className="num">
+                        <Num value={r.rmse} />
+                      </td>
+                      <td className="num">
+                        <Num value={r.validationLoss} />
+                      </td>
+                      <td>{r.selected ? 'yes (lowest validation loss)' : ''}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            }
+          />
+        ) : null}
+        {weights && sel ? (
+          <ChartFigure
+            spec={weights}
+            table={
+              <table className="dash-table">
+                <caption>Layer weights of the selected regressor</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Layer</th>
+                    <th scope="col" className="num">Weight</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {sel.layerWeights.map((w, i) => (
+                    <tr key={i}>
+                      <th scope="row">{i}</th>
+                      <td className="num">
+                        <Num value={w} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            }
+          />
+        ) : null}
+      </div>
+    </section>
+  );
+}

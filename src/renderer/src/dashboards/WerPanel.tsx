@@ -1,0 +1,149 @@
+import { Fragment, type JSX, useMemo } from 'react';
+import { fmt, fmtPercent, pText } from '../../../shared/charts';
+import type { AuditResults, WerSection } from '../../../shared/results';
+import { ChartFigure } from './ChartFigure';
+import { werDashboardChart } from './charts/wer';
+import { Ci, Num } from './format';
+
+const NORMALIZE: Record<WerSection['config']['normalize'], string> = { basic: 'basic normalisation (case, punctuation)', none: 'no text normalisation', english: 'English normalisation' };
+
+export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSection }): JSX.Element {
+  const chart = useMemo(() => werDashboardChart(results), [results]);
+  const groups = Object.keys(wer.groups).sort((a, b) => a.localeCompare(b, 'en'));
+  const ref = wer.config.referenceGroup;
+  const warned = groups.filter((g) => wer.groups[g]!.warnings.length > 0 || wer.groups[g]!.speakers < 50 || wer.groups[g]!.utterances < 500);
+  return (
+    <div className="dash-section">
+      <p className="dash-intro">
+        This tab shows <strong>behaviour of a downstream system</strong>: how often the speech recogniser gets words wrong for each group
+        ({wer.config.groupBy.join(' × ')}), compared with the reference group <strong>{ref}</strong>. Transcripts compared with{' '}
+        {NORMALIZE[wer.config.normalize]}; confidence intervals by resampling {wer.config.by === 'speaker' ? 'speakers' : 'utterances'}.
+      </p>
+      <p className="dash-headline">
+        Overall, the groups’ error rates {wer.overall.pValue < 0.05 ? 'differ more than chance would explain' : 'could differ by chance'} ({pText(wer.overall.pValue)},
+        Poisson regression, {wer.overall.df} degrees of freedom).
+      </p>
+      {warned.length > 0 ? (
+        <div className="dash-warnings" data-testid="wer-group-warnings">
+          <p>
+            <strong>Small groups:</strong> {warned.join(', ')} {warned.length === 1 ? 'has' : 'have'} fewer than 50 speakers or 500 utterances. Differences
+            involving {warned.length === 1 ? 'it' : 'them'} are indicative only: a few speakers can move the error rate a lot.
+          </p>
+          {groups.some((g) => wer.groups[g]!.warnings.length > 0) ? (
+            <ul>
+              {groups.flatMap((g) => wer.groups[g]!.warnings.map((w, i) => <li key={`${g}-${i}`}>{g}: {w}</li>))}
+            </ul>
+          ) : null}
+        </div>
+      ) : null}
+
+      {chart ? <ChartFigure spec={chart} tableSummary="The numbers behind this chart are in the table “Error rates per group” below" /> : null}
+
+      <h3>Error rates per group</h3>
+      <div className="dash-table-wrap" tabIndex={0} role="region" aria-label="Error rates per group">
+        <table className="dash-table" data-testid="wer-table">
+          <thead>
+            <tr>
+              <th scope="col">Group</th>
+              <th scope="col" className="num">WER</th>
+              <th scope="col" className="num">95% CI</th>
+              <th scope="col" className="num">CER</th>
+              <th scope="col" className="num">MER</th>
+              <th scope="col" className="num">WIL</th>
+              <th scope="col" className="num">Utterances</th>
+              <th scope="col" className="num">Speakers</th>
+            </tr>
+          </thead>
+          <tbody>
+            {groups.map((g) => {
+              const r = wer.groups[g]!;
+              return (
+                <tr key={g}>
+                  <th scope="row">
+                    {g}
+                    {g === ref ? <span className="muted"> (reference)</span> : null}
+                  </th>
+                  <td className="num">
+                    <Num value={r.wer} kind="percent" />
+                  </td>
+                  <td className="num">
+                    <Ci ci={r.ci95} percent />
+                  </td>
+                  <td className="num">
+                    <Num value={r.cer} kind="percent" />
+                  </td>
+                  <td className="num">
+                    <Num value={r.mer} kind="percent" />
+                  </td>
+                  <td className="num">
+                    <Num value={r.wil} kind="percent" />
+                  </td>
+                  <td className="num">{r.utterances.toLocaleString('en')}</td>
+                  <td className="num">{r.speakers.toLocaleString('en')}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <p className="muted small">
+        WER: word error rate; CER: character error rate; MER: match error rate; WIL: word information lost. All are shares of errors: lower is better.
+      </p>
+
+      {wer.comparisons.length > 0 ? (
+        <>
+          <h3>Each group compared with {ref}</h3>
+          <div className="dash-table-wrap" tabIndex={0} role="region" aria-label={`Each group compared with ${ref}`}>
+            <table className="dash-table" data-testid="wer-comparisons">
+              <thead>
+                <tr>
+                  <th scope="col">Group</th>
+                  <th scope="col" className="num">WER difference (percentage points)</th>
+                  <th scope="col" className="num">Relative difference</th>
+                  <th scope="col" className="num">Permutation p</th>
+                  <th scope="col" className="num">Rate ratio (Poisson)</th>
+                  <th scope="col" className="num">Poisson p</th>
+                </tr>
+              </thead>
+              <tbody>
+                {wer.comparisons.map((c) => (
+                  <Fragment key={c.group}>
+                  <tr className="dash-row-main">
+                    <th scope="row">{c.group}</th>
+                    <td className="num" title={String(c.absoluteDelta)}>
+                      {c.absoluteDelta > 0 ? '+' : c.absoluteDelta < 0 ? '−' : ''}
+                      {fmt(Math.abs(c.absoluteDelta) * 100)} points
+                    </td>
+                    <td className="num" title={c.relativeDelta === null ? undefined : String(c.relativeDelta)}>
+                      {c.relativeDelta === null ? '–' : `${c.relativeDelta > 0 ? '+' : c.relativeDelta < 0 ? '−' : ''}${fmtPercent(Math.abs(c.relativeDelta))}`}
+                    </td>
+                    <td className="num">
+                      <Num value={c.permutationPValue} kind="p" />
+                    </td>
+                    <td className="num">
+                      <Num value={c.poisson.rateRatio} />
+                    </td>
+                    <td className="num">
+                      <Num value={c.poisson.pValue} kind="p" />
+                    </td>
+                  </tr>
+                  <tr className="dash-row-plain">
+                    <td colSpan={6} className="dash-plain">{werSentence(c.group, ref, c.absoluteDelta, c.poisson.rateRatio, c.permutationPValue)}</td>
+                  </tr>
+                  </Fragment>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+function werSentence(group: string, ref: string, delta: number, ratio: number, p: number): string {
+  const chance = p < 0.05 ? `is unlikely to be chance (${pText(p)})` : `could be chance (${pText(p)})`;
+  if (delta === 0) return `${group} and ${ref} have the same error rate.`;
+  const times = Number.isFinite(ratio) && ratio > 0 ? ` (${ratio.toFixed(2)} times the reference group's errors per word)` : '';
+  return `The recogniser makes ${delta > 0 ? 'more' : 'fewer'} errors for ${group} than for ${ref}${times}; this ${chance}.`;
+}

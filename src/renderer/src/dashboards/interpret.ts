@@ -1,0 +1,54 @@
+/**
+ * Plain-language wording for the dashboards, after METHODS.md "Plain-language
+ * interpretation" (the same rules as the report's narrative): Cohen's magnitude, the
+ * direction in words, "unlikely to be chance" only below alpha after adjustment, never
+ * "proves", "very uncertain" below 10 stimuli per group.
+ */
+import { pText } from '../../../shared/charts';
+import type { Correction, Section, SpeatResult, SpeatSection, SpeatTestDesign } from '../../../shared/results';
+
+export const SECTION_NAMES: Record<Section, string> = {
+  speat: 'Embedding association (SpEAT)',
+  ser: 'Emotion recognition (SER propagation)',
+  wer: 'Speech recognition errors (WER)',
+  fdi: 'Fairness metric disagreement (FDI)',
+};
+
+export const SECTION_SHORT: Record<Section, string> = { speat: 'SpEAT', ser: 'SER propagation', wer: 'WER', fdi: 'FDI' };
+
+export const CORRECTION_NAMES: Record<Correction, string> = { bonferroni: 'Bonferroni', holm: 'Holm', bh: 'Benjamini–Hochberg' };
+
+export type Magnitude = 'negligible' | 'small' | 'medium' | 'large';
+
+export function magnitude(d: number): Magnitude {
+  const a = Math.abs(d);
+  return a < 0.2 ? 'negligible' : a < 0.5 ? 'small' : a < 0.8 ? 'medium' : 'large';
+}
+
+export function chanceText(pAdjusted: number, alpha: number, nTests: number, correction: Correction): string {
+  const adj = `adjusted for ${nTests} test${nTests === 1 ? '' : 's'}, ${CORRECTION_NAMES[correction]}`;
+  return pAdjusted < alpha ? `Unlikely to be chance (${pText(pAdjusted)}, ${adj}).` : `Could be chance (${pText(pAdjusted)}, ${adj}).`;
+}
+
+export function directionText(d: number, t: SpeatTestDesign): string {
+  if (magnitude(d) === 'negligible') return `Recordings of ${t.x.value} and ${t.y.value} speakers sit about equally close to pleasant speech.`;
+  const closer = d > 0 ? t.x.value : t.y.value;
+  const other = d > 0 ? t.y.value : t.x.value;
+  return `Recordings of ${closer} speakers sit closer to pleasant speech than ${other} speakers' do.`;
+}
+
+/** One sentence group for one SpEAT result row. */
+export function speatRowText(r: SpeatResult, t: SpeatTestDesign, s: SpeatSection): string {
+  const mag = magnitude(r.effectSize);
+  const magWord = mag.charAt(0).toUpperCase() + mag.slice(1);
+  const parts = [`${magWord} effect.`, directionText(r.effectSize, t), chanceText(r.pAdjusted[s.config.correction], s.config.alpha, s.results.length, s.config.correction)];
+  const n = Math.min(t.x.n, t.y.n);
+  if (n < 10) parts.push(`Very uncertain: only ${n} stimuli per group.`);
+  const dur = t.confounds.duration;
+  if (dur && dur.p < s.config.alpha) parts.push(`The two groups' recordings differ in length (${pText(dur.p)}), which may account for part of the effect.`);
+  return parts.join(' ');
+}
+
+export function magnitudeWordsWer(delta: number): string {
+  return delta > 0 ? 'more' : delta < 0 ? 'fewer' : 'as many';
+}

@@ -1,0 +1,165 @@
+/**
+ * The results dashboards (wizard step 7) in the real renderer, served by the web host.
+ * beforeAll runs the demo on the CLI into the host's data folder (a real project with a
+ * finished run) and builds the stand-alone dashboard page (src/renderer/src/dashboards/
+ * preview.html) next to the app in out/web. Two views: the demo's own results, and the
+ * report's sample results (every section) with their stimuli pointed at the demo's clips,
+ * so a click on a chart point lists real recordings and plays one.
+ * Set EQUIVOX_DASH_DEMO=<dir holding home/ and out/> to reuse a finished demo.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import Database from 'better-sqlite3';
+import type { AuditResults, Section } from '../../src/shared/results';
+import { speatEffectDashboardChart } from '../../src/renderer/src/dashboards/charts/speat';
+import { startHost, type RunningHost } from './web-host';
+
+const TAB_NAMES: Record<Section, string> = { speat: 'SpEAT', ser: 'SER propagation', wer: 'WER', fdi: 'FDI' };
+
+let host: RunningHost;
+let demo: AuditResults;
+let sample: AuditResults;
+
+function runDemo(home: string, out: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('npx', ['tsx', 'src/main/cli.ts', 'demo', '--fast', '--out', out], { env: { ...process.env, EQUIVOX_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+    child.on('exit', (code) => (code === 0 ? resolvePromise() : reject(new Error(`demo exited with ${code}: ${stderr}`))));
+  });
+}
+
+test.beforeAll(async () => {
+  test.setTimeout(480_000);
+  let dir = process.env.EQUIVOX_DASH_DEMO;
+  if (!dir || !existsSync(join(dir, 'out', 'results.json'))) {
+    dir = mkdtempSync(join(tmpdir(), 'equivox-dash-'));
+    mkdirSync(join(dir, 'home'));
+    await runDemo(join(dir, 'home'), join(dir, 'out'));
+  }
+  demo = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8')) as AuditResults;
+
+  // The dashboard page, built beside the app (global-setup has built out/web).
+  const { build } = await import('vite');
+  await build({
+    configFile: resolve('vite.web.config.mts'),
+    logLevel: 'warn',
+    build: { emptyOutDir: false, rollupOptions: { input: resolve('src/renderer/src/dashboards/preview.html') } },
+  });
+
+  // The sample results, with the demo project's clips as stimuli.
+  const db = new Database(join(dir, 'out', 'project', 'project.sqlite'), { readonly: true, fileMustExist: true });
+  const ids = (db.prepare("SELECT id FROM clips WHERE status != 'excluded' ORDER BY dataset_id, row_index LIMIT 40").all() as { id: string }[]).map((r) => r.id);
+  db.close();
+  sample = JSON.parse(readFileSync('test/fixtures/report/results.sample.json', 'utf8')) as AuditResults;
+  sample.project = demo.project;
+  for (const t of sample.speat!.tests) t.stimuli = { x: ids.slice(0, 6), y: ids.slice(6, 12), a: ids.slice(12, 16), b: ids.slice(16, 20) };
+
+  host = await startHost(join(dir, 'home'));
+});
+
+test.afterAll(async () => {
+  await host?.stop();
+});
+
+function previewUrl(r: AuditResults): string {
+  return `${host.base}/src/dashboards/preview.html?token=${host.token}#/dashboard-preview/${r.project.id}/${r.audit.id}`;
+}
+
+function present(r: AuditResults): Section[] {
+  return (['speat', 'ser', 'wer', 'fdi'] as const).filter((s) => r[s]);
+}
+
+async function checkTab(page: Page, section: Section, shot: string): Promise<void> {
+  const tab = page.getByRole('tab', { name: TAB_NAMES[section], exact: true });
+  await tab.click();
+  await expect(tab).toHaveAttribute('aria-selected', 'true');
+  const panel = page.getByRole('tabpanel');
+  await expect(panel).toBeVisible();
+  await expect(panel.locator('svg').first()).toBeVisible();
+  // Open every table alternative so axe checks them too.
+  for (const d of await panel.locator('details').all()) await d.evaluate((el) => el.setAttribute('open', ''));
+  const axe = await new AxeBuilder({ page }).analyze();
+  const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  for (const d of await panel.locator('details').all()) await d.evaluate((el) => el.removeAttribute('open'));
+  await page.screenshot({ path: test.info().outputPath(shot), fullPage: true });
+}
+
+test('the demo run: errors and caveats in plain words, one tab per section that ran', async ({ page }) => {
+  await page.setViewportSize({ width: 1200, height: 900 });
+  await page.goto(previewUrl(demo));
+  await expect(page.getByTestId('results-dashboard')).toBeVisible();
+  const sections = present(demo);
+  await expect(page.getByRole('tab')).toHaveCount(sections.length);
+  if (demo.errors.length > 0) await expect(page.getByText(/could not run/)).toBeVisible();
+  for (const w of demo.warnings.slice(0, 3)) await expect(page.getByText(w, { exact: true })).toBeVisible();
+  for (const s of sections) await checkTab(page, s, `demo-${s}.png`);
+});
+
+test('every section: tabs by keyboard, charts with captions and tables, stimuli play from a chart point', async ({ page }) => {
+  await page.setViewportSize({ width: 1200, height: 900 });
+  await page.addInitScript((r) => {
+    (window as unknown as { __EQUIVOX_PREVIEW_RESULTS__: unknown }).__EQUIVOX_PREVIEW_RESULTS__ = r;
+  }, sample);
+  await page.goto(previewUrl(sample));
+  await expect(page.getByRole('tab')).toHaveCount(4);
+
+  // Arrow keys move between tabs (roving tabindex).
+  const first = page.getByRole('tab', { name: 'SpEAT', exact: true });
+  await first.focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByRole('tab', { name: 'SER propagation' })).toBeFocused();
+  await expect(page.getByRole('tab', { name: 'SER propagation' })).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('End');
+  await expect(page.getByRole('tab', { name: 'FDI' })).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('ArrowRight');
+  await expect(first).toBeFocused();
+  await expect(first).toHaveAttribute('aria-selected', 'true');
+
+  for (const s of present(sample)) await checkTab(page, s, `dash-${s}.png`);
+
+  // SpEAT: the plain-language column and the full precision on hover.
+  await page.getByRole('tab', { name: 'SpEAT', exact: true }).click();
+  const table = page.getByTestId('speat-table');
+  await expect(table.getByText(/Unlikely to be chance \(p [<=] [0-9.]+, adjusted for 6 tests, Holm\)/).first()).toBeVisible();
+  await expect(table.getByText(/Very uncertain: only 8 stimuli per group/).first()).toBeVisible();
+  const r0 = sample.speat!.results[0]!;
+  await expect(table.locator(`span[title="${r0.effectSize}"]`).first()).toBeVisible();
+
+  // Click the first model's marker of the first test (pixel from the same option the app draws).
+  const built = speatEffectDashboardChart(sample)!;
+  const grid = built.spec.option.grid as { left: number; right: number; top: number; bottom: number };
+  const yAxis = built.spec.option.yAxis as { min: number; max: number };
+  const chart = page.getByTestId('speat-effect-chart');
+  const box = (await chart.boundingBox())!;
+  const nTests = sample.speat!.tests.length;
+  const nModels = sample.models.length;
+  const r = sample.speat!.results.find((x) => x.testId === sample.speat!.tests[0]!.id && x.modelId === sample.models[0]!.id)!;
+  const x = grid.left + (0.5 * (box.width - grid.left - grid.right)) / nTests + (0 - (nModels - 1) / 2) * 12;
+  const y = grid.top + ((yAxis.max - r.effectSize) / (yAxis.max - yAxis.min)) * (box.height - grid.top - grid.bottom);
+  await chart.click({ position: { x, y } });
+  const panel = page.getByTestId('stimuli-panel');
+  await expect(panel).toBeVisible();
+  await expect(panel.getByRole('heading', { level: 3 })).toBeFocused();
+  await expect(panel.getByRole('heading', { name: /Stimuli of “Gender: female vs male” \(point of wav2vec/ })).toBeVisible();
+  const play = panel.getByRole('button', { name: /^Play / }).first();
+  await expect(panel.locator('.dash-clip-path').first()).not.toHaveText(/^[0-9a-f-]{36}$/); // relPath, not the id
+  const audio = page.waitForResponse((res) => res.url().includes('/api/invoke/clips.audio'));
+  await play.click();
+  const res = await audio;
+  expect(res.status()).toBe(200);
+  const body = (await res.json()) as { ok: boolean; result: { mime: string; base64: string } };
+  expect(body.result.mime).toBe('audio/wav');
+  expect(Buffer.from(body.result.base64, 'base64').toString('ascii', 0, 4)).toBe('RIFF');
+  await expect(panel.getByRole('alert')).toHaveCount(0);
+  await panel.screenshot({ path: test.info().outputPath('dash-stimuli.png') });
+  const axe = await new AxeBuilder({ page }).analyze();
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  await panel.getByRole('button', { name: 'Close stimuli' }).click();
+  await expect(panel).toHaveCount(0);
+});
