@@ -46,7 +46,7 @@ function samplePairs(count: number, n: number, ok: (i: number, j: number) => boo
  * Verification trials within each group of a grouping: genuine pairs share a speaker,
  * impostor pairs are two speakers of the same group; balanced, seeded.
  */
-function verificationTrials(ctx: AuditContext, groupBy: string[]): Trial[] {
+export function verificationTrials(ctx: AuditContext, groupBy: string[], warn: (message: string) => void = ctx.warn): Trial[] {
   const fdi = ctx.plan.fdi!;
   if (fdi.source.kind !== 'verification') return [];
   const source = fdi.source;
@@ -68,13 +68,14 @@ function verificationTrials(ctx: AuditContext, groupBy: string[]): Trial[] {
     const rng = new Rng(unitSeed(ctx.seed, `fdi/trials/${groupBy.join('+')}/${g}`));
     // Balanced: as many impostor as genuine trials, up to half the requested count each.
     const sameSpeaker = (i: number, j: number) => list[i]!.speaker === list[j]!.speaker;
-    let genuine = samplePairs(list.length, half, sameSpeaker, rng);
-    let impostor = samplePairs(list.length, half, (i, j) => !sameSpeaker(i, j), rng);
-    const k = Math.min(genuine.length, impostor.length);
-    genuine = genuine.slice(0, k);
-    impostor = impostor.slice(0, k);
-    if (genuine.length === 0 || impostor.length === 0) {
-      ctx.warn(`FDI: group ${g} has no ${genuine.length === 0 ? 'genuine (same-speaker)' : 'impostor (two-speaker)'} pairs and was left out.`);
+    const allGenuine = samplePairs(list.length, half, sameSpeaker, rng);
+    const allImpostor = samplePairs(list.length, half, (i, j) => !sameSpeaker(i, j), rng);
+    const k = Math.min(allGenuine.length, allImpostor.length);
+    const genuine = allGenuine.slice(0, k);
+    const impostor = allImpostor.slice(0, k);
+    if (k === 0) {
+      // Name the side that is missing (after balancing both are empty).
+      warn(`FDI: group ${g} has no ${allGenuine.length === 0 ? 'genuine (same-speaker)' : 'impostor (two-speaker)'} pairs and was left out.`);
       continue;
     }
     const labels = Object.fromEntries(groupBy.map((l) => [l, list[0]!.groups[l]!]));
@@ -134,7 +135,9 @@ export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
     ctx.task.throwIfCancelled();
     const key = `fdi/${groupBy.join('+')}`;
     const unit = await ctx.units.once(key, 'fdi', () => {
-      const trials = (imported ?? verificationTrials(ctx, groupBy)).filter((t) => groupKey(t.labels, groupBy) !== null);
+      // Warnings are stored with the unit and replayed below, so a resumed run keeps them.
+      const warnings: string[] = [];
+      const trials = (imported ?? verificationTrials(ctx, groupBy, (w) => warnings.push(w))).filter((t) => groupKey(t.labels, groupBy) !== null);
       if (trials.length === 0) throw new UserError(`FDI: no trials carry the label(s) ${groupBy.join(', ')}`, 'plan.fdi.groupings');
       const items: FdiItems = {
         groups: trials.map((t) => groupKey(t.labels, groupBy)!),
@@ -176,8 +179,9 @@ export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
         sweep,
         alphaSensitivity: a.alphaSensitivity,
       };
-      return { grouping, trials: { genuine, impostor: trials.length - genuine } };
+      return { grouping, trials: { genuine, impostor: trials.length - genuine }, warnings };
     });
+    for (const w of unit.warnings) ctx.warn(w);
     groupings.push(unit.grouping);
     if (gi === 0) {
       threshold = unit.grouping.threshold;

@@ -139,9 +139,10 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
       ctx.task.throwIfCancelled();
       const key = `speat/${m.id}/${t.plan.id}/${speat.temporal}/${speat.layer}`;
       const seed = unitSeed(ctx.seed, key);
+      // Outside the unit: a resumed run must repeat the warning, not lose it with the stored unit.
+      const v = stimulusVectors(t, emb, speat.temporal, speat.layer);
+      if (v.dropped > 0) ctx.warn(`SpEAT test "${t.plan.name}", model ${m.name}: ${v.dropped} stimulus pair(s) had no embedding and were left out.`);
       const unit = await ctx.units.once<UnitResult>(key, 'speat', () => {
-        const v = stimulusVectors(t, emb, speat.temporal, speat.layer);
-        if (v.dropped > 0) ctx.warn(`SpEAT test "${t.plan.name}", model ${m.name}: ${v.dropped} stimulus pair(s) had no embedding and were left out.`);
         if (v.X.length < 2 || v.A.length < 1 || v.B.length < 1) throw new UserError(`test ${t.plan.id} with model ${ref}: too few embedded stimuli`);
         const s = speatAssociations({ X: v.X, Y: v.Y, A: v.A, B: v.B });
         const r = speatFromAssociations(s.X, s.Y, { permutations: speat.permutations, seed });

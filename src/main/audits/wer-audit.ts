@@ -45,7 +45,8 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
         bootstrap: wer.bootstrap,
         permutations: wer.permutations,
         by: wer.by,
-        seed: unitSeed(ctx.seed, key),
+        // Not the unit key: it holds the dataset's random id, and the same data and seed must give the same numbers in any project.
+        seed: unitSeed(ctx.seed, `wer/${wer.groupBy.join('+')}`),
       });
     } catch (err) {
       if (err instanceof StatsInputError || err instanceof RangeError) throw new UserError(`WER: ${err.message}`, 'plan.wer');

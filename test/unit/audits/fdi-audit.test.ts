@@ -1,0 +1,122 @@
+/**
+ * FDI pipeline: (a) imported scores → runFdi against test/golden/audit_fdi.py
+ * (regenerate: python3 test/golden/audit_fdi.py > test/golden/audit_fdi.json);
+ * (b) verification trials from stored embeddings; (c) the equal-error threshold.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { equalErrorThreshold, runFdi, verificationTrials } from '../../../src/main/audits/fdi-audit';
+import { buildContext, fakeManifest, fixtureProject, insertDataset, insertEmbedding, tempDir, type FakeModel } from './fixture';
+
+interface GoldenRun {
+  fdi: number;
+  valueDisagreement: number;
+  rankDisagreement: number;
+  groups: Record<string, { fpr: number; fnr: number; accuracy: number }>;
+}
+const golden = JSON.parse(readFileSync('test/golden/audit_fdi.json', 'utf8')) as { rows: { group: string; label: number; score: number }[]; thresholds: Record<string, GoldenRun> };
+
+function scoresCsv(): string {
+  const file = join(tempDir('fdi-scores'), 'scores.csv');
+  writeFileSync(file, ['group,label,score', ...golden.rows.map((r) => `${r.group},${r.label},${r.score}`)].join('\n') + '\n');
+  return file;
+}
+
+describe('FDI audit pipeline', () => {
+  for (const tau of ['0.5', '0.45']) {
+    it(`gives the golden per-group rates, D, R and FDI for imported scores at tau = ${tau}`, async () => {
+      const { db, store } = fixtureProject('FDI fixture');
+      const b = buildContext(db, { title: 'FDI', sections: ['fdi'], fdi: { source: { kind: 'imported', file: scoresCsv() }, groupings: [['group']], threshold: Number(tau), bootstrap: 0 } });
+      const fdi = await runFdi(b.ctx);
+      const want = golden.thresholds[tau]!;
+      const g = fdi.groupings[0]!;
+      expect(fdi.config.thresholdRule).toBe('given');
+      expect(g.threshold).toBe(Number(tau));
+      expect(Object.keys(g.groups)).toEqual(['a', 'b', 'c', 'd']);
+      for (const [name, r] of Object.entries(want.groups)) {
+        expect(g.groups[name]!.fpr).toBeCloseTo(r.fpr, 14);
+        expect(g.groups[name]!.fnr).toBeCloseTo(r.fnr, 14);
+        expect(g.groups[name]!.accuracy).toBeCloseTo(r.accuracy, 14);
+      }
+      expect(g.valueDisagreement).toBeCloseTo(want.valueDisagreement, 12);
+      expect(g.rankDisagreement).toBeCloseTo(want.rankDisagreement, 12);
+      expect(g.fdi).toBeCloseTo(want.fdi, 12);
+      expect(fdi.trials).toEqual({ genuine: golden.rows.filter((r) => r.label === 1).length, impostor: golden.rows.filter((r) => r.label === 0).length });
+      expect(g.fdiCi95).toBeNull();
+      store.close();
+    });
+  }
+
+  it('uses the equal-error threshold when the plan gives none', async () => {
+    const { db, store } = fixtureProject('FDI fixture');
+    const b = buildContext(db, { title: 'FDI', sections: ['fdi'], fdi: { source: { kind: 'imported', file: scoresCsv() }, groupings: [['group']], bootstrap: 20 } });
+    const fdi = await runFdi(b.ctx);
+    expect(fdi.config.thresholdRule).toBe('equal-error-rate');
+    expect(fdi.config.threshold).toBe(equalErrorThreshold(golden.rows.map((r) => r.score), golden.rows.map((r) => r.label)));
+    const [lo, hi] = fdi.groupings[0]!.fdiCi95!;
+    expect(lo).toBeLessThanOrEqual(hi);
+    store.close();
+  });
+
+  it('builds balanced verification trials: genuine pairs share a speaker, impostors differ', async () => {
+    const { db, store } = fixtureProject('FDI verification');
+    // Each speaker's clips all have the same vector, one basis vector per speaker, so a
+    // genuine trial scores exactly 1 and an impostor exactly 0.
+    const D = 8;
+    const speakers: { speaker: number; gender: string; clips: number }[] = [
+      { speaker: 0, gender: 'f', clips: 4 }, { speaker: 1, gender: 'f', clips: 4 }, { speaker: 2, gender: 'f', clips: 4 },
+      { speaker: 3, gender: 'm', clips: 2 }, { speaker: 4, gender: 'm', clips: 2 },
+      { speaker: 5, gender: 'x', clips: 3 }, // one speaker: no impostor pairs, left out
+    ];
+    const clips = speakers.flatMap((s) => Array.from({ length: s.clips }, () => ({ speaker: `spk${s.speaker}`, groups: { gender: s.gender }, s: s.speaker })));
+    const ds = insertDataset(db, 'verification', clips);
+    const model: FakeModel = { id: 'd'.repeat(64), settingsKey: 'v1|fixture', dims: [D, D] };
+    clips.forEach((c, i) => {
+      const basis = Array.from({ length: D }, (_, k) => (k === c.s ? 1 : 0));
+      insertEmbedding(db, model, ds.shas[i]!, { mean: [Array.from({ length: D }, () => 0.5), basis] });
+    });
+    const models = new Map([['fixture-verif', fakeManifest(model)]]);
+    const plan = { title: 'FDI', sections: ['fdi' as const], fdi: { source: { kind: 'verification' as const, dataset: ds.id, modelId: 'fixture-verif', trialsPerGroup: 20 }, groupings: [['gender']], bootstrap: 0 } };
+    const b = buildContext(db, plan, models);
+    const warned: string[] = [];
+    const trials = verificationTrials(b.ctx, ['gender'], (w) => warned.push(w));
+    const count = (g: string, genuine: 0 | 1) => trials.filter((t) => t.labels.gender === g && t.genuine === genuine).length;
+    // f: 18 genuine and 48 impostor pairs available, 10 of each asked for.
+    expect([count('f', 1), count('f', 0)]).toEqual([10, 10]);
+    // m: 2 genuine and 4 impostor pairs available: balanced at 2 each.
+    expect([count('m', 1), count('m', 0)]).toEqual([2, 2]);
+    expect(trials.filter((t) => t.labels.gender === 'x')).toEqual([]);
+    expect(warned).toEqual(['FDI: group x has no impostor (two-speaker) pairs and was left out.']);
+    for (const t of trials) expect(t.score).toBe(t.genuine === 1 ? 1 : 0);
+
+    // Through runFdi: counts, and the warning survives a resumed run that reads the stored unit.
+    const fdi = await runFdi(b.ctx);
+    expect(fdi.trials).toEqual({ genuine: 12, impostor: 12 });
+    expect(fdi.config.trialsPerGroup).toBe(20);
+    expect(fdi.config.modelId).toBe(model.id);
+    expect(b.warnings).toContain('FDI: group x has no impostor (two-speaker) pairs and was left out.');
+    const resumed = { ...b.ctx, warn: (w: string) => warned.push(`resumed: ${w}`) };
+    const again = await runFdi(resumed);
+    expect(again).toEqual(fdi);
+    expect(warned).toContain('resumed: FDI: group x has no impostor (two-speaker) pairs and was left out.');
+    store.close();
+  });
+});
+
+describe('equalErrorThreshold', () => {
+  it('picks the score where FPR and FNR are closest', () => {
+    // Accept score >= t. Positives 0.3 0.6 0.8 0.9, negatives 0.1 0.2 0.4 0.7.
+    // t = 0.6: FNR = 1/4 (0.3), FPR = 1/4 (0.7): equal; every other threshold differs.
+    const scores = [0.1, 0.3, 0.2, 0.6, 0.4, 0.8, 0.7, 0.9];
+    const labels = [0, 1, 0, 1, 0, 1, 0, 1];
+    expect(equalErrorThreshold(scores, labels)).toBe(0.6);
+  });
+
+  it('evaluates tied scores once, as a block', () => {
+    // t = 0.5 rejects nothing below it that ties: FNR 0, FPR 1/2 at t = 0.5; t = 0.2: FPR 1, FNR 0.
+    const scores = [0.2, 0.5, 0.5, 0.9];
+    const labels = [0, 0, 1, 1];
+    expect(equalErrorThreshold(scores, labels)).toBe(0.5);
+  });
+});

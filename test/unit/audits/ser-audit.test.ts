@@ -1,0 +1,109 @@
+/**
+ * SER propagation on a fixture project: valence is an exact linear function of the last
+ * layer's temporal mean (layer 0 is noise), so a working pipeline must learn it, select
+ * the regressor on validation loss and reproduce the groups' valence gap on the SpEAT
+ * targets. Expected Cohen's d is computed here from the true linear valence.
+ */
+import { describe, expect, it } from 'vitest';
+import { runSer } from '../../../src/main/audits/ser-audit';
+import { designTests, runSpeat } from '../../../src/main/audits/speat-audit';
+import { Rng } from '../../../src/main/stats';
+import { buildContext, fakeManifest, fixtureProject, insertDataset, insertEmbedding, type FakeModel } from './fixture';
+
+const D = 4;
+const MODEL: FakeModel = { id: 'e'.repeat(64), settingsKey: 'v1|fixture|hf-states|chunk=30s', dims: [D, D] };
+const W = [0.8, -0.5, 0.3, 0.6];
+const trueValence = (last: number[]) => 5 + W.reduce((s, w, i) => s + w * last[i]!, 0);
+
+/** Pooled-SD Cohen's d (ddof 1), written out here rather than taken from src/main/stats. */
+function pooledD(x: number[], y: number[]): number {
+  const m = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  const ss = (v: number[]) => v.reduce((a, b) => a + (b - m(v)) ** 2, 0);
+  return (m(x) - m(y)) / Math.sqrt((ss(x) + ss(y)) / (x.length + y.length - 2));
+}
+
+function serFixture() {
+  const { db, store } = fixtureProject('SER fixture');
+  const rng = new Rng(42);
+  const vec = (shift = 0) => Array.from({ length: D }, () => Math.fround(rng.nextFloat() * 2 - 1 + shift));
+  const rated = Array.from({ length: 160 }, (_, i) => ({ speaker: `s${i % 4}`, noise: vec(), last: vec() }));
+  const attr = insertDataset(db, 'attribute', rated.map((r) => ({ speaker: r.speaker, valence: trueValence(r.last) })));
+  rated.forEach((r, i) => insertEmbedding(db, MODEL, attr.shas[i]!, { mean: [r.noise, r.last] }));
+  // Targets: X shifted along W (higher true valence) with overlap, Y unshifted.
+  const targets = Array.from({ length: 16 }, (_, i) => {
+    const g = i < 8 ? 'x' : 'y';
+    const last = vec(0).map((v, k) => Math.fround(v + (g === 'x' ? 0.4 * Math.sign(W[k]!) : 0)));
+    return { g, noise: vec(), last };
+  });
+  const target = insertDataset(db, 'target', targets.map((t, i) => ({ speaker: `t${i}`, groups: { g: t.g } })));
+  targets.forEach((t, i) => insertEmbedding(db, MODEL, target.shas[i]!, { mean: [t.noise, t.last] }));
+  const models = new Map([['fixture', fakeManifest(MODEL)]]);
+  const plan = (seed: number) => ({
+    title: 'SER fixture',
+    seed,
+    sections: ['speat' as const, 'ser' as const],
+    models: ['fixture'],
+    speat: {
+      attributeDataset: attr.id,
+      attributePerSpeaker: 2,
+      layer: 'last' as const,
+      permutations: 1000,
+      bootstrap: 0,
+      tests: [{ id: 'gx', name: 'X vs Y', targetDataset: target.id, x: { label: 'g', value: 'x' }, y: { label: 'g', value: 'y' } }],
+    },
+    ser: { valenceDataset: attr.id, learningRates: [1e-3, 1e-5], maxSteps: 3000, hidden: 16 },
+  });
+  const run = async (seed: number) => {
+    const b = buildContext(db, plan(seed), models);
+    const tests = designTests(b.ctx);
+    const speat = await runSpeat(b.ctx, tests);
+    return { ser: await runSer(b.ctx, tests, speat), speat, tests };
+  };
+  return { store, targets, run };
+}
+
+describe('SER audit pipeline', () => {
+  it('learns a linear valence, selects on validation loss and reproduces the target groups\' valence gap', async () => {
+    const f = serFixture();
+    const { ser, speat } = await f.run(1);
+    const m = ser.models[0]!;
+    expect(m.trainClips + m.validationClips + m.testClips).toBe(160);
+    expect(m.validationClips).toBe(24);
+    expect(m.testClips).toBe(24);
+    const byLr = new Map(m.regressors.map((r) => [r.learningRate, r]));
+    const fast = byLr.get(1e-3)!;
+    const slow = byLr.get(1e-5)!;
+    expect(fast.r2).toBeGreaterThan(0.9);
+    expect(fast.validationLoss).toBeLessThan(slow.validationLoss);
+    // Selection on validation loss: exactly one selected, the one with the lowest loss.
+    expect(m.regressors.filter((r) => r.selected)).toEqual([fast]);
+    // The informative layer carries the weight.
+    expect(fast.layerWeights[1]!).toBeGreaterThan(fast.layerWeights[0]!);
+
+    const truthX = f.targets.filter((t) => t.g === 'x').map((t) => trueValence(t.last));
+    const truthY = f.targets.filter((t) => t.g === 'y').map((t) => trueValence(t.last));
+    const expectedD = pooledD(truthX, truthY);
+    expect(expectedD).toBeGreaterThan(1); // the fixture has a clear gap
+    const row = m.tests.find((t) => t.learningRate === 1e-3)!;
+    expect(row.testId).toBe('gx');
+    expect(Math.abs(row.cohensD - expectedD)).toBeLessThan(0.15);
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    expect(Math.abs(row.meanX - mean(truthX))).toBeLessThan(0.15);
+    expect(Math.abs(row.meanY - mean(truthY))).toBeLessThan(0.15);
+    // Agreement is the sign comparison with the SpEAT d of the same test and model.
+    expect(row.speatD).toBe(speat.results[0]!.effectSize);
+    for (const t of m.tests) expect(t.agree).toBe(Math.sign(t.cohensD) === Math.sign(t.speatD) && t.cohensD !== 0);
+    expect(ser.agreement).toEqual({ agree: row.agree ? 1 : 0, total: 1 });
+    f.store.close();
+  });
+
+  it('gives identical output for the same seed and different output for another', async () => {
+    const f = serFixture();
+    const a = await f.run(7);
+    const b = await f.run(7);
+    const c = await f.run(8);
+    expect(b.ser).toEqual(a.ser);
+    expect(c.ser.models[0]!.regressors[0]!.r2).not.toBe(a.ser.models[0]!.regressors[0]!.r2);
+    f.store.close();
+  });
+});
