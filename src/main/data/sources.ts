@@ -37,7 +37,49 @@ export interface SourceTable {
 function readText(file: string, what: string): string {
   if (!existsSync(file)) throw new UserError(`${what} ${file} does not exist`, 'manifest');
   if (!statSync(file).isFile()) throw new UserError(`${what} ${file} is not a file`, 'manifest');
-  return readFileSync(file, 'utf8');
+  return decodeUtf8(readFileSync(file), file);
+}
+
+/**
+ * Manifests must be UTF-8. Decoding other bytes leniently would turn "Québec" into
+ * "Qu\ufffdbec" and silently rename a speaker group, so a file that is not valid UTF-8 is
+ * refused with the line and byte where it fails and what the byte is in Latin-1 /
+ * Windows-1252, the usual culprit (spreadsheets' "CSV" export on Windows).
+ */
+export function decodeUtf8(bytes: Buffer, file: string): string {
+  try {
+    // ignoreBOM keeps a BOM in the text, as readFileSync did: the manifest's hash must not change.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    // Find the first invalid byte: decode growing prefixes is quadratic, so walk the sequences.
+    let i = 0;
+    while (i < bytes.length) {
+      const b = bytes[i]!;
+      const len = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+      if (len === 0 || i + len > bytes.length) break;
+      let ok = true;
+      for (let k = 1; k < len; k += 1) if ((bytes[i + k]! & 0xc0) !== 0x80) ok = false;
+      if (ok && len > 1) {
+        try {
+          new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(i, i + len));
+        } catch {
+          ok = false; // overlong form or surrogate
+        }
+      }
+      if (!ok) break;
+      i += len;
+    }
+    const before = bytes.subarray(0, i);
+    let line = 1;
+    for (const c of before) if (c === 0x0a) line += 1;
+    const bad = bytes[i] ?? 0;
+    const latin1 = new TextDecoder('windows-1252').decode(bytes.subarray(i, i + 1));
+    throw new UserError(
+      `${file} is not UTF-8 text: line ${line} has the byte 0x${bad.toString(16).padStart(2, '0').toUpperCase()} ("${latin1}" in Latin-1/Windows-1252). ` +
+        'Save the file as UTF-8 (in a spreadsheet: "CSV UTF-8") and import it again.',
+      'manifest',
+    );
+  }
 }
 
 function parseTable(text: string, file: string, delimiter?: string) {

@@ -361,10 +361,13 @@ export async function importModel(dataDir: string, o: ImportOptions): Promise<Mo
   const config = readJson<HfConfig>(join(folder, 'config.json')) ?? (o.folder ? null : readJson<HfConfig>(join(dirname(folder), 'config.json')));
   const pre = readJson<HfPreprocessor>(join(folder, 'preprocessor_config.json')) ?? (o.folder ? null : readJson<HfPreprocessor>(join(dirname(folder), 'preprocessor_config.json')));
   const given = typeof o.manifest === 'string' ? readJson<Partial<ModelManifest> & { doNormalize?: boolean; nMels?: 80 | 128 }>(resolve(o.manifest)) ?? {} : (o.manifest ?? {});
+  if (bytes.length === 0) throw new UserError(`${onnxPath} is empty (0 bytes): not an ONNX model`, 'file');
   let graphInfo: { input: string; dims: (number | string)[] };
   try {
-    const g = decodeModel(bytes).graph!;
-    const inp = g.input!.find((i) => !(g.initializer ?? []).some((t) => t.name === i.name))!;
+    const g = decodeModel(bytes).graph;
+    if (!g) throw new Error('it holds no graph');
+    const inp = (g.input ?? []).find((i) => !(g.initializer ?? []).some((t) => t.name === i.name));
+    if (!inp?.name) throw new Error('its graph declares no input');
     graphInfo = { input: inp.name!, dims: (inp.type?.tensorType?.shape?.dim ?? []).map((d) => (d.dimParam ? d.dimParam : Number(d.dimValue ?? 0))) };
   } catch (err) {
     throw new UserError(`${onnxPath} is not a readable ONNX model: ${err instanceof Error ? err.message : String(err)}`, 'file');
@@ -378,12 +381,24 @@ export async function importModel(dataDir: string, o: ImportOptions): Promise<Mo
     if (n !== 80 && n !== 128) throw new UserError(`a Whisper encoder with ${n} mel bins is not supported (80 or 128)`, 'file');
     frontEnd = { kind: 'whisper-logmel', sampleRate: 16000, nMels: n };
   } else if (family === 'unknown') {
-    throw new UserError(`could not tell the model family: no config.json with model_type, and the input "${graphInfo.input}" is neither input_values nor input_features. Give a manifest with "family".`, 'file');
+    throw new UserError(`${onnxPath}: could not tell the model family: no config.json with model_type, and the input "${graphInfo.input}" is neither input_values nor input_features. Give a manifest with "family".`, 'file');
   } else {
     // Wav2Vec2FeatureExtractor's default is do_normalize = true.
     frontEnd = { kind: 'raw-waveform', sampleRate: 16000, doNormalize: given.doNormalize ?? pre?.do_normalize ?? true };
   }
-  const prep = await prepareTransformer(bytes, { frontEnd, inputName: graphInfo.input, family, blocksHint: config?.num_hidden_layers ?? config?.encoder_layers ?? null });
+  let prep: Awaited<ReturnType<typeof prepareTransformer>>;
+  try {
+    prep = await prepareTransformer(bytes, { frontEnd, inputName: graphInfo.input, family, blocksHint: config?.num_hidden_layers ?? config?.encoder_layers ?? null });
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    // onnxruntime's own errors (a corrupt graph, an input of the wrong rank or type) would
+    // otherwise surface as an internal error with no file name.
+    const dims = `[${graphInfo.dims.join(', ')}]`;
+    throw new UserError(
+      `${onnxPath} could not be run as a ${family} ${frontEnd.kind} encoder (input "${graphInfo.input}" ${dims}, fed a 1 s test clip): ${err instanceof Error ? err.message : String(err)}`,
+      'file',
+    );
+  }
   const dims = prep.states.map((s) => s.width);
   const layout = prep.exposure.status !== 'exposed' ? 'last-only' : prep.states[prep.states.length - 1]!.label.includes('final layer norm') ? 'final' : 'none';
   const manifest: ModelManifest = {
