@@ -1,20 +1,46 @@
-import { type JSX, useState } from 'react';
+import { type JSX, useEffect, useRef, useState } from 'react';
 import type { Project } from '../../shared/api';
 import { Home } from './screens/Home';
 import { ProjectScreen } from './screens/ProjectScreen';
+import { Wizard, type WizardEntry } from './screens/wizard/Wizard';
+
+export type Route =
+  | { name: 'home' }
+  | { name: 'project'; project: Project }
+  | { name: 'wizard'; project: Project; entry: WizardEntry };
+
+export interface Nav {
+  go: (r: Route) => void;
+}
 
 export function App(): JSX.Element {
-  const [project, setProject] = useState<Project | null>(null);
+  const [route, setRoute] = useState<Route>({ name: 'home' });
+  const mainRef = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    // Move focus to the new screen's heading so keyboard and screen-reader users follow.
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    mainRef.current?.querySelector<HTMLElement>('h1')?.focus();
+  }, [route]);
+  const nav: Nav = { go: setRoute };
   return (
     <div className="app">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
       <header className="app-header">
-        <button type="button" className="brand" onClick={() => setProject(null)} aria-label="Equivox home">
+        <button type="button" className="brand" onClick={() => setRoute({ name: 'home' })} aria-label="Equivox home">
           Equivox
         </button>
         <span className="tagline">Audit speech models for social bias, on this computer</span>
       </header>
-      <main id="main" className="app-main" data-ready="true">
-        {project ? <ProjectScreen project={project} onClose={() => setProject(null)} /> : <Home onOpen={setProject} />}
+      <main id="main" className="app-main" data-ready="true" ref={mainRef}>
+        {route.name === 'home' && <Home nav={nav} />}
+        {route.name === 'project' && <ProjectScreen key={route.project.id} project={route.project} nav={nav} />}
+        {route.name === 'wizard' && <Wizard key={`${route.project.id}-${route.entry.auditId ?? ''}`} project={route.project} entry={route.entry} nav={nav} />}
       </main>
     </div>
   );

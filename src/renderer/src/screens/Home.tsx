@@ -1,13 +1,21 @@
 import { type FormEvent, type JSX, useCallback, useEffect, useState } from 'react';
 import type { Project } from '../../../shared/api';
 import { asUiError, call, type UiError } from '../api';
+import type { Nav } from '../App';
+import { ErrorNote } from '../components/ErrorNote';
+import { PathInput } from '../components/PathInput';
+import { recentReports } from '../lib/storage';
 
-export function Home({ onOpen }: { onOpen: (p: Project) => void }): JSX.Element {
+export function Home({ nav }: { nav: Nav }): JSX.Element {
   const [projects, setProjects] = useState<Project[] | null>(null);
   const [loadError, setLoadError] = useState<UiError | null>(null);
   const [name, setName] = useState('');
   const [createError, setCreateError] = useState<UiError | null>(null);
   const [busy, setBusy] = useState(false);
+  const [folder, setFolder] = useState('');
+  const [openError, setOpenError] = useState<UiError | null>(null);
+  const [demoError, setDemoError] = useState<UiError | null>(null);
+  const reports = recentReports();
 
   const refresh = useCallback(async () => {
     try {
@@ -22,6 +30,16 @@ export function Home({ onOpen }: { onOpen: (p: Project) => void }): JSX.Element 
     void refresh();
   }, [refresh]);
 
+  const open = (p: Project) => nav.go({ name: 'project', project: p });
+
+  const openById = async (p: Project) => {
+    try {
+      open(await call('projects.open', { id: p.id }));
+    } catch (err) {
+      setLoadError(asUiError(err));
+    }
+  };
+
   const create = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
@@ -29,8 +47,7 @@ export function Home({ onOpen }: { onOpen: (p: Project) => void }): JSX.Element 
     try {
       const p = await call('projects.create', { name });
       setName('');
-      await refresh();
-      onOpen(p);
+      open(p);
     } catch (err) {
       // Keep what the auditor typed; say what to do.
       setCreateError(asUiError(err));
@@ -39,9 +56,44 @@ export function Home({ onOpen }: { onOpen: (p: Project) => void }): JSX.Element 
     }
   };
 
+  const openFolder = async (e: FormEvent) => {
+    e.preventDefault();
+    setOpenError(null);
+    try {
+      open(await call('projects.open', { path: folder }));
+    } catch (err) {
+      setOpenError(asUiError(err));
+    }
+  };
+
+  const tryDemo = async () => {
+    setDemoError(null);
+    setBusy(true);
+    try {
+      const stamp = new Date().toISOString().slice(0, 16).replace('T', ' ').replace(':', '.');
+      const p = await call('projects.create', { name: `Demo audit ${stamp}` });
+      nav.go({ name: 'wizard', project: p, entry: { demo: true } });
+    } catch (err) {
+      setDemoError(asUiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
     <div className="home">
-      <h1>Projects</h1>
+      <h1 tabIndex={-1}>Projects</h1>
+      <section aria-labelledby="demo-heading" className="card accent-card">
+        <h2 id="demo-heading">New here? Try the demo</h2>
+        <p className="hint">
+          Runs a complete audit on a small set of synthetic recordings (speech synthesisers, not real people) with the two built-in models. Nothing leaves this computer.
+        </p>
+        <button type="button" className="primary" onClick={() => void tryDemo()} disabled={busy}>
+          Try the demo audit
+        </button>
+        <ErrorNote error={demoError} what="Could not start the demo:" next="Try again; if it keeps failing, create a project below and choose the demo recordings in its wizard." />
+      </section>
+
       <section aria-labelledby="new-project-heading" className="card">
         <h2 id="new-project-heading">New project</h2>
         <p className="hint">A project keeps your recordings' descriptions, the models you test and every audit and report, in one folder on this computer.</p>
@@ -60,30 +112,55 @@ export function Home({ onOpen }: { onOpen: (p: Project) => void }): JSX.Element 
             {busy ? 'Creating…' : 'Create project'}
           </button>
         </form>
-        {createError && (
-          <p id="create-error" role="alert" className="error">
-            Could not create the project: {createError.message}
-          </p>
-        )}
+        <ErrorNote id="create-error" error={createError} what="Could not create the project:" next="Choose another name, or open the existing project from the list below." />
       </section>
 
       <section aria-labelledby="recent-heading" className="card">
         <h2 id="recent-heading">Recent projects</h2>
-        {loadError && (
-          <p role="alert" className="error">
-            Could not load your projects: {loadError.message} <button type="button" onClick={() => void refresh()}>Try again</button>
-          </p>
-        )}
+        <ErrorNote error={loadError} what="Could not load your projects:" next="Try again in a moment.">
+          <button type="button" onClick={() => void refresh()}>
+            Try again
+          </button>
+        </ErrorNote>
         {projects === null && !loadError && <p aria-live="polite">Loading…</p>}
-        {projects?.length === 0 && <p>No projects yet. Create one above.</p>}
+        {projects?.length === 0 && <p>No projects yet. Create one above, or try the demo.</p>}
         {projects && projects.length > 0 && (
           <ul className="project-list" aria-label="Recent projects">
             {projects.map((p) => (
               <li key={p.id}>
-                <button type="button" className="link" onClick={() => onOpen(p)}>
+                <button type="button" className="link" onClick={() => void openById(p)}>
                   {p.name}
                 </button>
                 <span className="muted"> · opened {new Date(p.openedAt).toLocaleString()}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+        <details className="open-folder">
+          <summary>Open a project from a folder</summary>
+          <form onSubmit={openFolder} className="stack">
+            <PathInput label="Project folder" value={folder} onChange={setFolder} hint="The folder that holds project.sqlite, for example one copied from a colleague." />
+            <div>
+              <button type="submit" disabled={folder.trim() === ''}>
+                Open project
+              </button>
+            </div>
+          </form>
+          <ErrorNote error={openError} what="Could not open that folder:" next="Check the folder path; it must contain a project.sqlite file." />
+        </details>
+      </section>
+
+      <section aria-labelledby="reports-heading" className="card">
+        <h2 id="reports-heading">Recent reports</h2>
+        {reports.length === 0 ? (
+          <p>No reports yet. A signed PDF report is the last step of every audit.</p>
+        ) : (
+          <ul className="project-list" aria-label="Recent reports">
+            {reports.map((r) => (
+              <li key={r.path}>
+                <strong>{r.title}</strong> <span className="muted">· {r.projectName} · signed by {r.signer} · {new Date(r.builtAt).toLocaleString()}</span>
+                <br />
+                <code className="path">{r.path}</code>
               </li>
             ))}
           </ul>

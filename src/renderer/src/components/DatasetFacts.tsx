@@ -1,0 +1,142 @@
+import { type JSX, useCallback, useEffect, useState } from 'react';
+import type { DatasetFacts as Facts } from '../../../shared/api/datasets';
+import { asUiError, call, type UiError } from '../api';
+import { ErrorNote } from './ErrorNote';
+import { Num } from './Num';
+import { WindowedList } from './WindowedList';
+
+const ROLE_TEXT: Record<string, string> = {
+  target: 'recordings of the speaker groups to compare (SpEAT)',
+  attribute: 'recordings rated as pleasant or unpleasant speech (SpEAT, SER)',
+  asr: 'reference transcripts and recogniser output (WER)',
+  verification: 'recordings for speaker-verification trials (FDI)',
+};
+
+export function roleText(role: string): string {
+  return ROLE_TEXT[role] ?? role;
+}
+
+/** A dataset's facts per group and its validation report, with per-row exclusion. */
+export function DatasetFacts({ projectId, datasetId, onChanged }: { projectId: string; datasetId: string; onChanged?: () => void }): JSX.Element {
+  const [facts, setFacts] = useState<Facts | null>(null);
+  const [error, setError] = useState<UiError | null>(null);
+  const [rowError, setRowError] = useState<UiError | null>(null);
+
+  const load = useCallback(async () => {
+    try {
+      setFacts(await call('datasets.show', { projectId, datasetId }));
+      setError(null);
+    } catch (err) {
+      setError(asUiError(err));
+    }
+  }, [projectId, datasetId]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const setExcluded = async (rows: number[], excluded: boolean) => {
+    setRowError(null);
+    try {
+      await call('datasets.setExcluded', { projectId, datasetId, rows, excluded });
+      await load();
+      onChanged?.();
+    } catch (err) {
+      setRowError(asUiError(err));
+    }
+  };
+
+  if (error) return <ErrorNote error={error} what="Could not read this dataset:" next="Try again; if the files moved, import the dataset again." />;
+  if (!facts) return <p aria-live="polite">Loading dataset facts…</p>;
+  const d = facts.dataset;
+  const t = facts.totals;
+  const warnRows = facts.report.filter((r) => !r.excludedByUser && r.status !== 'error' && r.issues.length > 0);
+  const headingId = `facts-${datasetId}`;
+  return (
+    <section className="facts" aria-labelledby={headingId}>
+      <h3 id={headingId}>{d.name}</h3>
+      <p className="muted">
+        Role: {roleText(d.role)}. Source: <code className="path">{d.sourcePath}</code>
+      </p>
+      <p>
+        <strong>{t.usable}</strong> of {t.clips} recordings can be used ({t.speakers} speakers, <Num value={t.totalDurationS / 60} /> minutes in total). {t.excluded > 0 ? `${t.excluded} are left out` : 'None are left out'}
+        {t.excludedByUser > 0 ? `, ${t.excludedByUser} of them by you` : ''}.
+      </p>
+      {facts.groups.length > 0 && (
+        <table className="data">
+          <caption>Usable recordings per group</caption>
+          <thead>
+            <tr>
+              <th scope="col">Label</th>
+              <th scope="col">Group</th>
+              <th scope="col">Recordings</th>
+              <th scope="col">Speakers</th>
+              <th scope="col">Mean length (s)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {facts.groups.map((g) => (
+              <tr key={`${g.label}=${g.value}`}>
+                <td>{g.label}</td>
+                <td>{g.value}</td>
+                <td>{g.clips}</td>
+                <td>{g.speakers}</td>
+                <td>
+                  <Num value={g.meanDurationS} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {facts.warnings.length > 0 && (
+        <ul className="warnings" aria-label={`Import warnings for ${d.name}`}>
+          {facts.warnings.slice(0, 10).map((w, i) => (
+            <li key={i}>{w.message}</li>
+          ))}
+          {facts.warnings.length > 10 && <li>…and {facts.warnings.length - 10} more.</li>}
+        </ul>
+      )}
+      {facts.report.length > 0 ? (
+        <div className="validation">
+          <h4>Problems found ({facts.report.length} recordings)</h4>
+          <p className="hint">
+            Recordings with errors (for example a missing or unreadable file) are left out automatically. Recordings with warnings are used unless you exclude them. Excluding changes which recordings the next audit uses.
+          </p>
+          {warnRows.length > 0 && (
+            <button type="button" onClick={() => void setExcluded(warnRows.map((r) => r.row), true)}>
+              Exclude all {warnRows.length} recordings with warnings
+            </button>
+          )}
+          <WindowedList
+            label={`Validation problems in ${d.name}`}
+            items={facts.report}
+            rowHeight={56}
+            height={280}
+            rowKey={(r) => r.row}
+            renderRow={(r) => (
+              <div className="problem-row">
+                <span className={`badge ${r.excludedByUser ? 'badge-muted' : r.status === 'error' ? 'badge-error' : 'badge-warn'}`}>
+                  {r.excludedByUser ? 'excluded by you' : r.status === 'error' ? 'left out' : 'warning'}
+                </span>
+                <span className="problem-text">
+                  Row {r.row}: {r.issues.map((i) => i.message).join('; ') || 'excluded'}
+                  <br />
+                  <code className="path small">{r.path}</code>
+                </span>
+                {r.status !== 'error' && (
+                  <button type="button" className="small" onClick={() => void setExcluded([r.row], !r.excludedByUser)} aria-label={`${r.excludedByUser ? 'Include' : 'Exclude'} row ${r.row}`}>
+                    {r.excludedByUser ? 'Include' : 'Exclude'}
+                  </button>
+                )}
+              </div>
+            )}
+          />
+          <ErrorNote error={rowError} what="Could not change the exclusion:" next="Try again; the list above shows what is stored now." />
+        </div>
+      ) : (
+        <p className="ok">No problems found in these recordings.</p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+import { type JSX, type ReactNode, useState } from 'react';
+
+/**
+ * A tiny virtualised list: only the rows in view (plus a few) are in the DOM. Rows have a
+ * fixed height. The scroll area is focusable so it scrolls with the keyboard.
+ */
+export function WindowedList<T>({
+  items,
+  rowHeight = 40,
+  height = 320,
+  overscan = 6,
+  label,
+  renderRow,
+  rowKey,
+}: {
+  items: readonly T[];
+  rowHeight?: number;
+  height?: number;
+  overscan?: number;
+  label: string;
+  renderRow: (item: T, index: number) => ReactNode;
+  rowKey: (item: T, index: number) => string | number;
+}): JSX.Element {
+  const [scrollTop, setScrollTop] = useState(0);
+  const viewHeight = Math.min(height, items.length * rowHeight);
+  const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
+  const last = Math.min(items.length, Math.ceil((scrollTop + viewHeight) / rowHeight) + overscan);
+  const visible = items.slice(first, last);
+  return (
+    <div
+      className="windowed"
+      style={{ height: viewHeight, overflowY: 'auto', position: 'relative' }}
+      onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+      tabIndex={0}
+      role="region"
+      aria-label={`${label} (${items.length} rows, scrollable)`}
+    >
+      <ul style={{ height: items.length * rowHeight, position: 'relative', margin: 0, padding: 0, listStyle: 'none' }} aria-label={label}>
+        {visible.map((item, i) => {
+          const index = first + i;
+          return (
+            <li
+              key={rowKey(item, index)}
+              aria-setsize={items.length}
+              aria-posinset={index + 1}
+              className="windowed-row"
+              style={{ position: 'absolute', top: index * rowHeight, height: rowHeight, left: 0, right: 0 }}
+            >
+              {renderRow(item, index)}
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,234 @@
+import { type FormEvent, type JSX, useCallback, useEffect, useState } from 'react';
+import type { BuiltReport, IdentitySummary, ReportVerification } from '../../../../shared/api/reports';
+import { asUiError, call, type UiError } from '../../api';
+import { ErrorNote } from '../../components/ErrorNote';
+import { PathInput } from '../../components/PathInput';
+import { rememberReport } from '../../lib/storage';
+import { SECTION_INFO } from './PurposeStep';
+import { useResults } from './ResultsView';
+import type { StepProps } from './Wizard';
+
+function slug(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'report';
+}
+
+export function ReportStep({ project, draft, onDone }: StepProps & { onDone: () => void }): JSX.Element {
+  const { results, error: resultsError } = useResults(project.id, draft.auditId);
+  const [identities, setIdentities] = useState<IdentitySummary[] | null>(null);
+  const [identityId, setIdentityId] = useState('');
+  const [newName, setNewName] = useState('');
+  const [newOrg, setNewOrg] = useState('');
+  const [newEmail, setNewEmail] = useState('');
+  const [idError, setIdError] = useState<UiError | null>(null);
+  const [creating, setCreating] = useState(false);
+  const [passphrase, setPassphrase] = useState('');
+  const [out, setOut] = useState('');
+  const [built, setBuilt] = useState<BuiltReport | null>(null);
+  const [buildError, setBuildError] = useState<UiError | null>(null);
+  const [building, setBuilding] = useState(false);
+  const [verification, setVerification] = useState<ReportVerification | null>(null);
+  const [verifyError, setVerifyError] = useState<UiError | null>(null);
+
+  const loadIdentities = useCallback(async () => {
+    try {
+      const list = await call('identities.list', {});
+      setIdentities(list);
+      setIdentityId((cur) => cur || list[0]?.id || '');
+    } catch (err) {
+      setIdError(asUiError(err));
+      setIdentities([]);
+    }
+  }, []);
+  useEffect(() => {
+    void loadIdentities();
+  }, [loadIdentities]);
+  useEffect(() => {
+    if (results && !out) setOut(`${project.path}/reports/${slug(results.audit.title)}-${new Date().toISOString().slice(0, 10)}.pdf`);
+  }, [results, out, project.path]);
+
+  const createIdentity = async (e: FormEvent) => {
+    e.preventDefault();
+    setIdError(null);
+    setCreating(true);
+    try {
+      const id = await call('identities.create', { name: newName, organisation: newOrg, ...(newEmail.trim() ? { email: newEmail.trim() } : {}) });
+      await loadIdentities();
+      setIdentityId(id.id);
+      setNewName('');
+      setNewOrg('');
+      setNewEmail('');
+    } catch (err) {
+      setIdError(asUiError(err));
+    } finally {
+      setCreating(false);
+    }
+  };
+
+  const identity = identities?.find((i) => i.id === identityId) ?? null;
+
+  const build = async () => {
+    if (!draft.auditId || !identity) return;
+    setBuildError(null);
+    setVerification(null);
+    setBuilding(true);
+    try {
+      const r = await call('reports.build', { project: project.id, auditId: draft.auditId, out, identityId: identity.id, ...(passphrase ? { passphrase } : {}) });
+      setBuilt(r);
+      rememberReport({ path: r.path, projectId: project.id, projectName: project.name, title: results?.audit.title ?? 'Audit report', signer: r.signer, builtAt: new Date().toISOString() });
+    } catch (err) {
+      setBuildError(asUiError(err));
+    } finally {
+      setBuilding(false);
+    }
+  };
+
+  const verify = async () => {
+    if (!built) return;
+    setVerifyError(null);
+    try {
+      setVerification(await call('reports.verify', { path: built.path }));
+    } catch (err) {
+      setVerifyError(asUiError(err));
+    }
+  };
+
+  return (
+    <div>
+      <p className="lead">The report is a PDF signed with your identity, so anyone can check that it comes from you and was not changed afterwards. The numbers in it are exported alongside as data files.</p>
+      <ErrorNote error={resultsError} what="Could not load the results for the report:" next="Go back to Run and check that the run finished." />
+
+      <section className="card" aria-labelledby="preview-heading">
+        <h2 id="preview-heading">1. Preview</h2>
+        {results ? (
+          <dl className="facts-list">
+            <dt>Title</dt>
+            <dd>{results.audit.title}</dd>
+            <dt>Plan fingerprint</dt>
+            <dd>
+              <code className="hash">{results.audit.planSha256 ?? 'not locked'}</code>
+              {results.audit.deviations.length > 0 ? ` — ${results.audit.deviations.length} change(s) from the locked plan, listed in the report` : ' — run exactly as locked'}
+            </dd>
+            <dt>Sections</dt>
+            <dd>{results.audit.sections.map((s) => SECTION_INFO[s].name).join('; ')}</dd>
+            <dt>Recordings</dt>
+            <dd>{results.datasets.map((d) => `${d.name} (${d.clips - d.excluded} used${d.synthetic ? ', synthetic' : ''})`).join('; ')}</dd>
+            <dt>Models</dt>
+            <dd>{results.models.map((m) => `${m.name} (ran on ${m.provider})`).join('; ')}</dd>
+            <dt>Caveats repeated in the summary</dt>
+            <dd>{results.warnings.length === 0 ? 'none' : `${results.warnings.length}: ${results.warnings[0]}${results.warnings.length > 1 ? ' …' : ''}`}</dd>
+            {results.errors.length > 0 && (
+              <>
+                <dt>Sections that could not run</dt>
+                <dd>{results.errors.map((e) => `${e.section.toUpperCase()}: ${e.message}`).join('; ')}</dd>
+              </>
+            )}
+          </dl>
+        ) : (
+          <p>Loading…</p>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="identity-heading">
+        <h2 id="identity-heading">2. Your identity</h2>
+        <p className="hint">The signature names you and your organisation. The key stays on this computer.</p>
+        {identities && identities.length > 0 && (
+          <div className="field">
+            <label htmlFor="identity">Sign as</label>
+            <select id="identity" value={identityId} onChange={(e) => setIdentityId(e.target.value)}>
+              {identities.map((i) => (
+                <option key={i.id} value={i.id}>
+                  {i.name}, {i.organisation} (fingerprint {i.fingerprint.slice(0, 11)}…)
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        {identity?.protection === 'passphrase' && (
+          <div className="field">
+            <label htmlFor="passphrase">Passphrase of this identity</label>
+            <input id="passphrase" type="password" value={passphrase} onChange={(e) => setPassphrase(e.target.value)} autoComplete="current-password" />
+          </div>
+        )}
+        <details open={identities?.length === 0}>
+          <summary>Create a new identity</summary>
+          <form onSubmit={createIdentity} className="stack">
+            <div className="grid3">
+              <div className="field">
+                <label htmlFor="id-name">Your name</label>
+                <input id="id-name" value={newName} onChange={(e) => setNewName(e.target.value)} required aria-invalid={idError?.field === 'name' || undefined} />
+              </div>
+              <div className="field">
+                <label htmlFor="id-org">Organisation</label>
+                <input id="id-org" value={newOrg} onChange={(e) => setNewOrg(e.target.value)} required aria-invalid={idError?.field === 'organisation' || undefined} />
+              </div>
+              <div className="field">
+                <label htmlFor="id-email">Email (optional)</label>
+                <input id="id-email" type="email" value={newEmail} onChange={(e) => setNewEmail(e.target.value)} aria-invalid={idError?.field === 'email' || undefined} />
+              </div>
+            </div>
+            <div>
+              <button type="submit" disabled={creating || !newName.trim() || !newOrg.trim()}>
+                {creating ? 'Creating the identity…' : 'Create identity'}
+              </button>
+            </div>
+          </form>
+        </details>
+        <ErrorNote error={idError} what="Could not set up the identity:" next="Check the fields above (your entries are kept) and try again." />
+      </section>
+
+      <section className="card" aria-labelledby="export-heading">
+        <h2 id="export-heading">3. Sign and export</h2>
+        <PathInput label="Save the report as" value={out} onChange={setOut} hint="A PDF file on this computer; the data files go into a folder next to it." invalid={buildError?.field === 'out'} />
+        <div className="row">
+          <button type="button" className="primary" onClick={() => void build()} disabled={building || !identity || !out.trim() || !results}>
+            {building ? 'Signing…' : 'Sign and export the report'}
+          </button>
+          {!identity && <span className="hint">Choose or create an identity first.</span>}
+        </div>
+        <ErrorNote error={buildError} what="The report could not be built:" next="Check the file path and identity above (nothing was lost), then try again." />
+        {built && (
+          <div className="ok-box" role="status">
+            <p>
+              <strong>Report signed and saved</strong>
+              {built.pages ? ` (${built.pages} pages)` : ''}: <code className="path">{built.path}</code>
+            </p>
+            <p>
+              Signed by {built.signer}. File fingerprint (SHA-256): <code className="hash">{built.sha256}</code>
+            </p>
+            <p>Data files: {built.exports.length} in <code className="path">{built.exportsDir}</code></p>
+          </div>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="verify-heading">
+        <h2 id="verify-heading">4. Verify</h2>
+        <p className="hint">Checks the signature the way a reader of the report would: that the file is complete, unchanged and signed by the named identity.</p>
+        <button type="button" onClick={() => void verify()} disabled={!built}>
+          Verify the report
+        </button>
+        <ErrorNote error={verifyError} what="Could not verify the report:" next="Check that the file is still where it was saved, then try again." />
+        {verification && (
+          <div className={verification.valid ? 'ok-box' : 'error-note'} role="status">
+            <p>
+              <strong>{verification.valid ? 'The signature is valid.' : 'The signature is NOT valid.'}</strong> {verification.signer ? `Signed by ${verification.signer}` : ''}
+              {verification.signedAt ? ` on ${new Date(verification.signedAt).toLocaleString()}` : ''}. {verification.coversWholeFile ? 'It covers the whole file.' : 'It does not cover the whole file.'}
+            </p>
+            {verification.attachments.length > 0 && <p>Attached data: {verification.attachments.map((a) => a.name).join(', ')}.</p>}
+            {verification.problems.length > 0 && (
+              <ul>
+                {verification.problems.map((p, i) => (
+                  <li key={i}>{p}</li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
+      </section>
+      {verification?.valid && (
+        <button type="button" onClick={onDone}>
+          Back to the project
+        </button>
+      )}
+    </div>
+  );
+}
