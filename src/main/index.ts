@@ -2,13 +2,14 @@
  * Electron host: window, security settings, the app:// protocol, IPC. Kept thin: the
  * engine (api.ts and below) runs identically in the CLI and the web host.
  */
-import { app, BrowserWindow, net, protocol, session, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, net, protocol, session, type OpenDialogOptions, type WebContents } from 'electron';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createApi } from './api';
 import { createEngine } from './engine';
 import { registerIpc } from './ipc';
 import { APP_ORIGIN, APP_SCHEME, CONTENT_SECURITY_POLICY, isAppUrl } from './web-security';
+import type { PickPurpose } from '../shared/api/files';
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
@@ -42,6 +43,27 @@ function secureContents(contents: WebContents): void {
   contents.setWindowOpenHandler(() => ({ action: 'deny' }));
 }
 
+const OPEN_DIALOGS: Record<Exclude<PickPurpose, 'save-pdf'>, OpenDialogOptions> = {
+  manifest: { title: 'Choose the spreadsheet of recordings', properties: ['openFile'], filters: [{ name: 'CSV or TSV', extensions: ['csv', 'tsv', 'txt'] }] },
+  folder: { title: 'Choose the folder of recordings', properties: ['openDirectory'] },
+  model: { title: 'Choose the model file', properties: ['openFile'], filters: [{ name: 'ONNX model', extensions: ['onnx'] }] },
+  p12: { title: "Choose your organisation's certificate file", properties: ['openFile'], filters: [{ name: 'PKCS#12', extensions: ['p12', 'pfx'] }] },
+  pdf: { title: 'Choose the report to check', properties: ['openFile'], filters: [{ name: 'PDF', extensions: ['pdf'] }] },
+  'project-folder': { title: 'Choose a project folder', properties: ['openDirectory', 'createDirectory'] },
+};
+
+/** The native dialog behind files.pick: runs in this (main) process, so the renderer never names a path itself. */
+async function pickWithDialog(purpose: PickPurpose, parent: BrowserWindow | undefined): Promise<string | null> {
+  if (purpose === 'save-pdf') {
+    const options = { title: 'Save the report as', defaultPath: 'equivox-report.pdf', filters: [{ name: 'PDF', extensions: ['pdf'] }] };
+    const r = parent ? await dialog.showSaveDialog(parent, options) : await dialog.showSaveDialog(options);
+    return r.canceled || !r.filePath ? null : r.filePath;
+  }
+  const options = OPEN_DIALOGS[purpose];
+  const r = parent ? await dialog.showOpenDialog(parent, options) : await dialog.showOpenDialog(options);
+  return r.canceled ? null : (r.filePaths[0] ?? null);
+}
+
 async function main(): Promise<void> {
   await app.whenReady();
   const ses = session.defaultSession;
@@ -50,9 +72,15 @@ async function main(): Promise<void> {
   serveApp();
   app.on('web-contents-created', (_e, contents) => secureContents(contents));
 
-  const engine = createEngine({ host: 'electron', dataDir: process.env.EQUIVOX_HOME ?? join(app.getPath('userData'), 'data') });
-  const api = createApi(engine);
   const windows: BrowserWindow[] = [];
+  // Paths from the renderer only through a native dialog in this process (files.pick).
+  const engine = createEngine({
+    host: 'electron',
+    dataDir: process.env.EQUIVOX_HOME ?? join(app.getPath('userData'), 'data'),
+    pathPolicy: 'granted',
+    picker: (purpose) => pickWithDialog(purpose, windows[0]),
+  });
+  const api = createApi(engine);
   registerIpc(api, engine.events, () => windows.map((w) => w.webContents));
 
   const win = new BrowserWindow({

@@ -59,7 +59,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 export async function startWebHost(options: { port?: number; dataDir?: string; staticDir?: string } = {}): Promise<WebHost> {
-  const engine = createEngine({ host: 'web', ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+  // Paths only through the in-app chooser (files.browse + files.grant), the demo or project folders.
+  const engine = createEngine({ host: 'web', pathPolicy: 'granted', ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
   const api = createApi(engine);
   const token = randomBytes(24).toString('base64url');
   const staticDir = resolve(options.staticDir ?? join(process.cwd(), 'out', 'web'));

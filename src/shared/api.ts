@@ -12,6 +12,7 @@ import { modelOperations } from './api/models';
 import { reportOperations } from './api/reports';
 import { auditOperations } from './api/audits';
 import { clipOperations } from './api/clips';
+import { fileOperations } from './api/files';
 
 export * from './api/common';
 export type { AppInfo } from './api/app';
@@ -24,6 +25,7 @@ export const operations = {
   ...reportOperations,
   ...auditOperations,
   ...clipOperations,
+  ...fileOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -14,7 +14,12 @@ export interface RunningHost {
 
 /** Start the real web host (tsx src/main/web.ts) with its own data folder and wait for its URL line. */
 export async function startHost(home = mkdtempSync(join(tmpdir(), 'equivox-e2e-'))): Promise<RunningHost> {
-  const child = spawn('npx', ['tsx', 'src/main/web.ts'], { env: { ...process.env, EQUIVOX_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // node itself (not npx → sh → tsx), in its own process group, so stop() reaches the server.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/web.ts'], {
+    env: { ...process.env, EQUIVOX_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -41,7 +46,11 @@ export async function startHost(home = mkdtempSync(join(tmpdir(), 'equivox-e2e-'
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.kill(signal);
+        try {
+          process.kill(-child.pid!, signal);
+        } catch {
+          child.kill(signal);
+        }
       }),
   };
 }

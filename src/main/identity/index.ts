@@ -176,9 +176,9 @@ export async function createIdentity(
   const der = certDer(cert);
   const { id, dir } = newIdentityDir(dataDir);
   const stored = storeKey(dir, keyPem, input);
-  writeFileSync(join(dir, 'certificate.pem'), forge.pki.certificateToPem(cert));
+  writeFileSync(join(dir, 'certificate.pem'), forge.pki.certificateToPem(cert), { mode: 0o600 });
   const info = describe(id, cert, der, { source: 'created', createdAt: now.toISOString(), ...stored });
-  writeFileSync(join(dir, 'identity.json'), `${JSON.stringify(info, null, 2)}\n`);
+  writeFileSync(join(dir, 'identity.json'), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
   return info;
 }
 
@@ -204,11 +204,11 @@ export async function importIdentity(dataDir: string, input: { p12: Buffer; p12P
   const der = certDer(own);
   const { id, dir } = newIdentityDir(dataDir);
   const stored = storeKey(dir, forge.pki.privateKeyToPem(key), input);
-  writeFileSync(join(dir, 'certificate.pem'), forge.pki.certificateToPem(own));
+  writeFileSync(join(dir, 'certificate.pem'), forge.pki.certificateToPem(own), { mode: 0o600 });
   const chain = certs.filter((c) => c !== own);
-  if (chain.length > 0) writeFileSync(join(dir, 'chain.pem'), chain.map((c) => forge.pki.certificateToPem(c)).join(''));
+  if (chain.length > 0) writeFileSync(join(dir, 'chain.pem'), chain.map((c) => forge.pki.certificateToPem(c)).join(''), { mode: 0o600 });
   const info = describe(id, own, der, { source: 'imported', createdAt: (input.now ?? new Date()).toISOString(), ...stored });
-  writeFileSync(join(dir, 'identity.json'), `${JSON.stringify(info, null, 2)}\n`);
+  writeFileSync(join(dir, 'identity.json'), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
   return info;
 }
 

@@ -41,6 +41,7 @@ export interface DemoInfo {
 export const auditOperations = {
   'plans.save': {
     input: z.strictObject({ projectId: Id, planId: Id.optional(), config: AuditPlan }),
+    paths: ['config.fdi.source.file'],
     result: null as unknown as PlanInfo,
     summary: 'Save an audit plan; a change to a locked plan becomes a new version',
   },

@@ -179,6 +179,7 @@ export interface SavedMapping {
 export const datasetOperations = {
   'datasets.import': {
     input: ImportRequest,
+    paths: ['source.manifest', 'source.folder'],
     result: null as unknown as { jobId: string; datasetId: string },
     summary: 'Start importing a manifest, folder or Common Voice release as a dataset (a background job)',
   },
@@ -198,6 +199,7 @@ export const datasetOperations = {
       delimiter: z.string().length(1).optional(),
       rows: z.number().int().min(0).max(1000).default(20),
     }),
+    paths: ['manifest'],
     result: null as unknown as ManifestPreview,
     summary: 'Header and first rows of a manifest, for the column-mapping step',
   },

@@ -67,6 +67,7 @@ export const modelOperations = {
         source: z.string().max(1000).optional(),
       })
       .refine((v) => (v.file === undefined) !== (v.folder === undefined), { message: 'give exactly one of file or folder', path: ['file'] }),
+    paths: ['file', 'folder', 'manifest'],
     result: null as unknown as ModelInfo,
     summary: 'Import an .onnx file (with an optional manifest) or a Hugging Face-style folder; layers are exposed and verified',
   },

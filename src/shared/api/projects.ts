@@ -6,6 +6,7 @@ const Name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at 
 export const projectOperations = {
   'projects.create': {
     input: z.strictObject({ name: Name, dir: z.string().min(1).optional() }),
+    paths: [{ field: 'dir', access: 'write' }],
     result: null as unknown as Project,
     summary: 'Create a project folder holding project.sqlite',
   },
@@ -19,6 +20,7 @@ export const projectOperations = {
       (v) => (v.id === undefined) !== (v.path === undefined),
       { message: 'give exactly one of id or path', path: ['id'] },
     ),
+    paths: ['path'],
     result: null as unknown as Project,
     summary: 'Open a project by id (from the recent list) or by folder',
   },

@@ -66,11 +66,13 @@ export const reportOperations = {
         message: 'give project and auditId, or resultsPath',
         path: ['project'],
       }),
+    paths: [{ field: 'project', projectRef: true }, 'resultsPath', { field: 'out', access: 'write' }],
     result: null as unknown as BuiltReport,
     summary: 'Build the signed PDF report of an audit run, its signed statement and the exports',
   },
   'reports.verify': {
     input: z.strictObject({ path: Path }),
+    paths: ['path'],
     result: null as unknown as ReportVerification,
     summary: "Verify a report's signature and list its attachments",
   },
@@ -81,6 +83,7 @@ export const reportOperations = {
   },
   'identities.import': {
     input: z.strictObject({ p12Path: Path, p12Passphrase: z.string().optional(), passphrase: z.string().min(8, 'must be at least 8 characters').optional() }),
+    paths: ['p12Path'],
     result: null as unknown as IdentitySummary,
     summary: "Import an auditor identity from the organisation's PKCS#12 (.p12/.pfx) file",
   },

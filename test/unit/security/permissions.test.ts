@@ -1,0 +1,79 @@
+/**
+ * Data protection on disk: the data folder, project folders, project databases (with
+ * their -wal/-shm files, which exist while a project is open), identities and keys
+ * are owner-only (0700 folders, 0600 files), whatever the umask allows.
+ */
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApi } from '../../../src/main/api';
+import { createEngine, type Engine } from '../../../src/main/engine';
+import { createIdentity } from '../../../src/main/identity';
+
+const mode = (p: string): string => (statSync(p).mode & 0o777).toString(8);
+
+/** Every folder and file under `dir` with its mode. */
+function modes(dir: string): { path: string; dir: boolean; mode: string }[] {
+  const out = [{ path: dir, dir: true, mode: mode(dir) }];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...modes(p));
+    else out.push({ path: p, dir: false, mode: mode(p) });
+  }
+  return out;
+}
+
+describe.skipIf(process.platform === 'win32')('owner-only permissions', () => {
+  const root = mkdtempSync(join(tmpdir(), 'equivox-perms-'));
+  // Not created yet: the engine must create it (and its parents' modes are not ours).
+  const dataDir = join(root, 'home');
+  const chosenDir = join(root, 'chosen', 'audit-2026');
+  let engine: Engine;
+  let oldUmask: number;
+  let projectDirs: string[];
+
+  beforeAll(async () => {
+    // A permissive umask, as on many desktops: the modes must come from Equivox, not from it.
+    oldUmask = process.umask(0o022);
+    engine = createEngine({ host: 'test', dataDir });
+    const api = createApi(engine);
+    const a = await api.invoke('projects.create', { name: 'Permissions check' });
+    const b = await api.invoke('projects.create', { name: 'Chosen folder', dir: chosenDir });
+    projectDirs = [a.path, b.path];
+    // A write through an open project, so its WAL is in use.
+    await api.invoke('mappings.save', { projectId: a.id, name: 'm', mapping: { path: 'path' } });
+    await createIdentity(dataDir, { name: 'Ada Auditor', organisation: 'Equivox tests' });
+    await createIdentity(dataDir, { name: 'Ben Auditor', organisation: 'Equivox tests', passphrase: 'correct horse battery' });
+  });
+
+  afterAll(async () => {
+    await engine.close();
+    process.umask(oldUmask);
+  });
+
+  it('project databases and their -wal/-shm files are 0600 while open, folders 0700', () => {
+    for (const dir of projectDirs) {
+      expect(mode(dir), dir).toBe('700');
+      for (const f of ['project.sqlite', 'project.sqlite-wal', 'project.sqlite-shm']) {
+        expect(existsSync(join(dir, f)), `${f} exists while the project is open`).toBe(true);
+        expect(mode(join(dir, f)), join(dir, f)).toBe('600');
+      }
+    }
+  });
+
+  it('the data folder, its registry and everything in it are owner-only', () => {
+    const all = modes(dataDir);
+    expect(all.some((e) => e.path.endsWith('equivox.sqlite'))).toBe(true);
+    expect(all.some((e) => e.path.endsWith('equivox.sqlite-wal'))).toBe(true);
+    for (const e of all) expect(e.mode, e.path).toBe(e.dir ? '700' : '600');
+  });
+
+  it('identities, keys and passphrase files are owner-only', () => {
+    const ids = join(dataDir, 'identities');
+    const all = modes(ids);
+    expect(all.filter((e) => e.path.endsWith('key.pem'))).toHaveLength(2);
+    expect(all.some((e) => e.path.endsWith('passphrase'))).toBe(true);
+    for (const e of all) expect(e.mode, e.path).toBe(e.dir ? '700' : '600');
+  });
+});
