@@ -4,18 +4,10 @@ import type Database from 'better-sqlite3';
 import { NotFoundError, UserError } from '../../shared/errors';
 import { AuditPlan, canonicalJson, planDifferences, type AuditPlanConfig, type AuditPlanInput } from '../../shared/plan';
 import { zodToApiError } from '../../shared/validate';
+import type { PlanInfo } from '../../shared/api/audits';
 
-export interface PlanRecord {
-  id: string;
-  name: string;
-  version: number;
-  parentId: string | null;
-  config: AuditPlanConfig;
-  sha256: string | null;
-  lockedAt: string | null;
-  inputs: { datasets: Record<string, string | null>; models: Record<string, string>; files?: Record<string, string> } | null;
-  createdAt: string;
-}
+/** A stored plan: the shape the API returns (src/shared/api/audits.ts). */
+export type PlanRecord = PlanInfo;
 
 interface PlanRow {
   id: string;

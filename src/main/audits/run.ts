@@ -12,6 +12,7 @@ import { RESULTS_SCHEMA_VERSION, type AuditResults, type DatasetSummary as Resul
 import { datasetFacts } from '../data/repository';
 import { embedDataset, ensureModel, ortVersion, type ModelManifest } from '../inference';
 import type { TaskContext } from '../jobs/task';
+import type { AuditRunInfo } from '../../shared/api/audits';
 import { VERSION } from '../version';
 import type { AuditContext } from './context';
 import { runFdi } from './fdi-audit';
@@ -21,17 +22,8 @@ import { designTests, runSpeat } from './speat-audit';
 import { UnitStore } from './units';
 import { runWer } from './wer-audit';
 
-export interface AuditRow {
-  id: string;
-  planId: string;
-  planSha256: string | null;
-  seed: number;
-  status: 'pending' | 'running' | 'finished' | 'failed' | 'cancelled';
-  stage: string | null;
-  error: string | null;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
+/** A stored run: the API's run info without what only this process knows. */
+export type AuditRow = Omit<AuditRunInfo, 'active' | 'resumable'>;
 
 export function getAudit(db: Database.Database, id: string): AuditRow {
   const r = db

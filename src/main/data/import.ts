@@ -24,7 +24,7 @@ import { cpus } from 'node:os';
 import { AudioDecodeError, analyseAudio, sha256File, wavShortfallBytes } from '../audio';
 import { loadSource, resolveClipPath, type SourceRow, type SourceTable } from './sources';
 import { audioIssues, issue, statusOf, withDefaults } from './validate';
-import { collectImportReport } from './repository';
+import { collectImportReport, type ClipDbRow } from './repository';
 
 export interface ImportParams {
   source: ImportSource;
@@ -111,28 +111,8 @@ function findOrCreateDataset(
   })();
 }
 
-interface ClipRow {
-  id: string;
-  dataset_id: string;
-  row_index: number;
-  path: string;
-  rel_path: string;
-  sha256: string | null;
-  duration_s: number | null;
-  sample_rate: number | null;
-  channels: number | null;
-  codec: string | null;
-  rms: number | null;
-  peak: number | null;
-  speaker: string | null;
-  groups_json: string;
-  transcript: string | null;
-  hypothesis: string | null;
-  valence: number | null;
-  metadata_json: string;
-  status: string;
-  issues_json: string;
-}
+/** A clip as the importer writes it (the user's own exclusion flag is never touched). */
+type ClipRow = Omit<ClipDbRow, 'excluded_by_user'>;
 
 /** Labels and metadata of one row under a mapping, with the issues they raise. */
 export function rowLabels(values: Record<string, string>, mapping: ColumnMapping) {

@@ -45,7 +45,7 @@ export interface Clip {
   excludedByUser: boolean;
 }
 
-interface ClipDbRow {
+export interface ClipDbRow {
   id: string;
   dataset_id: string;
   row_index: number;

@@ -4,7 +4,7 @@
  * a paired t-test of clip duration between the matched sets (the confound check the
  * SpEAT paper reports), and attribute sets A/B from a valence-rated dataset.
  */
-import { pairedTTest as statsPairedTTest } from '../stats';
+import { pairedTTest as statsPairedTTest, Rng } from '../stats';
 import type { Clip } from './repository';
 
 export interface SpeatDesignOptions {
@@ -49,16 +49,10 @@ export interface SpeatDesign {
   warnings: string[];
 }
 
-/** mulberry32: small, seeded, reproducible. */
+/** A seeded uniform [0, 1) source from the statistics engine's PRNG (same on every platform). */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed, 31);
+  return () => r.nextFloat();
 }
 
 function shuffled<T>(items: readonly T[], random: () => number): T[] {
