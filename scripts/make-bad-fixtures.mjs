@@ -175,10 +175,13 @@ async function makeReports(dir) {
   const [, , b, c] = m.map(Number);
   const flip = (offset, name) => {
     const copy = Buffer.from(pdf);
-    copy[offset] ^= 0x01;
+    const ch = String.fromCharCode(copy[offset]);
+    // Inside the hex Contents, change to another hex digit (a bit flip can leave hex:
+    // 'a' ^ 1 is '`'); elsewhere flip the low bit.
+    copy[offset] = /[0-9a-fA-F]/.test(ch) && offset > b && offset < c ? (ch === '0' ? 0x31 : 0x30) : copy[offset] ^ 0x01;
     writeFileSync(f(name), copy);
   };
-  // Inside the CMS blob (hex digits: flipping the low bit keeps them hex). The RSA
+  // Inside the CMS blob. The RSA
   // signature value is the DER's last field, just before the zero padding.
   const used = text.slice(b + 1, c - 1).replace(/(00)+$/, '').length;
   flip(b + 1 + used - 20, 'flipped-signature.pdf');

@@ -1,7 +1,8 @@
+import { threadId } from 'node:worker_threads';
 import type { Task } from './task';
 
 /** Busy-work that counts units; proves jobs run off the main thread, report and stop. */
-export const countTask: Task<{ units: number; unitMs: number }, { counted: number }> = async ({ units, unitMs }, ctx) => {
+export const countTask: Task<{ units: number; unitMs: number }, { counted: number; threadId: number }> = async ({ units, unitMs }, ctx) => {
   let counted = 0;
   for (let i = 0; i < units; i += 1) {
     ctx.throwIfCancelled();
@@ -11,5 +12,6 @@ export const countTask: Task<{ units: number; unitMs: number }, { counted: numbe
     counted += 1;
     ctx.progress('counting', counted, units);
   }
-  return { counted };
+  // threadId 0 is the main thread: anything else proves the work ran elsewhere.
+  return { counted, threadId };
 };
