@@ -15,6 +15,7 @@ import { reportHandlers } from './handlers/reports';
 import { auditHandlers } from './handlers/audits';
 import { clipHandlers } from './handlers/clips';
 import { fileHandlers } from './handlers/files';
+import { uiHandlers } from './handlers/ui';
 import type { Handler } from './handlers/types';
 
 export const handlers: { [K in OperationName]: Handler<K> } = {
@@ -26,6 +27,7 @@ export const handlers: { [K in OperationName]: Handler<K> } = {
   ...auditHandlers,
   ...clipHandlers,
   ...fileHandlers,
+  ...uiHandlers,
 };
 
 export interface Api {

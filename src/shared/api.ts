@@ -13,6 +13,7 @@ import { reportOperations } from './api/reports';
 import { auditOperations } from './api/audits';
 import { clipOperations } from './api/clips';
 import { fileOperations } from './api/files';
+import { uiOperations } from './api/ui';
 
 export * from './api/common';
 export type { AppInfo } from './api/app';
@@ -26,6 +27,7 @@ export const operations = {
   ...auditOperations,
   ...clipOperations,
   ...fileOperations,
+  ...uiOperations,
 } as const;
 
 export type Operations = typeof operations;

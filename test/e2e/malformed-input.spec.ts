@@ -102,7 +102,7 @@ test.describe('path inputs only through grants (web host)', () => {
     const before = await call(request, 'datasets.preview', JSON.stringify({ manifest }));
     expect(before.status).toBe(400);
     expect(before.json.error).toMatchObject({ code: 'validation', field: 'manifest' });
-    expect(before.json.error!.message).toBe('manifest: this file was not chosen in a file dialog; choose it with Browse…');
+    expect(before.json.error!.message).toBe('manifest: this file was not chosen in a file dialog; choose it with Choose…');
 
     const listing = await call(request, 'files.browse', JSON.stringify({ path: join(dir, 'chosen') }));
     expect(listing.status).toBe(200);

@@ -35,7 +35,7 @@ export function browseRoots(): string[] {
 
 function webOnly(engine: Engine, op: string): void {
   if (engine.host !== 'web') {
-    throw new UserError(`${op} is only available in the browser preview; choose files with Browse… (files.pick)`, 'operation');
+    throw new UserError(`${op} is only available in the browser preview; choose files with Choose… (files.pick)`, 'operation');
   }
 }
 

@@ -82,8 +82,8 @@ function refuse(field: string, message: string): ApiError {
  */
 export function pathSyntaxProblem(value: string): string | null {
   if (value.includes('\0')) return 'a path must not contain NUL characters';
-  if (!isAbsolute(value)) return 'must be a full path chosen with Browse…, not a relative one';
-  if (value.split(/[\\/]+/).includes('..')) return "'..' is not allowed in a path; choose the file with Browse…";
+  if (!isAbsolute(value)) return 'must be a full path chosen with Choose…, not a relative one';
+  if (value.split(/[\\/]+/).includes('..')) return "'..' is not allowed in a path; choose the file with Choose…";
   return null;
 }
 
@@ -175,18 +175,18 @@ export class PathGuard {
     try {
       real = resolveReal(value);
     } catch (err) {
-      throw refuse(field, `cannot read ${value} (${(err as NodeJS.ErrnoException).code ?? 'error'}); choose it with Browse…`);
+      throw refuse(field, `cannot read ${value} (${(err as NodeJS.ErrnoException).code ?? 'error'}); choose it with Choose…`);
     }
     if (!this.allows(real, access)) {
       const noun = existsSync(real) && statSync(real).isDirectory() ? 'folder' : 'file';
       if (real !== value && this.allows(value, access)) {
-        throw refuse(field, `this ${noun} is a link to a place outside the chosen folder; choose the target itself with Browse…`);
+        throw refuse(field, `this ${noun} is a link to a place outside the chosen folder; choose the target itself with Choose…`);
       }
       throw refuse(
         field,
         access === 'write'
-          ? `this ${noun} was not chosen in a save dialog; choose where to save it with Browse…`
-          : `this ${noun} was not chosen in a file dialog; choose it with Browse…`,
+          ? `this ${noun} was not chosen in a save dialog; choose where to save it with Choose…`
+          : `this ${noun} was not chosen in a file dialog; choose it with Choose…`,
       );
     }
     return real;

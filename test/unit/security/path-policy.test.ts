@@ -34,7 +34,7 @@ function refused(fn: () => unknown, field: string, message: RegExp): void {
 describe('PathGuard (granted)', () => {
   it('refuses a path nobody chose, naming the field', () => {
     const guard = new PathGuard('granted');
-    refused(() => guard.check('source.manifest', join(outside, 'secret.csv')), 'source.manifest', /was not chosen in a file dialog; choose it with Browse…/);
+    refused(() => guard.check('source.manifest', join(outside, 'secret.csv')), 'source.manifest', /was not chosen in a file dialog; choose it with Choose…/);
   });
 
   it('accepts a granted file and anything inside a granted folder, returning the real path', () => {

@@ -15,22 +15,3 @@ export function save(key: string, value: unknown): void {
     // Storage full or disabled: drafts are a convenience, the engine keeps the real state.
   }
 }
-
-export interface RecentReport {
-  path: string;
-  projectId: string;
-  projectName: string;
-  title: string;
-  signer: string;
-  builtAt: string;
-}
-
-const REPORTS_KEY = 'equivox.recentReports';
-
-export function recentReports(): RecentReport[] {
-  return load<RecentReport[]>(REPORTS_KEY, []);
-}
-
-export function rememberReport(r: RecentReport): void {
-  save(REPORTS_KEY, [r, ...recentReports().filter((x) => x.path !== r.path)].slice(0, 20));
-}

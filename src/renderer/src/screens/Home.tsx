@@ -4,7 +4,8 @@ import { asUiError, call, type UiError } from '../api';
 import type { Nav } from '../App';
 import { ErrorNote } from '../components/ErrorNote';
 import { PathInput } from '../components/PathInput';
-import { recentReports } from '../lib/storage';
+import type { ReportRecord } from '../../../shared/api/ui';
+import { baseName } from '../lib/paths';
 
 export function Home({ nav }: { nav: Nav }): JSX.Element {
   const [projects, setProjects] = useState<Project[] | null>(null);
@@ -15,12 +16,18 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
   const [folder, setFolder] = useState('');
   const [openError, setOpenError] = useState<UiError | null>(null);
   const [demoError, setDemoError] = useState<UiError | null>(null);
-  const reports = recentReports();
+  const [reports, setReports] = useState<(ReportRecord & { projectId: string; projectName: string })[]>([]);
 
   const refresh = useCallback(async () => {
     try {
-      setProjects(await call('projects.list', {}));
+      const list = await call('projects.list', {});
+      setProjects(list);
       setLoadError(null);
+      // Recent reports, from each project's record in the engine (a project that cannot be read is skipped).
+      const perProject = await Promise.all(
+        list.map((p) => call('reports.list', { projectId: p.id }).then((rs) => rs.map((r) => ({ ...r, projectId: p.id, projectName: p.name })), () => [])),
+      );
+      setReports(perProject.flat().sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, 20));
     } catch (err) {
       setLoadError(asUiError(err));
     }
@@ -139,14 +146,14 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
         <details className="open-folder">
           <summary>Open a project from a folder</summary>
           <form onSubmit={openFolder} className="stack">
-            <PathInput label="Project folder" value={folder} onChange={setFolder} hint="The folder that holds project.sqlite, for example one copied from a colleague." />
+            <PathInput label="Project folder" purpose="project-folder" value={folder} onChange={setFolder} hint="The folder that holds project.sqlite, for example one copied from a colleague." invalid={openError !== null} />
             <div>
               <button type="submit" disabled={folder.trim() === ''}>
                 Open project
               </button>
             </div>
           </form>
-          <ErrorNote error={openError} what="Could not open that folder:" next="Check the folder path; it must contain a project.sqlite file." />
+          <ErrorNote error={openError} what="Could not open that folder:" next="Press “Choose…” and pick the folder that contains the project.sqlite file." />
         </details>
       </section>
 
@@ -157,8 +164,8 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
         ) : (
           <ul className="project-list" aria-label="Recent reports">
             {reports.map((r) => (
-              <li key={r.path}>
-                <strong>{r.title}</strong> <span className="muted">· {r.projectName} · signed by {r.signer} · {new Date(r.builtAt).toLocaleString()}</span>
+              <li key={`${r.projectId}:${r.id}`}>
+                <strong>{baseName(r.path)}</strong> <span className="muted">· {r.projectName} · signed by {r.signer ?? 'unknown signer'} · {new Date(r.createdAt).toLocaleString()}</span>
                 <br />
                 <code className="path">{r.path}</code>
               </li>

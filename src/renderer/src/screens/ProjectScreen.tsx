@@ -7,7 +7,8 @@ import { asUiError, call, type UiError } from '../api';
 import type { Nav } from '../App';
 import { DatasetFacts, roleText } from '../components/DatasetFacts';
 import { ErrorNote } from '../components/ErrorNote';
-import { recentReports } from '../lib/storage';
+import type { ReportRecord } from '../../../shared/api/ui';
+import { baseName } from '../lib/paths';
 
 function when(iso: string | null): string {
   return iso ? new Date(iso).toLocaleString() : '–';
@@ -29,7 +30,7 @@ export function ProjectScreen({ project, nav }: { project: Project; nav: Nav }):
   const [error, setError] = useState<UiError | null>(null);
   const [resumeError, setResumeError] = useState<UiError | null>(null);
   const [openDataset, setOpenDataset] = useState<string | null>(null);
-  const reports = recentReports().filter((r) => r.projectId === project.id);
+  const [reports, setReports] = useState<ReportRecord[]>([]);
 
   const load = useCallback(async () => {
     try {
@@ -39,6 +40,8 @@ export function ProjectScreen({ project, nav }: { project: Project; nav: Nav }):
         call('plans.list', { projectId: project.id }),
         call('audits.list', { projectId: project.id }),
       ]);
+      // Reports come from the engine's record; a failure here leaves the rest of the screen usable.
+      setReports(await call('reports.list', { projectId: project.id }).catch(() => []));
       setDatasets(d);
       setModels(m);
       setPlans(p);
@@ -65,6 +68,10 @@ export function ProjectScreen({ project, nav }: { project: Project; nav: Nav }):
 
   const resumable = runs?.filter((r) => r.resumable) ?? [];
   const planName = (id: string) => plans?.find((p) => p.id === id)?.config.title ?? 'audit plan';
+  const reportTitle = (r: ReportRecord) => {
+    const run = runs?.find((a) => a.id === r.auditId);
+    return run ? planName(run.planId) : baseName(r.path);
+  };
 
   return (
     <div className="project">
@@ -191,8 +198,8 @@ export function ProjectScreen({ project, nav }: { project: Project; nav: Nav }):
         ) : (
           <ul className="item-list" aria-label="Reports">
             {reports.map((r) => (
-              <li key={r.path}>
-                <strong>{r.title}</strong> <span className="muted">— signed by {r.signer}, {when(r.builtAt)}</span>
+              <li key={r.id}>
+                <strong>{reportTitle(r)}</strong> <span className="muted">— signed by {r.signer ?? 'unknown signer'}, {when(r.createdAt)}</span>
                 <br />
                 <code className="path">{r.path}</code>
               </li>

@@ -219,16 +219,28 @@ function CsvImport({ projectId, draft, update, onImported }: { projectId: string
     }
   }, [job.state]);
 
-  const showPreview = async (e: FormEvent) => {
-    e.preventDefault();
+  const loadPreview = async (manifest: string) => {
     setError(null);
     try {
-      const p = await call('datasets.preview', { manifest: path, rows: 8 });
+      const p = await call('datasets.preview', { manifest, rows: 8 });
       setPreview(p);
       setMapping(p.suggestedMapping ?? { path: p.header[0] ?? '', groups: [] });
     } catch (err) {
       setError(asUiError(err));
     }
+  };
+
+  const showPreview = (e: FormEvent) => {
+    e.preventDefault();
+    void loadPreview(path);
+  };
+
+  // A chosen file is read at once: the first rows show without another press.
+  const choosePath = (chosen: string) => {
+    setPath(chosen);
+    setPreview(null);
+    setMapping(null);
+    if (chosen) void loadPreview(chosen);
   };
 
   const start = async () => {
@@ -267,14 +279,14 @@ function CsvImport({ projectId, draft, update, onImported }: { projectId: string
       <h2 id="csv-heading">Import a spreadsheet of recordings</h2>
       <p className="hint">Still needed: {neededRoles(draft.sections).filter((r) => !draft.datasets[r]).map(roleText).join('; ') || 'nothing — all data for the chosen sections is here'}.</p>
       <form onSubmit={showPreview} className="stack">
-        <PathInput label="Spreadsheet file (CSV or TSV)" value={path} onChange={setPath} placeholder="/home/me/recordings/manifest.csv" hint="The full path of the file on this computer. Audio paths inside it may be relative to the file's folder." invalid={error !== null} />
+        <PathInput label="Spreadsheet file (CSV or TSV)" purpose="manifest" value={path} onChange={choosePath} hint="A CSV or TSV file with a header row. Audio paths inside it may be relative to the file's folder." invalid={error !== null} />
         <div>
-          <button type="submit" disabled={path.trim() === ''}>
+          <button type="submit" disabled={path === ''}>
             Show the first rows
           </button>
         </div>
       </form>
-      <ErrorNote error={error} what="Could not read that file:" next="Check the path (it must be a CSV or TSV file with a header row) and press “Show the first rows” again." />
+      <ErrorNote error={error} what="Could not read that file:" next="Press “Choose…” and pick a CSV or TSV file with a header row, or press “Show the first rows” to read it again." />
       {preview && mapping && (
         <div className="stack">
           <table className="data">

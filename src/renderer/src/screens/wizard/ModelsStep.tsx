@@ -163,7 +163,7 @@ export function ModelsStep({ draft, update }: StepProps): JSX.Element {
       <details className="card">
         <summary>Import a model file (.onnx)</summary>
         <form onSubmit={importModel} className="stack">
-          <PathInput label="Model file" value={importPath} onChange={setImportPath} placeholder="/home/me/models/wav2vec2-base.onnx" hint="An ONNX export of a speech model; Equivox exposes and checks its layers." invalid={importError !== null} />
+          <PathInput label="Model file" purpose="model" value={importPath} onChange={setImportPath} hint="An ONNX export of a speech model (.onnx); Equivox exposes and checks its layers." invalid={importError !== null} />
           <div className="field">
             <label htmlFor="import-model-name">Name (optional)</label>
             <input id="import-model-name" value={importName} onChange={(e) => setImportName(e.target.value)} />
@@ -174,7 +174,7 @@ export function ModelsStep({ draft, update }: StepProps): JSX.Element {
             </button>
           </div>
         </form>
-        <ErrorNote error={importError} what="Could not import the model:" next="Check that the path names an .onnx file on this computer, then try again." />
+        <ErrorNote error={importError} what="Could not import the model:" next="Press “Choose…” and pick an .onnx file on this computer, then try again." />
       </details>
 
       <details className="card">

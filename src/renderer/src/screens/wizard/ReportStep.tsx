@@ -3,7 +3,6 @@ import type { BuiltReport, IdentitySummary, ReportVerification } from '../../../
 import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { PathInput } from '../../components/PathInput';
-import { rememberReport } from '../../lib/storage';
 import { SECTION_INFO } from './PurposeStep';
 import { useResults } from './ResultsView';
 import type { StepProps } from './Wizard';
@@ -74,7 +73,6 @@ export function ReportStep({ project, draft, onDone }: StepProps & { onDone: () 
     try {
       const r = await call('reports.build', { project: project.id, auditId: draft.auditId, out, identityId: identity.id, ...(passphrase ? { passphrase } : {}) });
       setBuilt(r);
-      rememberReport({ path: r.path, projectId: project.id, projectName: project.name, title: results?.audit.title ?? 'Audit report', signer: r.signer, builtAt: new Date().toISOString() });
     } catch (err) {
       setBuildError(asUiError(err));
     } finally {
@@ -178,14 +176,14 @@ export function ReportStep({ project, draft, onDone }: StepProps & { onDone: () 
 
       <section className="card" aria-labelledby="export-heading">
         <h2 id="export-heading">3. Sign and export</h2>
-        <PathInput label="Save the report as" value={out} onChange={setOut} hint="A PDF file on this computer; the data files go into a folder next to it." invalid={buildError?.field === 'out'} />
+        <PathInput label="Save the report as" purpose="save-pdf" value={out} onChange={setOut} hint="A PDF file on this computer, in the project's reports folder unless you choose another; the data files go into a folder next to it." invalid={buildError?.field === 'out'} />
         <div className="row">
           <button type="button" className="primary" onClick={() => void build()} disabled={building || !identity || !out.trim() || !results}>
             {building ? 'Signing…' : 'Sign and export the report'}
           </button>
           {!identity && <span className="hint">Choose or create an identity first.</span>}
         </div>
-        <ErrorNote error={buildError} what="The report could not be built:" next="Check the file path and identity above (nothing was lost), then try again." />
+        <ErrorNote error={buildError} what="The report could not be built:" next="Check the file name and identity above (nothing was lost); to save elsewhere press “Choose folder…”, then try again." />
         {built && (
           <div className="ok-box" role="status">
             <p>
