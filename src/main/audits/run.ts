@@ -69,6 +69,8 @@ export function storedResults(db: Database.Database, auditId: string): AuditResu
 function modelRefs(plan: AuditPlanConfig): string[] {
   const refs = new Set(plan.models);
   if (plan.fdi?.source.kind === 'verification') refs.add(plan.fdi.source.modelId);
+  // The WER section's ASR model, so it is resolved (and listed in the results) like the others.
+  if (plan.sections.includes('wer') && plan.wer?.hypotheses.source === 'model') refs.add(plan.wer.hypotheses.modelId);
   return [...refs];
 }
 
@@ -179,6 +181,8 @@ export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
     for (const [k, job] of jobs.entries()) {
       task.throwIfCancelled();
       const m = models.get(job.model)!;
+      // ASR models give transcripts, not hidden states.
+      if (m.task === 'asr') throw new UserError(`${m.name} is a speech recognition model and cannot give embeddings; use it for WER hypotheses`, 'plan.models');
       const stage = `Embedding (${k + 1}/${jobs.length}: ${m.name})`;
       const summary = await embedDataset(db, { dataDir: o.dataDir, datasetId: job.datasetId, model: job.model }, { ...task, progress: (_s, d, t) => task.progress(stage, d, t) });
       if (summary.failed.length) warn(`${summary.failed.length} clip(s) of dataset ${job.datasetId} could not be embedded with ${m.name} and were left out.`);

@@ -1,9 +1,18 @@
-/** WER audit: subgroup WER/CER with CIs, deltas, permutation p and Poisson regression. */
+/**
+ * WER audit: subgroup WER/CER with CIs, deltas, permutation p and Poisson regression.
+ * Hypotheses come from the dataset's column or from an ASR model run here (greedy
+ * decoding, one resumable unit per clip), in which case the model's confidence
+ * calibration is reported per group too.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { WerSection } from '../../shared/results';
-import { UserError } from '../../shared/errors';
-import { isUsable, listClips } from '../data/repository';
+import { ApiError, CancelledError, UserError } from '../../shared/errors';
+import { decodeAudio } from '../audio';
+import { isUsable, listClips, type Clip } from '../data/repository';
 import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
-import { analyseWer, StatsInputError, type WerRow } from '../stats';
+import { calibrationByGroup, createRecognizer, ensureModel, utteranceAccuracy, type ModelManifest, type Recognizer, type Transcript } from '../inference';
+import { analyseWer, measureUtterance, StatsInputError, type WerRow } from '../stats';
 import type { AuditContext } from './context';
 import { unitSeed } from './units';
 
@@ -12,31 +21,93 @@ export function groupKey(groups: Record<string, string>, by: readonly string[]):
   return parts.every((p) => p !== undefined && p !== '') ? parts.join(' × ') : null;
 }
 
+/** The ASR model a plan names: resolved by run.ts into ctx.models, else from the store. */
+async function asrManifest(ctx: AuditContext, ref: string): Promise<ModelManifest> {
+  let m = ctx.models.get(ref);
+  if (!m) {
+    try {
+      m = (await ensureModel(ctx.dataDir, ref)).manifest;
+    } catch (err) {
+      throw new UserError(`WER: ASR model ${ref}: ${err instanceof Error ? err.message : String(err)}`, 'plan.wer.hypotheses.modelId');
+    }
+  }
+  if (m.task !== 'asr') throw new UserError(`WER: ${m.name} is not a speech recognition model; import a CTC (Wav2Vec2ForCTC) or Whisper encoder-decoder export`, 'plan.wer.hypotheses.modelId');
+  return m;
+}
+
+/**
+ * Transcribe clips with the ASR model, one committed unit per (model, audio) so a killed
+ * run resumes where it stopped; the recogniser is only loaded when some clip is not done.
+ * Clips that cannot be decoded are left out (null) and counted.
+ */
+async function transcribeClips(ctx: AuditContext, model: ModelManifest, clips: Clip[]): Promise<{ byId: Map<string, Transcript>; failed: number }> {
+  const byId = new Map<string, Transcript>();
+  let rec: Recognizer | null = null;
+  let failed = 0;
+  try {
+    for (const [i, c] of clips.entries()) {
+      ctx.task.throwIfCancelled();
+      ctx.task.progress('Transcribing', i, clips.length);
+      try {
+        const sha = c.sha256 ?? createHash('sha256').update(readFileSync(c.path)).digest('hex');
+        const t = await ctx.units.once<Transcript>(`wer-asr/${model.id}/${sha}`, 'wer', async () => {
+          const audio = (await decodeAudio(c.path)).samples;
+          rec ??= await createRecognizer(model);
+          return rec.transcribe(audio);
+        });
+        byId.set(c.id, t);
+      } catch (err) {
+        if (err instanceof CancelledError || (err instanceof ApiError && err.code === 'cancelled')) throw err;
+        // A clip that cannot be read or decoded must not stop the audit; the model failing
+        // to load does (a plain error before any recogniser exists).
+        if (rec === null && !(err instanceof UserError) && (err as NodeJS.ErrnoException).code === undefined) throw err;
+        failed += 1;
+      }
+    }
+    ctx.task.progress('Transcribing', clips.length, clips.length);
+  } finally {
+    if (rec) await (rec as Recognizer).release();
+  }
+  return { byId, failed };
+}
+
 export async function runWer(ctx: AuditContext): Promise<WerSection> {
   const wer = ctx.plan.wer!;
-  if (wer.hypotheses.source === 'model') {
-    throw new UserError('running an ASR model inside Equivox is not available in this version; import the hypotheses as a column of the dataset', 'plan.wer.hypotheses');
-  }
+  const asr = wer.hypotheses.source === 'model' ? await asrManifest(ctx, wer.hypotheses.modelId) : null;
   const clips = listClips(ctx.db, wer.dataset).filter(isUsable);
   const rows: WerRow[] = [];
   let noGroup = 0;
   let noText = 0;
+  const candidates: { clip: Clip; group: string }[] = [];
   for (const c of clips) {
     const g = groupKey(c.groups, wer.groupBy);
     if (g === null) {
       noGroup += 1;
       continue;
     }
-    if (c.transcript === null || c.hypothesis === null) {
+    // With model hypotheses the hypothesis column is not read: only the reference is needed.
+    if (c.transcript === null || (!asr && c.hypothesis === null)) {
       noText += 1;
       continue;
     }
-    rows.push({ id: c.id, group: g, reference: c.transcript, hypothesis: c.hypothesis, ...(c.speaker ? { speaker: c.speaker } : {}) });
+    candidates.push({ clip: c, group: g });
+  }
+  let transcripts: Map<string, Transcript> | null = null;
+  if (asr) {
+    const t = await transcribeClips(ctx, asr, candidates.map((x) => x.clip));
+    transcripts = t.byId;
+    if (t.failed) ctx.warn(`WER: ${t.failed} clip(s) could not be decoded or transcribed with ${asr.name} and were left out.`);
+  }
+  for (const { clip: c, group: g } of candidates) {
+    const hypothesis = transcripts ? transcripts.get(c.id)?.text : c.hypothesis;
+    if (hypothesis === undefined || hypothesis === null) continue;
+    rows.push({ id: c.id, group: g, reference: c.transcript!, hypothesis, ...(c.speaker ? { speaker: c.speaker } : {}) });
   }
   if (noGroup) ctx.warn(`WER: ${noGroup} utterance(s) lack a ${wer.groupBy.join(' or ')} label and were left out.`);
-  if (noText) ctx.warn(`WER: ${noText} utterance(s) lack a reference transcript or a hypothesis and were left out.`);
+  if (noText) ctx.warn(asr ? `WER: ${noText} utterance(s) lack a reference transcript and were left out.` : `WER: ${noText} utterance(s) lack a reference transcript or a hypothesis and were left out.`);
   if (rows.length === 0) throw new UserError('WER: no utterance has a group, a reference transcript and a hypothesis', 'plan.wer.dataset');
-  const key = `wer/${wer.dataset}/${wer.groupBy.join('+')}`;
+  // The model is part of the key: a plan changed to another ASR model must not reuse numbers.
+  const key = asr ? `wer/${wer.dataset}/${wer.groupBy.join('+')}/asr/${asr.id}` : `wer/${wer.dataset}/${wer.groupBy.join('+')}`;
   const analysis = await ctx.units.once(key, 'wer', () => {
     try {
       return analyseWer(rows, {
@@ -65,10 +136,24 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
   }
   const small = Object.entries(groups).filter(([, r]) => r.warnings.length > 0).map(([g]) => g);
   if (small.length) ctx.warn(`WER: group(s) ${small.join(', ')} are below the field guide's floor of ${WER_MIN_SPEAKERS} speakers or ${WER_MIN_UTTERANCES} utterances; treat differences as indicative.`);
+  let calibration: WerSection['calibration'];
+  if (transcripts) {
+    // Per utterance: confidence as the recogniser defines it (mean max softmax probability
+    // of the emitted tokens) against accuracy = 1 − utterance WER clipped to [0, 1].
+    const cal = rows.flatMap((r) => {
+      const conf = transcripts!.get(r.id)?.confidence;
+      if (conf === null || conf === undefined) return [];
+      const m = measureUtterance(r.reference, r.hypothesis, wer.normalize);
+      return [{ group: r.group, confidence: conf, accuracy: utteranceAccuracy(m.errors, m.referenceWords) }];
+    });
+    const noConf = rows.length - cal.length;
+    if (noConf) ctx.warn(`WER: ${noConf} utterance(s) got an empty transcript (no confidence) and are left out of the calibration.`);
+    if (cal.length) calibration = calibrationByGroup(cal);
+  }
   return {
     config: {
       hypotheses: wer.hypotheses.source,
-      asrModel: null,
+      asrModel: asr ? asr.name : null,
       normalize: wer.normalize,
       groupBy: wer.groupBy,
       referenceGroup: analysis.referenceGroup,
@@ -80,5 +165,6 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
     groups,
     comparisons: analysis.comparisons,
     overall: analysis.overall,
+    ...(calibration ? { calibration } : {}),
   };
 }

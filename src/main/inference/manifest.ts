@@ -4,7 +4,7 @@
  * `models` table when the project uses the model.
  */
 
-export type Family = 'wav2vec2' | 'hubert' | 'wavlm' | 'data2vec-audio' | 'whisper' | 'speech-embedding' | 'acoustic-baseline' | 'unknown';
+export type Family = 'wav2vec2' | 'hubert' | 'wavlm' | 'data2vec-audio' | 'whisper' | 'speech-embedding' | 'acoustic-baseline' | 'wav2vec2-ctc' | 'whisper-asr' | 'unknown';
 
 export type FrontEnd =
   | { kind: 'raw-waveform'; sampleRate: 16000; doNormalize: boolean }
@@ -33,7 +33,8 @@ export interface LayerAggregation {
 }
 
 export interface ModelFile {
-  role: 'model' | 'melspectrogram' | 'embedding';
+  // 'decoder' and 'vocab': a Whisper ASR export's decoder_model.onnx and an ASR model's vocab.json.
+  role: 'model' | 'melspectrogram' | 'embedding' | 'decoder' | 'vocab';
   path: string;
   sha256: string;
   bytes: number;
@@ -71,7 +72,41 @@ export interface ModelManifest {
   licence: string | null;
   source: string | null;
   addedAt: string;
+  /**
+   * What the model is for. Absent (manifests written before ASR support) = 'embedding'.
+   * ASR models ('asr') have no hidden states (states/dims empty) and are never embedded.
+   */
+  task?: 'embedding' | 'asr';
+  /** Decoding settings of an ASR model (src/main/inference/asr), fixed at import. */
+  asr?: AsrSpec;
 }
+
+/** Decoding settings of an ASR model; the vocabulary itself stays in the store as vocab.json. */
+export type AsrSpec =
+  | {
+      kind: 'ctc';
+      /** Graph output holding logits [1, T, V]. */
+      logitsOutput: string;
+      /** CTC blank (Wav2Vec2CTCTokenizer's pad token, "<pad>"). */
+      blankId: number;
+      /** Token printed as a space ("|"). */
+      wordDelimiter: string;
+      /** Tokens never printed (<s>, </s>, <unk>, <pad>). */
+      specialTokens: string[];
+    }
+  | {
+      kind: 'whisper';
+      /** Forced decoder prefix: decoder_start_token_id, then <|en|>, <|transcribe|>, <|notimestamps|> where the vocabulary has them. */
+      prefix: number[];
+      eosId: number;
+      /** Generated tokens at most (the prefix not counted). */
+      maxNewTokens: number;
+      /** Ids never emitted (generation_config suppress_tokens) and not emitted first (begin_suppress_tokens). */
+      suppressTokens: number[];
+      beginSuppressTokens: number[];
+      /** Ids skipped when detokenising (added/special tokens such as <|...|>). */
+      specialIds: number[];
+    };
 
 /** Bumped when the way Equivox computes embeddings changes for every model. */
 export const EMBEDDING_VERSION = 'v1';

@@ -15,6 +15,7 @@ import { goldenTestSignal, normalizeWaveform, WHISPER_FRAMES, whisperLogMel } fr
 import { layerAggregationFor, settingsKeyFor, type Family, type FrontEnd, type ModelManifest, type StateSpec } from './manifest';
 import { decodeModel, encodeModel, valueInfo } from './onnx-graph';
 import { createSession } from './providers';
+import { detectAsrFolder, importAsrFolder, type AsrFolder, type AsrImportOptions } from './asr/store';
 
 export const VERIFY_TOLERANCE = 1e-4;
 
@@ -347,9 +348,45 @@ function stateDefinitionFor(family: Family, layout: 'final' | 'none' | 'last-onl
   return layout === 'final' ? `${base} The final layer norm is applied to the last state, as HF does (${family}).` : `${base} No final layer norm after the blocks (${family}).`;
 }
 
+/**
+ * An ASR import: an HF-style folder detectAsrFolder recognises, or a single CTC .onnx whose
+ * manifest says family "wav2vec2-ctc" (its vocab.json and configs beside it).
+ */
+async function asrImportTarget(o: ImportOptions): Promise<{ found: AsrFolder; options: AsrImportOptions } | null> {
+  const given = typeof o.manifest === 'string' ? readJson<Partial<ModelManifest> & { doNormalize?: boolean; nMels?: 80 | 128 }>(resolve(o.manifest)) ?? {} : (o.manifest ?? {});
+  let found: AsrFolder | null = null;
+  if (o.folder) found = detectAsrFolder(o.folder);
+  else if (o.file && given.family === 'wav2vec2-ctc') {
+    const file = resolve(o.file);
+    if (!existsSync(file)) throw new NotFoundError(`${file} does not exist`, 'file');
+    // HF layout keeps the .onnx in onnx/ and the JSON files one level up.
+    const folder = [dirname(file), dirname(dirname(file))].find((d) => existsSync(join(d, 'vocab.json')));
+    if (!folder) throw new UserError(`a CTC model needs its vocab.json beside ${file} (or in the folder above)`, 'file');
+    found = { kind: 'ctc', folder, model: file };
+  }
+  if (!found) return null;
+  const name = o.name ?? given.name;
+  const licence = o.licence ?? given.licence ?? undefined;
+  const source = o.source ?? given.source ?? undefined;
+  return {
+    found,
+    options: {
+      ...(name ? { name } : {}),
+      ...(licence ? { licence } : {}),
+      ...(source ? { source } : {}),
+      ...(given.doNormalize !== undefined ? { doNormalize: given.doNormalize } : {}),
+      ...(given.nMels !== undefined ? { nMels: given.nMels } : {}),
+    },
+  };
+}
+
 /** Import a model file or HF-style folder into dataDir/models/<sha256>/. Idempotent. */
 export async function importModel(dataDir: string, o: ImportOptions): Promise<ModelManifest> {
   if ((o.file === undefined) === (o.folder === undefined)) throw new UserError('give exactly one of file or folder', 'file');
+  // Speech recognition exports (CTC, Whisper encoder + decoder) have their own import
+  // (asr/store.ts): they are decoded, not embedded, and need their vocabulary.
+  const asr = await asrImportTarget(o);
+  if (asr) return importAsrFolder(dataDir, asr.found, asr.options);
   const onnxPath = o.file ? resolve(o.file) : pickFolderOnnx(resolve(o.folder!));
   if (!existsSync(onnxPath)) throw new NotFoundError(`${onnxPath} does not exist`, 'file');
   const bytes = readFileSync(onnxPath);

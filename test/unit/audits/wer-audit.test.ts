@@ -72,10 +72,10 @@ describe('WER audit pipeline', () => {
     f.store.close();
   });
 
-  it('refuses model hypotheses with a user error', async () => {
+  it('refuses model hypotheses from a model that is not in the store with a user error', async () => {
     const f = werFixture();
     const b = buildContext(f.ctx.db, { ...f.ctx.plan, wer: { ...f.ctx.plan.wer!, hypotheses: { source: 'model', modelId: 'x' } } });
-    await expect(runWer(b.ctx)).rejects.toThrow(/not available/);
+    await expect(runWer(b.ctx)).rejects.toThrow(/ASR model x: no model x/);
     f.store.close();
   });
 });

@@ -1,0 +1,268 @@
+/**
+ * ASR models in the model store: detection of HF-style ASR folders, import into
+ * dataDir/models/<id>/ (the same layout as embedding models, so ensureModel and
+ * "models list" see them) and loading a recogniser from a stored manifest.
+ *
+ * Layout of a stored ASR model: model.onnx (the CTC model, or the Whisper encoder),
+ * decoder_model.onnx (Whisper only), vocab.json and whichever of the tokenizer/config
+ * JSON files the folder had.
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { UserError } from '../../../shared/errors';
+import { goldenTestSignal } from '../frontends';
+import type { AsrSpec, FrontEnd, ModelFile, ModelManifest } from '../manifest';
+import { decodeModel } from '../onnx-graph';
+import type { SessionOptions } from '../providers';
+import { createCtcRecognizer, CTC_DEFAULTS, ctcVocabFromJson } from './ctc';
+import type { Recognizer } from './types';
+import { createWhisperRecognizer, whisperIdToToken, whisperSpec, type WhisperTokenFiles } from './whisper';
+
+/** Bumped when decoding changes the hypotheses for every ASR model. */
+export const ASR_VERSION = 'asr-v1';
+
+/** Tokenizer and config files copied beside the model (the ones decoding reads, and the rest for the record). */
+const SIDE_FILES = ['config.json', 'preprocessor_config.json', 'generation_config.json', 'vocab.json', 'added_tokens.json', 'tokenizer_config.json', 'special_tokens_map.json', 'tokenizer.json'];
+
+export type AsrFolder = { kind: 'ctc'; folder: string; model: string } | { kind: 'whisper'; folder: string; encoder: string; decoder: string };
+
+function readJson<T>(file: string): T | null {
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    throw new UserError(`${file} is not valid JSON`, 'folder');
+  }
+}
+
+function sha256(b: Uint8Array | string): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+function firstExisting(paths: string[]): string | null {
+  return paths.find((p) => existsSync(p)) ?? null;
+}
+
+/**
+ * An ASR export in an HF-style folder, or null for anything else (left to the embedding
+ * import). CTC: config.json architectures has *ForCTC, a vocab.json and onnx/model.onnx.
+ * Whisper: onnx/encoder_model.onnx + onnx/decoder_model.onnx and a vocab.json. A vocab.json
+ * is required for both, so a folder downloaded for embeddings (config + model only) stays
+ * an embedding model.
+ */
+export function detectAsrFolder(folderIn: string): AsrFolder | null {
+  const folder = resolve(folderIn);
+  if (!existsSync(join(folder, 'vocab.json'))) return null;
+  const onnxDirs = [join(folder, 'onnx'), folder];
+  const enc = firstExisting(onnxDirs.map((d) => join(d, 'encoder_model.onnx')));
+  const dec = firstExisting(onnxDirs.map((d) => join(d, 'decoder_model.onnx')));
+  if (enc && dec) return { kind: 'whisper', folder, encoder: enc, decoder: dec };
+  const config = readJson<{ architectures?: string[] }>(join(folder, 'config.json'));
+  if (!(config?.architectures ?? []).some((a) => /ForCTC$/.test(a))) return null;
+  const model = firstExisting(onnxDirs.map((d) => join(d, 'model.onnx')));
+  if (model) return { kind: 'ctc', folder, model };
+  for (const d of onnxDirs) {
+    if (!existsSync(d)) continue;
+    const any = readdirSync(d).filter((f) => f.endsWith('.onnx') && !/quantized|int8|uint8|q4|fp16|bnb4/.test(f)).sort();
+    if (any.length) return { kind: 'ctc', folder, model: join(d, any[0]!) };
+  }
+  throw new UserError(`${folder} looks like a CTC model (config.json names a *ForCTC architecture) but holds no .onnx file`, 'folder');
+}
+
+function graphIo(bytes: Uint8Array, file: string): { input: string; inputDims: (number | string)[]; outputs: string[] } {
+  try {
+    const g = decodeModel(bytes).graph;
+    if (!g) throw new Error('it holds no graph');
+    const inits = new Set((g.initializer ?? []).map((t) => t.name));
+    const inp = (g.input ?? []).find((i) => !inits.has(i.name));
+    if (!inp?.name) throw new Error('its graph declares no input');
+    return {
+      input: inp.name,
+      inputDims: (inp.type?.tensorType?.shape?.dim ?? []).map((d) => (d.dimParam ? d.dimParam : Number(d.dimValue ?? 0))),
+      outputs: (g.output ?? []).map((o) => o.name ?? ''),
+    };
+  } catch (err) {
+    throw new UserError(`${file} is not a readable ONNX model: ${err instanceof Error ? err.message : String(err)}`, 'folder');
+  }
+}
+
+/** A token named in tokenizer_config.json: a plain string or an AddedToken object. */
+function tokenName(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') return (v as { content: string }).content;
+  return undefined;
+}
+
+interface TokenizerConfig {
+  pad_token?: unknown;
+  word_delimiter_token?: unknown;
+  unk_token?: unknown;
+  bos_token?: unknown;
+  eos_token?: unknown;
+}
+
+function ctcSpec(folder: string, vocab: Record<string, number>, logitsOutput: string): Extract<AsrSpec, { kind: 'ctc' }> {
+  const tc = readJson<TokenizerConfig>(join(folder, 'tokenizer_config.json')) ?? {};
+  const blank = tokenName(tc.pad_token) ?? CTC_DEFAULTS.blank;
+  const wordDelimiter = tokenName(tc.word_delimiter_token) ?? CTC_DEFAULTS.wordDelimiter;
+  const special = [...new Set([...CTC_DEFAULTS.special, ...[tc.unk_token, tc.bos_token, tc.eos_token, tc.pad_token].map(tokenName).filter((t): t is string => t !== undefined)])];
+  const blankId = vocab[blank];
+  if (blankId === undefined) throw new UserError(`${join(folder, 'vocab.json')} has no blank token "${blank}" (Wav2Vec2CTCTokenizer's pad token)`, 'folder');
+  return { kind: 'ctc', logitsOutput, blankId, wordDelimiter, specialTokens: special.filter((t) => t in vocab) };
+}
+
+function whisperFiles(dir: string): WhisperTokenFiles {
+  const vocab = readJson<Record<string, number>>(join(dir, 'vocab.json'));
+  if (!vocab) throw new UserError(`${dir} has no vocab.json`, 'folder');
+  return {
+    vocab,
+    addedTokens: readJson<Record<string, number>>(join(dir, 'added_tokens.json')),
+    tokenizerAdded: readJson<{ added_tokens?: { id: number; content: string; special?: boolean }[] }>(join(dir, 'tokenizer.json'))?.added_tokens ?? null,
+    config: readJson<WhisperTokenFiles['config']>(join(dir, 'config.json')),
+    generationConfig: readJson<WhisperTokenFiles['generationConfig']>(join(dir, 'generation_config.json')),
+  };
+}
+
+/** A recogniser for a stored (or about-to-be-stored) ASR manifest. */
+export async function createRecognizer(manifest: ModelManifest, session?: SessionOptions): Promise<Recognizer> {
+  if (manifest.task !== 'asr' || !manifest.asr) throw new UserError(`${manifest.name} is not a speech recognition model (import a CTC or Whisper encoder-decoder export)`, 'model');
+  const model = manifest.files.find((f) => f.role === 'model');
+  if (!model) throw new UserError(`${manifest.name}: its manifest lists no model file`, 'model');
+  const dir = dirname(model.path);
+  const bytes = readFileSync(model.path);
+  if (manifest.asr.kind === 'ctc') {
+    const fe = manifest.frontEnd;
+    const vocabJson = readJson<Record<string, number>>(join(dir, 'vocab.json'));
+    if (!vocabJson) throw new UserError(`${dir} has no vocab.json`, 'model');
+    const blank = Object.entries(vocabJson).find(([, id]) => id === (manifest.asr as { blankId: number }).blankId)?.[0];
+    const vocab = ctcVocabFromJson(vocabJson, { ...(blank ? { blank } : {}), wordDelimiter: manifest.asr.wordDelimiter, special: manifest.asr.specialTokens });
+    return createCtcRecognizer(bytes, {
+      inputName: manifest.inputName,
+      logitsOutput: manifest.asr.logitsOutput,
+      vocab,
+      doNormalize: fe.kind === 'raw-waveform' && fe.doNormalize,
+      ...(session ? { session } : {}),
+    });
+  }
+  const decoder = manifest.files.find((f) => f.role === 'decoder');
+  if (!decoder) throw new UserError(`${manifest.name}: its manifest lists no decoder file`, 'model');
+  const nMels = manifest.frontEnd.kind === 'whisper-logmel' ? manifest.frontEnd.nMels : 80;
+  return createWhisperRecognizer(bytes, readFileSync(decoder.path), { spec: manifest.asr, idToToken: whisperIdToToken(whisperFiles(dir)), nMels, ...(session ? { session } : {}) });
+}
+
+export interface AsrImportOptions {
+  name?: string;
+  licence?: string;
+  source?: string;
+  /** Overrides from a user manifest. */
+  doNormalize?: boolean;
+  nMels?: 80 | 128;
+}
+
+/** Import a detected ASR folder into dataDir/models/<id>/. Idempotent. */
+export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrImportOptions = {}): Promise<ModelManifest> {
+  const folder = found.folder;
+  const vocabPath = join(folder, 'vocab.json');
+  const vocabBytes = readFileSync(vocabPath);
+  const vocab = readJson<Record<string, number>>(vocabPath)!;
+  const mainPath = found.kind === 'ctc' ? found.model : found.encoder;
+  const mainBytes = readFileSync(mainPath);
+  if (mainBytes.length === 0) throw new UserError(`${mainPath} is empty (0 bytes): not an ONNX model`, 'folder');
+  const decBytes = found.kind === 'whisper' ? readFileSync(found.decoder) : null;
+  const io = graphIo(mainBytes, mainPath);
+  // The id covers everything that changes the transcripts: the graph(s) and the vocabulary.
+  const parts = [sha256(mainBytes), decBytes ? sha256(decBytes) : '', sha256(vocabBytes)];
+  const id = sha256(`${ASR_VERSION}\n${parts.join('\n')}\n`);
+  const root = join(dataDir, 'models');
+  const dir = join(root, id);
+  const existing = readJson<ModelManifest>(join(dir, 'manifest.json'));
+  if (existing) return existing;
+  const pre = readJson<{ sampling_rate?: number; do_normalize?: boolean; feature_size?: number }>(join(folder, 'preprocessor_config.json'));
+  const config = readJson<{ num_mel_bins?: number }>(join(folder, 'config.json'));
+  if (pre?.sampling_rate !== undefined && pre.sampling_rate !== 16000) throw new UserError(`the model expects ${pre.sampling_rate} Hz audio; Equivox feeds 16 kHz`, 'folder');
+  let frontEnd: FrontEnd;
+  let asr: AsrSpec;
+  let family: ModelManifest['family'];
+  let how: string;
+  if (found.kind === 'ctc') {
+    family = 'wav2vec2-ctc';
+    // Wav2Vec2FeatureExtractor's default is do_normalize = true.
+    frontEnd = { kind: 'raw-waveform', sampleRate: 16000, doNormalize: o.doNormalize ?? pre?.do_normalize ?? true };
+    asr = ctcSpec(folder, vocab, io.outputs.includes('logits') ? 'logits' : io.outputs[0]!);
+    how = 'greedy CTC (argmax per frame, repeats collapsed, blank dropped, "|" as a space)';
+  } else {
+    family = 'whisper-asr';
+    const d1 = io.inputDims[1];
+    const n = o.nMels ?? pre?.feature_size ?? config?.num_mel_bins ?? (typeof d1 === 'number' ? d1 : 80);
+    if (n !== 80 && n !== 128) throw new UserError(`a Whisper encoder with ${n} mel bins is not supported (80 or 128)`, 'folder');
+    frontEnd = { kind: 'whisper-logmel', sampleRate: 16000, nMels: n };
+    try {
+      asr = whisperSpec(whisperFiles(folder));
+    } catch (err) {
+      throw new UserError(`${folder}: ${err instanceof Error ? err.message : String(err)}`, 'folder');
+    }
+    how = `greedy decoding, forced prefix [${asr.prefix.join(', ')}] (English, transcribe, no timestamps), at most ${asr.maxNewTokens} tokens, no KV cache`;
+  }
+  const fe = frontEnd.kind === 'raw-waveform' ? (frontEnd.doNormalize ? 'raw16k-norm' : 'raw16k') : `whisper-logmel${(frontEnd as { nMels: number }).nMels}`;
+  const files: ModelFile[] = [
+    { role: 'model', path: join(dir, 'model.onnx'), sha256: parts[0]!, bytes: mainBytes.length },
+    ...(decBytes ? [{ role: 'decoder' as const, path: join(dir, 'decoder_model.onnx'), sha256: parts[1]!, bytes: decBytes.length }] : []),
+    { role: 'vocab', path: join(dir, 'vocab.json'), sha256: parts[2]!, bytes: vocabBytes.length },
+  ];
+  const manifest: ModelManifest = {
+    manifestVersion: 1,
+    id,
+    sha256: id,
+    alias: null,
+    name: o.name ?? basename(folder),
+    family,
+    frontEnd,
+    builtin: false,
+    files,
+    inputName: io.input,
+    blocks: null,
+    states: [],
+    dims: [],
+    stateDefinition: `Speech recognition model (${how}); it gives transcripts, not hidden states, and is not used for embeddings.`,
+    layerAggregation: { rule: 'all-layers', layers: [], note: 'Speech recognition model: no hidden states.' },
+    exposure: { status: 'native', message: '', maxAbsDiff: null, derivedSha256: null },
+    settingsKey: `${ASR_VERSION}|${fe}|${asr.kind}-greedy|chunk=30s`,
+    licence: o.licence ?? null,
+    source: o.source ?? folder,
+    addedAt: new Date().toISOString(),
+    task: 'asr',
+    asr,
+  };
+  // Write into a temporary folder and rename, so a half-written model never appears.
+  const tmp = `${dir}.partial-${process.pid}`;
+  mkdirSync(tmp, { recursive: true });
+  copyFileSync(mainPath, join(tmp, 'model.onnx'));
+  if (found.kind === 'whisper') copyFileSync(found.decoder, join(tmp, 'decoder_model.onnx'));
+  for (const f of SIDE_FILES) if (existsSync(join(folder, f))) copyFileSync(join(folder, f), join(tmp, f));
+  // Verify before it enters the store: decode the 1 s test clip (a few tokens are enough
+  // to show the graphs run and fit together).
+  const probe: ModelManifest = {
+    ...manifest,
+    files: files.map((f) => ({ ...f, path: join(tmp, basename(f.path)) })),
+    ...(asr.kind === 'whisper' ? { asr: { ...asr, maxNewTokens: 2 } } : {}),
+  };
+  try {
+    const rec = await createRecognizer(probe, { provider: 'cpu', threads: 2 });
+    try {
+      const t = await rec.transcribe(goldenTestSignal(16000));
+      manifest.exposure.message = `Speech recognition model; decoded the 1 s test clip (${t.tokens} token(s)).`;
+    } finally {
+      await rec.release();
+    }
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    if (err instanceof UserError) throw err;
+    throw new UserError(`${folder} could not be run as a ${family} model: ${err instanceof Error ? err.message : String(err)}`, 'folder');
+  }
+  writeFileSync(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  mkdirSync(root, { recursive: true });
+  if (existsSync(dir)) return readJson<ModelManifest>(join(dir, 'manifest.json')) ?? manifest;
+  renameSync(tmp, dir);
+  return manifest;
+}
