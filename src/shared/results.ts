@@ -143,6 +143,18 @@ export interface SpeatSection {
   results: SpeatResult[];
   /** Table 2 of the paper: every temporal × layer aggregation, when requested. */
   grid?: { testId: string; modelId: string; temporal: Temporal; layer: LayerChoice; effectSize: number }[];
+  /**
+   * The paper's confound checks on the attribute set: valence rating by speaker gender
+   * (Welch t-test) and regressed on speaker age (OLS slope t-test); null with the reason
+   * when the attribute dataset has no such label.
+   */
+  attributeChecks?: {
+    valenceByGender: { groups: [string, string]; t: number; df: number; p: number; means: [number, number]; n: [number, number] } | null;
+    valenceByAge: { slope: number; t: number; df: number; p: number; n: number } | null;
+    notes: string[];
+  };
+  /** Two-way ANOVA of d by model family × test, as in the paper; null with the reason when the design cannot support it. */
+  familyAnova?: { rows: { source: string; sumSq: number; df: number; f: number | null; pValue: number | null }[] | null; note: string | null };
 }
 
 export interface SerRegressor {

@@ -7,7 +7,7 @@ import type { LayerChoice, SpeatResult, SpeatSection, SpeatTestDesign, Temporal 
 import { attributeSets, designSpeatTest, type SpeatDesign } from '../data/speat-design';
 import { isUsable, listClips, type Clip } from '../data/repository';
 import { aggregate, loadEmbeddings, type ModelManifest, type StoredEmbedding } from '../inference';
-import { adjustPValues, bootstrapSpeatSE, speatAssociations, speatEffectSize, speatFromAssociations } from '../stats';
+import { adjustPValues, bootstrapSpeatSE, olsRegression, speatAssociations, speatEffectSize, speatFromAssociations, twoWayAnova, welchTTest } from '../stats';
 import { UserError } from '../../shared/errors';
 import type { AuditContext } from './context';
 import { unitSeed } from './units';
@@ -127,6 +127,52 @@ export function embeddingsFor(ctx: AuditContext, m: ModelManifest, tests: Design
 
 type UnitResult = Omit<SpeatResult, 'pAdjusted'>;
 
+/** A label's value for a clip: its group labels first, then free metadata (case-insensitive name). */
+function labelOf(c: Clip, names: string[]): string | undefined {
+  for (const source of [c.groups, c.metadata]) {
+    for (const [k, v] of Object.entries(source)) if (names.includes(k.toLowerCase()) && v !== '') return v;
+  }
+  return undefined;
+}
+
+/** The SpEAT paper's confound checks on the valence-rated attribute speech. */
+export function attributeChecks(ctx: AuditContext): NonNullable<SpeatSection['attributeChecks']> {
+  const rated = usable(ctx, ctx.plan.speat!.attributeDataset).filter((c) => c.valence !== null);
+  const notes: string[] = [];
+  let valenceByGender: NonNullable<SpeatSection['attributeChecks']>['valenceByGender'] = null;
+  const byGender = new Map<string, number[]>();
+  for (const c of rated) {
+    const g = labelOf(c, ['gender', 'sex']);
+    if (g !== undefined) byGender.set(g, [...(byGender.get(g) ?? []), c.valence!]);
+  }
+  const two = [...byGender.entries()].filter(([, v]) => v.length >= 2).sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1)).slice(0, 2);
+  if (two.length === 2) {
+    two.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    const r = welchTTest(two[0]![1], two[1]![1]);
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    valenceByGender = { groups: [two[0]![0], two[1]![0]], t: r.t, df: r.df, p: r.pValue, means: [mean(two[0]![1]), mean(two[1]![1])], n: [two[0]![1].length, two[1]![1].length] };
+    if (byGender.size > 2) notes.push(`Valence by gender compares the two largest groups (${two.map(([g]) => g).join(', ')}); ${byGender.size - 2} other value(s) left out.`);
+  } else notes.push('Valence by speaker gender was not tested: the attribute dataset has no gender label with two groups of at least two rated clips.');
+  let valenceByAge: NonNullable<SpeatSection['attributeChecks']>['valenceByAge'] = null;
+  const aged = rated.map((c) => ({ age: Number(labelOf(c, ['age'])), valence: c.valence! })).filter((x) => Number.isFinite(x.age));
+  if (aged.length >= 3 && new Set(aged.map((x) => x.age)).size >= 2) {
+    const r = olsRegression(aged.map((x) => x.age), aged.map((x) => x.valence));
+    valenceByAge = { slope: r.slope, t: r.t, df: r.df, p: r.pValue, n: r.n };
+  } else notes.push('Valence was not regressed on speaker age: the attribute dataset has no numeric age for at least three rated clips.');
+  return { valenceByGender, valenceByAge, notes };
+}
+
+/** Two-way ANOVA of d by model family × test; needs replication (two models of a family). */
+export function familyAnova(results: UnitResult[], families: Map<string, string>): NonNullable<SpeatSection['familyAnova']> {
+  const fam = results.map((r) => families.get(r.modelId) ?? 'unknown');
+  const tests = results.map((r) => r.testId);
+  if (new Set(fam).size < 2 || new Set(tests).size < 2) return { rows: null, note: 'The ANOVA of d by model family and test needs at least two model families and two tests.' };
+  const rows = twoWayAnova(results.map((r) => r.effectSize), fam, tests, { a: 'model family', b: 'test' });
+  const residual = rows.find((r) => r.source === 'Residual')!;
+  if (residual.df < 1) return { rows: null, note: 'The ANOVA of d by model family and test needs replication: at least two models of one family.' };
+  return { rows: rows.map((r) => ({ ...r, f: Number.isFinite(r.f) ? r.f : null, pValue: Number.isFinite(r.pValue) ? r.pValue : null })), note: null };
+}
+
 export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promise<SpeatSection> {
   const speat = ctx.plan.speat!;
   const results: UnitResult[] = [];
@@ -178,6 +224,13 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
       ctx.task.progress('SpEAT', done, total);
     }
   }
+  const checks = attributeChecks(ctx);
+  const vg = checks.valenceByGender;
+  if (vg && vg.p < 0.05) {
+    ctx.warn(`Valence ratings of the attribute speech differ by speaker gender (${vg.groups[0]} ${vg.means[0].toFixed(2)} vs ${vg.groups[1]} ${vg.means[1].toFixed(2)}; Welch t = ${vg.t.toFixed(2)}, p = ${vg.p.toPrecision(2)}): the pleasant and unpleasant poles may partly encode gender.`);
+  }
+  const va = checks.valenceByAge;
+  if (va && va.p < 0.05) ctx.warn(`Valence ratings of the attribute speech change with speaker age (slope ${va.slope.toPrecision(2)} per year, p = ${va.p.toPrecision(2)}): the poles may partly encode age.`);
   const ps = results.map((r) => r.pValue);
   const adj = { bonferroni: adjustPValues(ps, 'bonferroni'), holm: adjustPValues(ps, 'holm'), bh: adjustPValues(ps, 'bh') };
   return {
@@ -193,5 +246,7 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
     tests: tests.map((t) => t.summary),
     results: results.map((r, i) => ({ ...r, pAdjusted: { bonferroni: adj.bonferroni[i]!, holm: adj.holm[i]!, bh: adj.bh[i]! } })),
     ...(speat.grid ? { grid } : {}),
+    attributeChecks: checks,
+    familyAnova: familyAnova(results, new Map([...ctx.models.values()].map((m) => [m.id, m.family]))),
   };
 }

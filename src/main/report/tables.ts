@@ -102,6 +102,33 @@ export function speatTables(results: AuditResults): ReportTable[] {
     columns: [col('Test', 'text', 1.6), col('Attribute dataset', 'text', 1.6), col('Per speaker', 'int', 0.8), col('A', 'int', 0.5), col('B', 'int', 0.5)],
     rows: s.tests.map((t) => [t.name, results.datasets.find((d) => d.id === t.attributes.datasetId)?.name ?? t.attributes.datasetId, t.attributes.perSpeaker, t.attributes.nA, t.attributes.nB]),
   };
+  const extra: ReportTable[] = [];
+  const checks = s.attributeChecks;
+  if (checks) {
+    const rows: (string | number | null)[][] = [];
+    const g = checks.valenceByGender;
+    if (g) rows.push([`Valence by speaker gender (Welch t-test)`, `${g.groups[0]} ${fmt(g.means[0])} (n ${g.n[0]}) vs ${g.groups[1]} ${fmt(g.means[1])} (n ${g.n[1]})`, `t(${fmt(g.df)}) = ${fmt(g.t)}`, g.p]);
+    const a = checks.valenceByAge;
+    if (a) rows.push([`Valence on speaker age (OLS slope)`, `slope ${fmt(a.slope)} per year (n ${a.n})`, `t(${a.df}) = ${fmt(a.t)}`, a.p]);
+    for (const note of checks.notes) rows.push([note, '', '', null]);
+    extra.push({
+      id: 'speat-attribute-checks',
+      section: 'speat',
+      title: 'Confound checks on the attribute speech',
+      columns: [col('Check', 'text', 2.2), col('Groups or estimate', 'text', 2.2), col('Statistic', 'text', 1), col('p', 'p', 0.6)],
+      rows,
+    });
+  }
+  const anova = s.familyAnova;
+  if (anova) {
+    extra.push({
+      id: 'speat-family-anova',
+      section: 'speat',
+      title: 'Two-way ANOVA of d by model family and test',
+      columns: [col('Source', 'text', 1.6), col('Sum of squares', 'num', 1), col('df', 'int', 0.5), col('F', 'num', 0.7), col('p', 'p', 0.7)],
+      rows: anova.rows ? anova.rows.map((r) => [r.source, r.sumSq, r.df, r.f, r.pValue]) : [[anova.note ?? 'not computed', null, null, null, null]],
+    });
+  }
   const res: ReportTable = {
     id: 'speat-results',
     section: 'speat',
@@ -123,7 +150,7 @@ export function speatTables(results: AuditResults): ReportTable[] {
       ];
     }),
   };
-  const out = [data, attributes, modelsTable(results, 'speat', [...new Set(s.results.map((r) => r.modelId))]), res];
+  const out = [data, attributes, ...extra, modelsTable(results, 'speat', [...new Set(s.results.map((r) => r.modelId))]), res];
   if (s.grid && s.grid.length > 0) {
     const keys = [...new Set(s.grid.map((g) => `${g.testId}|${g.modelId}`))];
     const combos = [...new Set(s.grid.map((g) => `${g.temporal}|${g.layer}`))];
