@@ -247,6 +247,15 @@ export function werTables(results: AuditResults): ReportTable[] {
       rows: wer.comparisons.map((c, i) => [c.group, c.absoluteDelta, c.relativeDelta, c.poisson.rateRatio, `${fmt(c.poisson.coefficient)} (${fmt(c.poisson.standardError)})`, c.poisson.devianceDrop, c.poisson.pValue, adj[i] ?? null, c.permutationPValue]),
     },
   );
+  if (wer.calibration && Object.keys(wer.calibration).length > 0) {
+    out.push({
+      id: 'wer-calibration',
+      section: 'wer',
+      title: `Confidence calibration of ${wer.config.asrModel ?? 'the recogniser'} per group (accuracy = 1 − utterance WER, clipped to [0, 1]; ECE over 10 bins)`,
+      columns: [col('Group', 'text', 1.4), col('Mean confidence', 'num', 0.9), col('Mean accuracy', 'num', 0.9), col('ECE', 'num', 0.7)],
+      rows: Object.entries(wer.calibration).map(([g, c]) => [g, c.meanConfidence, c.accuracy, c.ece]),
+    });
+  }
   return out;
 }
 

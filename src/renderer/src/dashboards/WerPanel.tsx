@@ -137,6 +137,45 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
           </div>
         </>
       ) : null}
+
+      {wer.calibration && Object.keys(wer.calibration).length > 0 ? (
+        <>
+          <h3>Does the recogniser know when it is wrong?</h3>
+          <p className="muted small">
+            Confidence calibration per group: the recogniser's average confidence next to how often it was actually right (1 − the utterance's word error rate). ECE is the
+            average gap between the two over ten confidence bands: 0 means its confidence can be trusted equally for every group; a larger ECE for one group means its
+            confidence misleads more for that group.
+          </p>
+          <div className="dash-table-wrap" tabIndex={0} role="region" aria-label="Confidence calibration per group">
+            <table className="dash-table" data-testid="wer-calibration">
+              <thead>
+                <tr>
+                  <th scope="col">Group</th>
+                  <th scope="col" className="num">Mean confidence</th>
+                  <th scope="col" className="num">Mean accuracy</th>
+                  <th scope="col" className="num">ECE</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Object.entries(wer.calibration).map(([g, c]) => (
+                  <tr key={g}>
+                    <th scope="row">{g}</th>
+                    <td className="num">
+                      <Num value={c.meanConfidence} />
+                    </td>
+                    <td className="num">
+                      <Num value={c.accuracy} />
+                    </td>
+                    <td className="num">
+                      <Num value={c.ece} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      ) : null}
     </div>
   );
 }
