@@ -2,11 +2,12 @@
  * Electron host: window, security settings, the app:// protocol, IPC. Kept thin: the
  * engine (api.ts and below) runs identically in the CLI and the web host.
  */
-import { app, BrowserWindow, dialog, net, protocol, session, type OpenDialogOptions, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, net, protocol, safeStorage, session, type OpenDialogOptions, type WebContents } from 'electron';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createApi } from './api';
 import { createEngine } from './engine';
+import { setKeyProtector } from './identity';
 import { registerIpc } from './ipc';
 import { APP_ORIGIN, APP_SCHEME, CONTENT_SECURITY_POLICY, isAppUrl } from './web-security';
 import type { PickPurpose } from '../shared/api/files';
@@ -66,6 +67,14 @@ async function pickWithDialog(purpose: PickPurpose, parent: BrowserWindow | unde
 
 async function main(): Promise<void> {
   await app.whenReady();
+  // Auditors' signing keys are encrypted with the OS key store (Keychain, DPAPI, libsecret)
+  // where one is available; elsewhere the identity code falls back to a passphrase.
+  setKeyProtector({
+    kind: 'safeStorage',
+    isAvailable: () => safeStorage.isEncryptionAvailable(),
+    encrypt: (plain) => safeStorage.encryptString(plain.toString('base64')),
+    decrypt: (cipher) => Buffer.from(safeStorage.decryptString(cipher), 'base64'),
+  });
   const ses = session.defaultSession;
   ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   ses.setPermissionCheckHandler(() => false);
