@@ -135,7 +135,7 @@ function SettingRow({ s, plan, locked, onChange }: { s: Setting; plan: AuditPlan
         ) : (
           <input
             id={id}
-            className="narrow"
+            className={k.type === 'text' ? 'wide' : 'narrow'}
             value={k.type === 'text' ? String(value ?? '') : raw}
             disabled={locked}
             inputMode={k.type === 'int' || k.type === 'number' ? 'decimal' : undefined}
