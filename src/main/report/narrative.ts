@@ -5,30 +5,14 @@
  */
 import type { AuditResults, Correction, SpeatResult } from '../../shared/results';
 import { fmt, fmtCi, fmtPercent, fmtSigned, pText } from '../../shared/charts/format';
+import { chancePhrase, magnitude } from '../../shared/interpret';
+import { holm } from '../stats';
 
-export const CORRECTION_NAMES: Record<Correction, string> = { bonferroni: 'Bonferroni', holm: 'Holm', bh: 'Benjamini–Hochberg' };
-
-export function magnitude(d: number): 'negligible' | 'small' | 'medium' | 'large' {
-  const a = Math.abs(d);
-  return a < 0.2 ? 'negligible' : a < 0.5 ? 'small' : a < 0.8 ? 'medium' : 'large';
-}
+export { CORRECTION_NAMES, magnitude } from '../../shared/interpret';
 
 export function chanceText(pAdjusted: number, alpha: number, nTests: number, correction: Correction): string {
-  const adj = `adjusted for ${nTests} test${nTests === 1 ? '' : 's'}, ${CORRECTION_NAMES[correction]}`;
-  return pAdjusted < alpha ? `is unlikely to be chance (${pText(pAdjusted)}, ${adj})` : `could be chance (${pText(pAdjusted)}, ${adj})`;
-}
-
-/** Holm adjustment of a small list of p-values (used for WER comparisons). */
-export function holm(ps: number[]): number[] {
-  const n = ps.length;
-  const order = ps.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
-  const out = new Array<number>(n);
-  let running = 0;
-  order.forEach(([p, i], k) => {
-    running = Math.max(running, Math.min(1, (n - k) * p));
-    out[i] = running;
-  });
-  return out;
+  const c = chancePhrase(pAdjusted, alpha, nTests, correction);
+  return c.unlikely ? `is ${c.phrase}` : c.phrase;
 }
 
 export function modelName(results: AuditResults, id: string | null): string {

@@ -5,6 +5,7 @@
  * "proves", "very uncertain" below 10 stimuli per group.
  */
 import { pText } from '../../../shared/charts';
+import { chancePhrase, magnitude } from '../../../shared/interpret';
 import type { Correction, Section, SpeatResult, SpeatSection, SpeatTestDesign } from '../../../shared/results';
 
 export const SECTION_NAMES: Record<Section, string> = {
@@ -16,18 +17,11 @@ export const SECTION_NAMES: Record<Section, string> = {
 
 export const SECTION_SHORT: Record<Section, string> = { speat: 'SpEAT', ser: 'SER propagation', wer: 'WER', fdi: 'FDI' };
 
-export const CORRECTION_NAMES: Record<Correction, string> = { bonferroni: 'Bonferroni', holm: 'Holm', bh: 'Benjamini–Hochberg' };
-
-export type Magnitude = 'negligible' | 'small' | 'medium' | 'large';
-
-export function magnitude(d: number): Magnitude {
-  const a = Math.abs(d);
-  return a < 0.2 ? 'negligible' : a < 0.5 ? 'small' : a < 0.8 ? 'medium' : 'large';
-}
+export { CORRECTION_NAMES, magnitude, type Magnitude } from '../../../shared/interpret';
 
 export function chanceText(pAdjusted: number, alpha: number, nTests: number, correction: Correction): string {
-  const adj = `adjusted for ${nTests} test${nTests === 1 ? '' : 's'}, ${CORRECTION_NAMES[correction]}`;
-  return pAdjusted < alpha ? `Unlikely to be chance (${pText(pAdjusted)}, ${adj}).` : `Could be chance (${pText(pAdjusted)}, ${adj}).`;
+  const { phrase } = chancePhrase(pAdjusted, alpha, nTests, correction);
+  return `${phrase[0]!.toUpperCase()}${phrase.slice(1)}.`;
 }
 
 export function directionText(d: number, t: SpeatTestDesign): string {
