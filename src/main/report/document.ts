@@ -131,22 +131,26 @@ function tables(L: Layout, list: ReportTable[]): void {
   }
 }
 
+/** A section's opening: new page, heading, the method in brief, then the data and results heading. */
+function openSection(L: Layout, section: keyof typeof SECTION_HEADINGS, method: string[]): void {
+  L.newPage();
+  L.h1(SECTION_HEADINGS[section]);
+  L.h2('Method in brief');
+  for (const paragraph of method) L.p(paragraph);
+  L.h2('Data, models and results');
+}
+
 function speatSection(L: Layout, r: AuditResults): void {
   const s = r.speat!;
-  L.newPage();
-  L.h1(SECTION_HEADINGS.speat);
-  L.h2('Method in brief');
-  L.p(
+  openSection(L, 'speat', [
     `For target groups X and Y and attribute sets A (pleasant speech) and B (unpleasant speech), each clip w gets s(w) = mean cosine similarity to A − mean cosine similarity to B. The effect size is d = (mean s over X − mean s over Y) / standard deviation of s over X ∪ Y (ddof 1). Positive d: X sits closer to pleasant speech than Y. The p-value is a one-sided permutation test (H1: d > 0) over equal-size splits of X ∪ Y, ${s.config.permutations} permutations (enumerated when all splits fit), seeded. Standard errors come from ${s.config.bootstrap} bootstrap resamples of the target stimuli at sizes ${s.config.sampleSizes.join(', ')}. Multiple comparisons across all ${s.results.length} tests: Bonferroni, Holm and Benjamini–Hochberg are shown; the summary uses ${CORRECTION_NAMES[s.config.correction]} at α = ${s.config.alpha}.`,
-  );
-  L.p(
     `Embeddings: per layer, the ${s.config.temporal} over frames (temporal aggregation), then layer aggregation "${s.config.layer}". Hidden states follow Hugging Face transformers' output_hidden_states (N+1 states; state 0 is the transformer's input); the SpEAT authors' code differs in places (wav2vec 2.0 state 0 before the positional convolution; HuBERT's state 0; Whisper before the final layer norm), so layer-level numbers may differ from the paper's.`,
-  );
-  L.h2('Data, models and results');
-  tables(L, speatTables(r).filter((t) => t.id !== 'speat-grid'));
+  ]);
+  const list = speatTables(r);
+  tables(L, list.filter((t) => t.id !== 'speat-grid'));
   const charts = sectionCharts(r, 'speat', CHART_STYLE);
   charts.forEach((c, i) => L.chart(c, `Figure 1.${i + 1}`));
-  const grid = speatTables(r).find((t) => t.id === 'speat-grid');
+  const grid = list.find((t) => t.id === 'speat-grid');
   if (grid) {
     L.table(grid, 6.8);
   }
@@ -154,44 +158,32 @@ function speatSection(L: Layout, r: AuditResults): void {
 
 function serSection(L: Layout, r: AuditResults): void {
   const ser = r.ser!;
-  L.newPage();
-  L.h1(SECTION_HEADINGS.ser);
-  L.h2('Method in brief');
-  L.p(
+  openSection(L, 'ser', [
     `A downstream valence (emotion) regressor after Yang et al. (2021): a softmax-weighted sum of the hidden states, a linear layer to 256 units, the mean over frames and a linear output, trained with MSE on valence ratings scaled to [0, 1], Adam, batch ${ser.config.batchSize}, up to ${ser.config.maxSteps} steps, one model per learning rate (${ser.config.learningRates.join(', ')}). Split ${fmt(ser.config.split.train)}/${fmt(ser.config.split.validation)}/${fmt(ser.config.split.test)} (train/validation/test); the model is selected on the validation split, never the test split. For each SpEAT test, the regressor predicts valence for the target clips and Cohen's d (pooled SD, ddof 1) compares the groups; "agree" means the sign of Cohen's d equals the sign of SpEAT d. Agreement: ${ser.agreement.agree} of ${ser.agreement.total}.`,
-  );
-  L.h2('Data, models and results');
+  ]);
   tables(L, serTables(r));
   sectionCharts(r, 'ser', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 2.${i + 1}`));
 }
 
 function werSection(L: Layout, r: AuditResults): void {
   const w = r.wer!;
-  L.newPage();
-  L.h1(SECTION_HEADINGS.wer);
-  L.h2('Method in brief');
   const norm = {
     basic: 'basic: Unicode NFKC, lowercase, punctuation removed except apostrophes inside words, whitespace collapsed',
     none: 'none: text used as given',
     english: 'english: basic rules plus digits and common contractions expanded',
   }[w.config.normalize];
-  L.p(
+  openSection(L, 'wer', [
     `Hypotheses: ${w.config.hypotheses}${w.config.asrModel ? ` (${w.config.asrModel})` : ''}. Normalisation, applied to reference and hypothesis alike: ${norm}. Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples. Against the reference group ${w.config.referenceGroup}: a two-sided permutation test (${w.config.permutations} permutations) and a Poisson regression of errors with log(reference words) as offset; per comparison the rate ratio and a likelihood-ratio χ² test with 1 df (Holm-adjusted here across ${w.comparisons.length} comparisons). Overall test against the intercept-only model: χ²(${w.overall.df}) = ${fmt(w.overall.devianceDrop)}, ${pText(w.overall.pValue)}.`,
-  );
-  L.h2('Data, models and results');
+  ]);
   tables(L, werTables(r));
   sectionCharts(r, 'wer', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 3.${i + 1}`));
 }
 
 function fdiSection(L: Layout, r: AuditResults): void {
   const f = r.fdi!;
-  L.newPage();
-  L.h1(SECTION_HEADINGS.fdi);
-  L.h2('Method in brief');
-  L.p(
+  openSection(L, 'fdi', [
     `Verification decisions score ≥ threshold, per group: false positive rate, false negative rate and accuracy, their disparities (max − min), worst-group accuracy and Wasserstein-1 distances between the groups' score distributions. Each metric is normalised over groups to [0, 1] (orientation "${f.config.orientation}"${f.config.orientation === 'harm' ? ': 1 − accuracy, so every metric grows with harm' : ': accuracy as published, which on its own produces rank disagreement'}). FDI = mean over metric pairs of α × value disagreement + (1 − α) × rank disagreement, α = ${f.config.alpha}. Thresholds swept from ${f.config.thresholds.from} to ${f.config.thresholds.to} by ${f.config.thresholds.step}; the reported threshold is ${f.config.threshold}${f.config.thresholdRule === "equal-error-rate" ? " (the equal-error-rate threshold over all trials)" : " (set in the plan)"}. CI: ${f.config.bootstrap} bootstrap resamples of trials within groups.`,
-  );
-  L.h2('Data, models and results');
+  ]);
   const list = fdiTables(r);
   tables(L, list.filter((t) => !t.id.startsWith('fdi-sweep')));
   sectionCharts(r, 'fdi', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 4.${i + 1}`));
