@@ -16,6 +16,7 @@ import { auditHandlers } from './handlers/audits';
 import { clipHandlers } from './handlers/clips';
 import { fileHandlers } from './handlers/files';
 import { uiHandlers } from './handlers/ui';
+import { clusterHandlers } from './handlers/cluster';
 import type { Handler } from './handlers/types';
 
 export const handlers: { [K in OperationName]: Handler<K> } = {
@@ -28,6 +29,7 @@ export const handlers: { [K in OperationName]: Handler<K> } = {
   ...clipHandlers,
   ...fileHandlers,
   ...uiHandlers,
+  ...clusterHandlers,
 };
 
 export interface Api {

@@ -51,6 +51,7 @@ const OPEN_DIALOGS: Record<Exclude<PickPurpose, 'save-pdf'>, OpenDialogOptions> 
   p12: { title: "Choose your organisation's certificate file", properties: ['openFile'], filters: [{ name: 'PKCS#12', extensions: ['p12', 'pfx'] }] },
   pdf: { title: 'Choose the report to check', properties: ['openFile'], filters: [{ name: 'PDF', extensions: ['pdf'] }] },
   'project-folder': { title: 'Choose a project folder', properties: ['openDirectory', 'createDirectory'] },
+  'job-folder': { title: 'Choose a folder for the cluster job', properties: ['openDirectory', 'createDirectory'] },
 };
 
 /** The native dialog behind files.pick: runs in this (main) process, so the renderer never names a path itself. */

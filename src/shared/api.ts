@@ -14,6 +14,7 @@ import { auditOperations } from './api/audits';
 import { clipOperations } from './api/clips';
 import { fileOperations } from './api/files';
 import { uiOperations } from './api/ui';
+import { clusterOperations } from './api/cluster';
 
 export * from './api/common';
 export type { AppInfo } from './api/app';
@@ -28,6 +29,7 @@ export const operations = {
   ...clipOperations,
   ...fileOperations,
   ...uiOperations,
+  ...clusterOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -11,24 +11,30 @@ export class UsageError extends ApiError {
 export interface ParsedArgs {
   positionals: string[];
   options: Map<string, string | true>;
+  /** Every value of an option given more than once (`--dataset A --dataset B`), in order. */
+  repeated?: Map<string, (string | true)[]>;
 }
 
 /** `--key value`, `--key=value` and boolean `--flag`; everything else is positional. */
 export function parseArgs(argv: string[], booleanFlags: ReadonlySet<string> = new Set()): ParsedArgs {
   const positionals: string[] = [];
   const options = new Map<string, string | true>();
+  const repeated = new Map<string, (string | true)[]>();
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
       const key = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
       if (key === '') throw new UsageError(`bad option "${arg}"`);
-      if (eq >= 0) options.set(key, arg.slice(eq + 1));
-      else if (booleanFlags.has(key) || i + 1 >= argv.length || argv[i + 1]!.startsWith('--')) options.set(key, true);
-      else options.set(key, argv[++i]!);
+      let value: string | true;
+      if (eq >= 0) value = arg.slice(eq + 1);
+      else if (booleanFlags.has(key) || i + 1 >= argv.length || argv[i + 1]!.startsWith('--')) value = true;
+      else value = argv[++i]!;
+      options.set(key, value);
+      repeated.set(key, [...(repeated.get(key) ?? []), value]);
     } else positionals.push(arg);
   }
-  return { positionals, options };
+  return { positionals, options, repeated };
 }
 
 /** Typed access to options with messages that name the option. */
@@ -41,6 +47,13 @@ export class Options {
     const v = this.args.options.get(key);
     if (v === true) throw new UsageError(`--${key} needs a value`);
     return v;
+  }
+  /** Every value of a repeatable option (`--dataset A --dataset B`); empty when absent. */
+  strings(key: string): string[] {
+    this.used.add(key);
+    const all = this.args.repeated?.get(key) ?? (this.args.options.has(key) ? [this.args.options.get(key)!] : []);
+    if (all.some((v) => v === true)) throw new UsageError(`--${key} needs a value`);
+    return all as string[];
   }
   requireString(key: string): string {
     const v = this.string(key);

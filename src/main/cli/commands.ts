@@ -23,6 +23,7 @@ const groups: Record<string, () => Promise<Group>> = {
   audit: async () => (await import('./audit')).auditCommands,
   report: async () => (await import('./report')).reportCommands,
   identity: async () => (await import('./report')).reportCommands,
+  cluster: async () => (await import('./cluster')).clusterCommands,
 };
 
 /** Commands whose first word needs no engine (pure computations on files). */

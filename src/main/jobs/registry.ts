@@ -3,6 +3,7 @@ import { countTask } from './selftest-task';
 import { importTask } from '../data/import-task';
 import { embedTask } from '../inference/embed';
 import { auditTask, demoImportTask } from '../audits/task';
+import { clusterImportTask } from '../cluster/task';
 
 /**
  * Every kind of job a worker can run. Workers import this module, so each task's code
@@ -14,4 +15,5 @@ export const taskRegistry: Record<string, Task<never, unknown>> = {
   'inference.embed': embedTask,
   'audits.run': auditTask,
   'demo.import': demoImportTask,
+  'cluster.import': clusterImportTask,
 };

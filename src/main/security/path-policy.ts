@@ -38,8 +38,8 @@ export interface PathGuardOptions {
   isProjectId?: (value: string) => boolean;
 }
 
-/** Purposes whose choice the operation may write to (a save target, a new project's folder). */
-const WRITE_PURPOSES: ReadonlySet<PickPurpose> = new Set<PickPurpose>(['save-pdf', 'project-folder']);
+/** Purposes whose choice the operation may write to (a save target, a new project's folder, where a cluster job folder goes). */
+const WRITE_PURPOSES: ReadonlySet<PickPurpose> = new Set<PickPurpose>(['save-pdf', 'project-folder', 'job-folder']);
 
 export function accessOf(purpose: PickPurpose | undefined): PathAccess {
   return purpose !== undefined && WRITE_PURPOSES.has(purpose) ? 'write' : 'read';

@@ -5,7 +5,8 @@ import type { Migration } from './migrate';
  * SHA-256 × settings) let two shards merge with INSERT OR IGNORE.
  *
  * Migration numbers are reserved by area so parallel work never collides:
- * 1 base, 10–19 data import, 20–29 inference, 30–39 audits, 40–49 reports, 50–59 hardening.
+ * 1 base, 10–19 data import, 20–29 inference, 30–39 audits, 40–49 reports, 50–59 hardening,
+ * 60–69 cluster (shard databases add their own tables from 65 up: src/main/cluster/shard-db.ts).
  */
 export const projectMigrations: Migration[] = [
   {
@@ -151,6 +152,37 @@ CREATE TABLE column_mappings (
   updated_at TEXT NOT NULL
 );
 CREATE INDEX datasets_source ON datasets(source_kind, source_path, role);`,
+  },
+  {
+    version: 60,
+    name: 'cluster jobs and where cached embeddings came from',
+    // The embeddings table and its content key are unchanged: a cluster shard's rows merge
+    // with INSERT OR IGNORE like any other. embedding_origins only says, for rows a
+    // cluster import added, which job and shard computed them.
+    sql: `
+CREATE TABLE cluster_jobs (
+  id TEXT PRIMARY KEY,                  -- job.json jobId
+  name TEXT NOT NULL,                   -- Slurm job name
+  model_sha256 TEXT NOT NULL,
+  settings_key TEXT NOT NULL,
+  shards INTEGER NOT NULL,
+  clips INTEGER NOT NULL,
+  job_dir TEXT NOT NULL,                -- where it was exported or imported from (it may move)
+  datasets_json TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE TABLE embedding_origins (
+  audio_sha256 TEXT NOT NULL,
+  model_sha256 TEXT NOT NULL,
+  settings_key TEXT NOT NULL,
+  job_id TEXT NOT NULL,
+  shard INTEGER NOT NULL,
+  host TEXT,                            -- node that computed it
+  scheduler_job TEXT,                   -- e.g. Slurm "<array job>_<task>"
+  imported_at TEXT NOT NULL,
+  PRIMARY KEY (audio_sha256, model_sha256, settings_key)
+);
+CREATE INDEX embedding_origins_job ON embedding_origins(job_id);`,
   },
 ];
 

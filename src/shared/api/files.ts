@@ -9,7 +9,7 @@ import { z } from 'zod';
  */
 
 /** What the user is picking: decides the dialog's kind, title and file filters. */
-export const PickPurpose = z.enum(['manifest', 'folder', 'model', 'p12', 'pdf', 'save-pdf', 'project-folder']);
+export const PickPurpose = z.enum(['manifest', 'folder', 'model', 'p12', 'pdf', 'save-pdf', 'project-folder', 'job-folder']);
 export type PickPurpose = z.infer<typeof PickPurpose>;
 
 /**

@@ -14,10 +14,11 @@ const PURPOSES: Record<PickPurpose, { title: string; extensions: string[] | null
   'save-pdf': { title: 'Choose where to save the report', extensions: ['.pdf'], what: 'existing PDF files' },
   folder: { title: 'Choose a folder', extensions: null, what: 'folders' },
   'project-folder': { title: 'Choose a project folder', extensions: null, what: 'folders' },
+  'job-folder': { title: 'Choose a folder for the cluster job', extensions: null, what: 'folders' },
 };
 
 /** Purposes whose answer is a folder (the one being shown), not a file in the list. */
-const FOLDER_PURPOSES: ReadonlySet<PickPurpose> = new Set<PickPurpose>(['folder', 'project-folder']);
+const FOLDER_PURPOSES: ReadonlySet<PickPurpose> = new Set<PickPurpose>(['folder', 'project-folder', 'job-folder']);
 
 /** The folder the chooser was last in, per purpose, for this page's lifetime. */
 const lastFolder = new Map<PickPurpose, string>();

@@ -1,0 +1,184 @@
+/**
+ * `cluster import`: merge a job's finished shards into the project's embedding cache.
+ * Rows are checked (job, model and settings keys, audio in the shard's manifest, widths
+ * and blob sizes) and then inserted with INSERT OR IGNORE on the cache's content key,
+ * one transaction per shard: a shard merges whole or not at all, shards merge in any
+ * order, and importing twice changes nothing. For each row it adds, embedding_origins
+ * records the job, shard and node that computed it.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type Database from 'better-sqlite3';
+import type { ClipProblem, ClusterImportSummary, ShardImport } from '../../shared/api/cluster';
+import { UserError } from '../../shared/errors';
+import { cachedAudioShas, ensureModel, recordProjectModel } from '../inference';
+import type { TaskContext } from '../jobs/task';
+import { readJob, readManifest, shardOutput, type JobFile } from './format';
+import { problems as shardProblems, readShardDb, shardInfo } from './shard-db';
+
+interface EmbeddingRow {
+  audio_sha256: string;
+  model_sha256: string;
+  settings_key: string;
+  layer_count: number;
+  dims_json: string;
+  frames: number;
+  mean: Buffer;
+  min: Buffer;
+  max: Buffer;
+  provider: string;
+  created_at: string;
+}
+
+interface Run {
+  started_at: string;
+  host: string | null;
+  scheduler_job: string | null;
+}
+
+/** Why a row of a shard may not enter the cache, or null when it may. */
+function rowProblem(r: EmbeddingRow, job: JobFile, inManifest: ReadonlySet<string>, dimsJson: string, floats: number): string | null {
+  if (r.model_sha256 !== job.modelSha256 || r.settings_key !== job.settingsKey) return "its model or settings key is not the job's";
+  if (!inManifest.has(r.audio_sha256)) return "its audio is not in the shard's manifest";
+  if (r.dims_json !== dimsJson || r.layer_count !== job.model.dims.length) return "its layer widths are not the model's";
+  if (!Number.isInteger(r.frames) || r.frames < 0) return 'its frame count is not a count';
+  for (const b of [r.mean, r.min, r.max]) if (!Buffer.isBuffer(b) || b.length !== floats * 4) return 'its vectors have the wrong size';
+  return null;
+}
+
+/** The run that wrote a row: the latest one started before the row was. */
+function runFor(runs: readonly Run[], createdAt: string): Run | null {
+  let found: Run | null = null;
+  for (const r of runs) if (r.started_at <= createdAt) found = r;
+  return found ?? runs[0] ?? null;
+}
+
+function projectClipsBySha(db: Database.Database): (sha: string) => ClipProblem['clips'] {
+  const stmt = db.prepare('SELECT c.dataset_id AS datasetId, d.name AS datasetName, c.row_index AS row, c.path FROM clips c JOIN datasets d ON d.id = c.dataset_id WHERE c.sha256 = ? ORDER BY d.created_at, c.row_index');
+  return (sha) => stmt.all(sha) as ClipProblem['clips'];
+}
+
+export async function importJob(db: Database.Database, dataDir: string, dir: string, ctx: TaskContext): Promise<ClusterImportSummary> {
+  const jobDir = resolve(dir);
+  const job = readJob(jobDir);
+  let manifest;
+  try {
+    ({ manifest } = await ensureModel(dataDir, job.modelSha256));
+  } catch {
+    throw new UserError(`the job's model "${job.model.name}" (${job.modelSha256.slice(0, 12)}…) is not in this Equivox; import it first (models import)`, 'jobDir');
+  }
+  if (manifest.settingsKey !== job.settingsKey) {
+    throw new UserError(`this Equivox computes "${manifest.settingsKey}" for ${manifest.name}; the job's embeddings were made with "${job.settingsKey}" and would not match embeddings computed here`, 'jobDir');
+  }
+  if (JSON.stringify(manifest.dims) !== JSON.stringify(job.model.dims)) throw new UserError(`job.json gives layer widths ${JSON.stringify(job.model.dims)}; ${manifest.name} has ${JSON.stringify(manifest.dims)}`, 'jobDir');
+  const dimsJson = JSON.stringify(job.model.dims);
+  const floats = job.model.dims.reduce((a, b) => a + b, 0);
+  const clipsOf = projectClipsBySha(db);
+  const now = new Date().toISOString();
+
+  db.transaction(() => {
+    recordProjectModel(db, manifest);
+    db.prepare('INSERT OR IGNORE INTO cluster_jobs (id, name, model_sha256, settings_key, shards, clips, job_dir, datasets_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+      job.jobId,
+      job.jobName,
+      job.modelSha256,
+      job.settingsKey,
+      job.shardCount,
+      job.clips,
+      jobDir,
+      JSON.stringify(job.datasets),
+      job.createdAt,
+    );
+  })();
+  const insert = db.prepare(
+    `INSERT OR IGNORE INTO embeddings (audio_sha256, model_sha256, settings_key, layer_count, dims_json, frames, mean, min, max, provider, created_at)
+     VALUES (@audio_sha256, @model_sha256, @settings_key, @layer_count, @dims_json, @frames, @mean, @min, @max, @provider, @created_at)`,
+  );
+  const origin = db.prepare(
+    'INSERT OR IGNORE INTO embedding_origins (audio_sha256, model_sha256, settings_key, job_id, shard, host, scheduler_job, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+
+  const shards: ShardImport[] = [];
+  for (const entry of job.shards) {
+    ctx.throwIfCancelled();
+    ctx.progress('Merging shards', entry.shard, job.shardCount);
+    const m = readManifest(jobDir, job, entry.shard);
+    const shas = new Set(m.clips.map((c) => c.sha256));
+    const out = shardOutput(jobDir, entry.shard);
+    const result: ShardImport = { shard: entry.shard, state: 'missing', clips: m.clips.length, merged: 0, alreadyPresent: 0, missing: 0, problems: [], refused: [] };
+    const file = existsSync(out.final) ? out.final : existsSync(out.partial) ? out.partial : null;
+    if (file) {
+      result.state = file === out.final ? 'finished' : 'partial';
+      let sdb: Database.Database | null = null;
+      try {
+        sdb = readShardDb(file);
+        const info = shardInfo(sdb);
+        if (info.job_id !== job.jobId || info.shard !== String(entry.shard)) {
+          result.state = 'refused';
+          result.refused.push({ reason: `the output belongs to job ${info.job_id ?? '?'} shard ${info.shard ?? '?'}`, rows: (sdb.prepare('SELECT COUNT(*) AS n FROM embeddings').get() as { n: number }).n });
+        } else {
+          result.problems = shardProblems(sdb).map((p) => ({ shard: entry.shard, relPath: p.relPath, sha256: p.sha256, kind: p.kind, detail: p.detail, clips: clipsOf(p.sha256) }));
+          // Only a finished shard merges: a partial one may still be written by its task.
+          if (result.state === 'finished') {
+            const runs = sdb.prepare('SELECT started_at, host, scheduler_job FROM shard_runs ORDER BY run').all() as Run[];
+            const refused = new Map<string, number>();
+            const rows = sdb.prepare('SELECT audio_sha256, model_sha256, settings_key, layer_count, dims_json, frames, mean, min, max, provider, created_at FROM embeddings').iterate() as IterableIterator<EmbeddingRow>;
+            db.transaction(() => {
+              for (const r of rows) {
+                const why = rowProblem(r, job, shas, dimsJson, floats);
+                if (why) {
+                  refused.set(why, (refused.get(why) ?? 0) + 1);
+                  continue;
+                }
+                if (insert.run(r).changes === 1) {
+                  const run = runFor(runs, r.created_at);
+                  origin.run(r.audio_sha256, r.model_sha256, r.settings_key, job.jobId, entry.shard, run?.host ?? null, run?.scheduler_job ?? null, now);
+                  result.merged += 1;
+                } else result.alreadyPresent += 1;
+              }
+            })();
+            result.refused = [...refused].map(([reason, n]) => ({ reason, rows: n }));
+          }
+        }
+      } catch (err) {
+        if (err instanceof UserError) throw err;
+        result.state = 'refused';
+        result.refused.push({ reason: `${file} could not be read: ${err instanceof Error ? err.message : String(err)}`, rows: 0 });
+      } finally {
+        sdb?.close();
+      }
+    }
+    shards.push(result);
+  }
+  ctx.progress('Merging shards', job.shardCount, job.shardCount);
+
+  // What the cache still lacks, per shard, apart from recordings with a recorded problem.
+  const have = cachedAudioShas(db, job.modelSha256, job.settingsKey);
+  let lacking = 0;
+  for (const s of shards) {
+    const m = readManifest(jobDir, job, s.shard);
+    const withProblem = new Set(s.problems.map((p) => p.sha256));
+    const absent = m.clips.filter((c) => !have.has(c.sha256));
+    lacking += absent.length;
+    s.missing = absent.filter((c) => !withProblem.has(c.sha256)).length;
+  }
+  const total = (f: (s: ShardImport) => number) => shards.reduce((a, s) => a + f(s), 0);
+  const summary: ClusterImportSummary = {
+    jobId: job.jobId,
+    modelId: manifest.id,
+    modelName: manifest.name,
+    settingsKey: job.settingsKey,
+    shards,
+    merged: total((s) => s.merged),
+    alreadyPresent: total((s) => s.alreadyPresent),
+    missing: total((s) => s.missing),
+    problems: total((s) => s.problems.length),
+    complete: lacking === 0 && shards.every((s) => s.refused.length === 0),
+  };
+  db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(
+    now,
+    'cluster.import',
+    JSON.stringify({ jobId: job.jobId, jobDir, merged: summary.merged, alreadyPresent: summary.alreadyPresent, missing: summary.missing, problems: summary.problems, complete: summary.complete }),
+  );
+  return summary;
+}

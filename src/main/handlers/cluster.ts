@@ -1,0 +1,29 @@
+import type { ClusterImportSummary } from '../../shared/api/cluster';
+import { embeddingOrigins, exportJob, jobStatus, type ClusterImportTaskInput } from '../cluster';
+import type { HandlerMap } from './types';
+
+export const clusterHandlers: HandlerMap<'cluster.export' | 'cluster.status' | 'cluster.import' | 'cluster.origins'> = {
+  'cluster.export': ({ projectId, datasetIds, modelId, shards, out, audioRoot, partition, time, gpusPerTask, cpusPerTask }, { store, dataDir }) =>
+    exportJob(store.db(projectId), dataDir, {
+      datasetIds,
+      model: modelId,
+      shards,
+      out,
+      cpusPerTask,
+      ...(audioRoot !== undefined ? { audioRoot } : {}),
+      ...(partition !== undefined ? { partition } : {}),
+      ...(time !== undefined ? { time } : {}),
+      ...(gpusPerTask !== undefined ? { gpusPerTask } : {}),
+    }),
+  'cluster.status': ({ jobDir }) => jobStatus(jobDir),
+  'cluster.import': async ({ projectId, jobDir, wait }, { store, jobs, dataDir }) => {
+    const project = store.get(projectId);
+    // Opening applies pending migrations before the worker opens its own connection.
+    store.db(projectId);
+    const input: ClusterImportTaskInput = { projectPath: project.path, dataDir, jobDir };
+    const { jobId, result } = jobs.start<ClusterImportSummary>('cluster.import', input);
+    if (!wait) result.catch(() => undefined);
+    return { jobId, summary: wait ? await result : null };
+  },
+  'cluster.origins': ({ projectId, datasetId }, { store }) => embeddingOrigins(store.db(projectId), datasetId),
+};
