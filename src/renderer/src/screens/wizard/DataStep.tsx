@@ -7,6 +7,7 @@ import { DatasetFacts, roleText } from '../../components/DatasetFacts';
 import { ErrorNote } from '../../components/ErrorNote';
 import { JobProgress } from '../../components/JobProgress';
 import { PathInput } from '../../components/PathInput';
+import { ClusterOrigins } from '../../components/cluster/ClusterOrigins';
 import { useJob } from '../../lib/jobs';
 import { type Draft, neededRoles } from './draft';
 import type { StepProps } from './Wizard';
@@ -189,6 +190,7 @@ export function DataStep({ project, draft, update }: StepProps): JSX.Element {
                     <span className="visually-hidden"> for {d.name}</span>
                   </button>
                 </div>
+                <ClusterOrigins projectId={project.id} datasetId={d.id} />
                 {open === d.id && <DatasetFacts projectId={project.id} datasetId={d.id} onChanged={() => void refresh()} />}
               </li>
             ))}

@@ -3,6 +3,7 @@ import type { ModelInfo, ModelLayers } from '../../../../shared/api/models';
 import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { PathInput } from '../../components/PathInput';
+import { RunOnCluster } from '../../components/cluster/RunOnCluster';
 import type { Draft } from './draft';
 import type { StepProps } from './Wizard';
 
@@ -19,7 +20,7 @@ export function modelsProblem(d: Draft): string | null {
 const ref = (m: ModelInfo) => m.alias ?? m.id;
 const isIn = (list: string[], m: ModelInfo) => list.includes(m.id) || (m.alias !== null && list.includes(m.alias));
 
-export function ModelsStep({ draft, update }: StepProps): JSX.Element {
+export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
   const [models, setModels] = useState<ModelInfo[] | null>(null);
   const [error, setError] = useState<UiError | null>(null);
   const [layers, setLayers] = useState<Record<string, ModelLayers | UiError>>({});
@@ -143,6 +144,8 @@ export function ModelsStep({ draft, update }: StepProps): JSX.Element {
           );
         })}
       </fieldset>
+
+      <RunOnCluster projectId={project.id} datasetIds={Object.values(draft.datasets).filter((d): d is string => Boolean(d))} models={models} chosen={chosen} />
 
       {draft.sections.includes('fdi') && fdiSource?.kind === 'verification' && models && (
         <div className="card field">
