@@ -120,7 +120,8 @@ export async function startOneNodeSlurm(): Promise<OneNodeSlurm> {
       conf,
       [
         'ClusterName=equivoxtest',
-        `SlurmctldHost=${host}`,
+        // Addresses given, so nothing depends on the machine's name resolving (containers).
+        `SlurmctldHost=${host}(127.0.0.1)`,
         'SlurmUser=root',
         'SlurmdUser=root',
         'AuthType=auth/munge',
@@ -143,7 +144,7 @@ export async function startOneNodeSlurm(): Promise<OneNodeSlurm> {
         `SlurmdPidFile=${pids.slurmd}`,
         `SlurmctldLogFile=${logs.slurmctld}`,
         `SlurmdLogFile=${logs.slurmd}`,
-        `NodeName=${host} CPUs=${Number(execFileSync('nproc').toString().trim())} RealMemory=2000 State=UNKNOWN`,
+        `NodeName=${host} NodeAddr=127.0.0.1 CPUs=${Number(execFileSync('nproc').toString().trim())} RealMemory=2000 State=UNKNOWN`,
         `PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP`,
         '',
       ].join('\n'),
