@@ -16,7 +16,7 @@ import { cachedAudioShas, embedDataset, ensureModel, type EmbedProgress, type Em
 import { inlineContext } from '../jobs/task';
 import { VERSION } from '../version';
 import { readJob, readManifest, shardOutput, type JobFile } from './format';
-import { openShardDb, problems, readShardDb, SHARD_DATASET_ID } from './shard-db';
+import { openShardDb, problems, readShardDb, SHARD_DATASET_ID, shardInfo } from './shard-db';
 
 export interface RunShardOptions {
   jobDir: string;
@@ -118,8 +118,12 @@ export async function runShard(o: RunShardOptions): Promise<RunShardSummary> {
   mkdirSync(out.dir, { recursive: true });
   if (existsSync(out.final)) {
     const done = readShardDb(out.final);
+    const owner = shardInfo(done);
     const left = problems(done);
     done.close();
+    if (owner.job_id !== job.jobId || owner.shard !== String(o.shard)) {
+      throw new UserError(`${out.final} belongs to job ${owner.job_id ?? '?'} shard ${owner.shard ?? '?'}, not to this job's shard ${o.shard}; move it away and run again`, 'jobDir');
+    }
     if (left.length === 0) {
       say(`already finished (${out.final}); nothing to do`);
       return { jobId: job.jobId, shard: o.shard, state: 'already-finished', output: out.final, clips: manifest.clips.length, embedded: manifest.clips.length, computed: 0, cached: manifest.clips.length, problems: [], provider: null, audioSeconds: 0, wallSeconds: (performance.now() - t0) / 1000 };

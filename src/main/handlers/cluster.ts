@@ -15,7 +15,9 @@ export const clusterHandlers: HandlerMap<'cluster.export' | 'cluster.status' | '
       ...(time !== undefined ? { time } : {}),
       ...(gpusPerTask !== undefined ? { gpusPerTask } : {}),
     }),
-  'cluster.status': ({ jobDir }) => jobStatus(jobDir),
+  // The app stays offline: squeue/sacct would contact the cluster's controller. The CLI
+  // (`cluster status` on a login node) asks them.
+  'cluster.status': ({ jobDir }) => jobStatus(jobDir, { scheduler: false }),
   'cluster.import': async ({ projectId, jobDir, wait }, { store, jobs, dataDir }) => {
     const project = store.get(projectId);
     // Opening applies pending migrations before the worker opens its own connection.

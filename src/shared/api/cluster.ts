@@ -74,7 +74,7 @@ export interface ClusterStatus {
   embedded: number;
   problems: number;
   shards: ShardStatus[];
-  /** Empty when neither squeue nor sacct is installed here. */
+  /** What squeue/sacct say (CLI only, where installed); empty otherwise. */
   scheduler: SchedulerView[];
 }
 
@@ -168,7 +168,7 @@ export const clusterOperations = {
     input: z.strictObject({ jobDir: AbsPath }),
     paths: ['jobDir'],
     result: null as unknown as ClusterStatus,
-    summary: 'Finished, partial and missing shards of a cluster job folder, from its files (and squeue/sacct where installed)',
+    summary: 'Finished, partial and missing shards of a cluster job folder, from its files alone (the CLI also asks squeue/sacct; the app stays offline)',
   },
   'cluster.import': {
     input: z.strictObject({ projectId: Id, jobDir: AbsPath, wait: z.boolean().default(false) }),

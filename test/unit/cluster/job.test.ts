@@ -7,12 +7,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterExportSummary, ClusterImportSummary, ClusterStatus } from '../../../src/shared/api/cluster';
+import { createApi } from '../../../src/main/api';
 import { embeddingOrigins, importJob, jobStatus, readJob, readManifest, runShard } from '../../../src/main/cluster';
+import { createEngine } from '../../../src/main/engine';
 import { embedDataset } from '../../../src/main/inference/embed';
 import { importModel } from '../../../src/main/inference/models';
 import { inlineContext } from '../../../src/main/jobs/task';
@@ -116,8 +118,32 @@ describe('running a job without a scheduler', () => {
     // The node's own data folder was empty: the model came from the job folder.
     expect(existsSync(join(job, 'out', '1.sqlite'))).toBe(true);
 
-    const st = ok<ClusterStatus>(await cli(['cluster', 'status', '--job', job], home));
+    // squeue and sacct stand-ins that record being asked: the CLI (on a login node) asks
+    // them; the app's cluster.status never does (it stays offline).
+    const bin = tempDir('bin');
+    const asked = join(bin, 'asked.log');
+    writeFileSync(join(bin, 'squeue'), `#!/bin/sh\necho "squeue $*" >> ${asked}\nprintf '77_1|RUNNING|0:05|vm\\n77_2|PENDING|0:00|(Resources)\\n'\n`, { mode: 0o755 });
+    writeFileSync(join(bin, 'sacct'), `#!/bin/sh\necho "sacct $*" >> ${asked}\necho "Slurm accounting storage is disabled"\n`, { mode: 0o755 });
+    const st = ok<ClusterStatus>(await cli(['cluster', 'status', '--job', job], home, { PATH: `${bin}:${process.env.PATH ?? ''}` }));
     expect(st).toMatchObject({ finished: 3, partial: 0, missing: 0, clips: 48, embedded: 47, problems: 1 });
+    const jobName = readJob(job).jobName;
+    expect(st.scheduler).toEqual([
+      { tool: 'squeue', ok: true, tasks: [{ id: '77_1', state: 'RUNNING', detail: 'running for 0:05; vm' }, { id: '77_2', state: 'PENDING', detail: 'running for 0:00; (Resources)' }] },
+      { tool: 'sacct', ok: false, message: 'Slurm accounting storage is disabled', tasks: [] },
+    ]);
+    expect(readFileSync(asked, 'utf8')).toContain(`squeue --noheader --array --name=${jobName}`);
+    rmSync(asked);
+    const engine = createEngine({ host: 'cli', dataDir: home });
+    const pathBefore = process.env.PATH;
+    process.env.PATH = `${bin}:${pathBefore ?? ''}`;
+    try {
+      const viaApi = await createApi(engine).invoke('cluster.status', { jobDir: job });
+      expect(viaApi).toMatchObject({ finished: 3, embedded: 47, problems: 1, scheduler: [] });
+      expect(existsSync(asked)).toBe(false);
+    } finally {
+      process.env.PATH = pathBefore;
+      await engine.close();
+    }
 
     const imp = await cli(['cluster', 'import', '--project', project, '--job', job], home);
     const summary = ok<ClusterImportSummary>(imp);

@@ -97,6 +97,11 @@ describe('embedding extraction as a Slurm array job', () => {
     expect(run.status, `${run.out}\n${slurm!.logs()}`).toBe(0);
     const st = await status(job);
     expect(st).toMatchObject({ shardCount: 4, finished: 4, partial: 0, missing: 0, clips: 48, embedded: 48, problems: 0 });
+    // The scheduler's own view: nothing left in the queue; this cluster keeps no accounting.
+    expect(st.scheduler).toEqual([
+      { tool: 'squeue', ok: true, tasks: [] },
+      { tool: 'sacct', ok: false, message: expect.stringMatching(/accounting storage is disabled/), tasks: [] },
+    ]);
     // Each task ran under Slurm: its array id is recorded.
     expect(st.shards.map((s) => s.lastRun?.schedulerJob)).toEqual([0, 1, 2, 3].map((k) => expect.stringMatching(new RegExp(`^\\d+_${k}$`))));
 
