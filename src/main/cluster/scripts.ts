@@ -72,7 +72,7 @@ export function submitScript(job: JobFile): string {
     '',
     ...preamble(job),
     '',
-    'exec "${EQUIVOX[@]}" cluster run-shard --job "$JOB_DIR" --shard "$SLURM_ARRAY_TASK_ID" "${EXTRA[@]}"',
+    'exec "${EQUIVOX[@]}" cluster run-shard --job "$JOB_DIR" --shard "$SLURM_ARRAY_TASK_ID" ${EXTRA[@]+"${EXTRA[@]}"}',
     '',
   ].join('\n');
 }
@@ -92,7 +92,7 @@ export function runLocalScript(job: JobFile): string {
     'failed=0',
     `for shard in $(seq 0 ${job.shardCount - 1}); do`,
     `  echo "equivox: shard $shard of ${job.shardCount}" >&2`,
-    '  if ! "${EQUIVOX[@]}" cluster run-shard --job "$JOB_DIR" --shard "$shard" "${EXTRA[@]}" \\',
+    '  if ! "${EQUIVOX[@]}" cluster run-shard --job "$JOB_DIR" --shard "$shard" ${EXTRA[@]+"${EXTRA[@]}"} \\',
     '      > "$JOB_DIR/logs/shard-$shard-local.json" 2> >(tee -a "$JOB_DIR/logs/shard-$shard-local.log" >&2); then',
     '    echo "equivox: shard $shard stopped with a problem (see logs/shard-$shard-local.log)" >&2',
     '    failed=1',
