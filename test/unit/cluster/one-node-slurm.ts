@@ -138,6 +138,10 @@ export async function startOneNodeSlurm(): Promise<OneNodeSlurm> {
         'JobCompType=jobcomp/none',
         'AccountingStorageType=accounting_storage/none',
         'JobAcctGatherType=jobacct_gather/none',
+        // `sbatch --wait` polls every 2 s, then 8, then 32, while the interval is below a
+        // third of MinJobAge (default 300 s); 6 s keeps it at 2 s, so a test waits for
+        // its jobs, not for the poll.
+        'MinJobAge=6',
         `StateSaveLocation=${join(dir, 'state')}`,
         `SlurmdSpoolDir=${join(dir, 'spool')}`,
         `SlurmctldPidFile=${pids.slurmctld}`,
