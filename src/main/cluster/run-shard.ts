@@ -8,6 +8,7 @@
  */
 import { existsSync, mkdirSync, openSync, closeSync, fsyncSync, renameSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
+import type Database from 'better-sqlite3';
 import { join, resolve } from 'node:path';
 import type { ClipProblemKind } from '../../shared/api/cluster';
 import { UserError } from '../../shared/errors';
@@ -15,7 +16,7 @@ import { sha256File } from '../audio';
 import { cachedAudioShas, embedDataset, ensureModel, type EmbedProgress, type EmbedSummary, type ProviderName } from '../inference';
 import { inlineContext } from '../jobs/task';
 import { VERSION } from '../version';
-import { readJob, readManifest, shardOutput, type JobFile } from './format';
+import { readJob, readManifest, shardOutput, type JobFile, type ShardManifest } from './format';
 import { openShardDb, problems, readShardDb, SHARD_DATASET_ID, shardInfo } from './shard-db';
 
 export interface RunShardOptions {
@@ -93,6 +94,96 @@ function threadsFor(o: RunShardOptions, job: JobFile): number {
   return job.resources.cpusPerTask;
 }
 
+function setInfo(db: Database.Database, key: string, value: string): void {
+  db.prepare('INSERT INTO shard_info (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+}
+
+/**
+ * Claim the shard database for this job (refusing another job's), record this run (host,
+ * Slurm ids) and make the shard a dataset, so embedDataset runs over it exactly as over a
+ * project's. Returns the run's row id.
+ */
+function startRun(db: Database.Database, jobDir: string, job: JobFile, shard: number, file: string): number {
+  const owner = db.prepare('SELECT value FROM shard_info WHERE key = ?').get('job_id') as { value: string } | undefined;
+  if (owner && owner.value !== job.jobId) throw new UserError(`${file} belongs to job ${owner.value}, not ${job.jobId}; move it away and run again`, 'jobDir');
+  const now = new Date().toISOString();
+  return db.transaction(() => {
+    setInfo(db, 'job_id', job.jobId);
+    setInfo(db, 'shard', String(shard));
+    setInfo(db, 'model_sha256', job.modelSha256);
+    setInfo(db, 'settings_key', job.settingsKey);
+    db.prepare('DELETE FROM shard_info WHERE key = ?').run('finished_at');
+    db.prepare(
+      `INSERT OR IGNORE INTO datasets (id, name, role, source_kind, source_path, status, created_at, updated_at) VALUES (?, ?, 'target', 'cluster-shard', ?, 'ready', ?, ?)`,
+    ).run(SHARD_DATASET_ID, `${job.jobName} shard ${shard}`, join(jobDir, job.shards[shard]!.manifest), now, now);
+    return Number(db.prepare('INSERT INTO shard_runs (started_at, host, scheduler_job, equivox_version) VALUES (?, ?, ?, ?)').run(now, hostname(), schedulerJob(), VERSION).lastInsertRowid);
+  })();
+}
+
+const UPSERT_PROBLEM =
+  'INSERT INTO shard_problems (audio_sha256, rel_path, kind, detail, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(audio_sha256) DO UPDATE SET rel_path = excluded.rel_path, kind = excluded.kind, detail = excluded.detail, at = excluded.at';
+
+/**
+ * The shard's recordings as the clips of its dataset: those already embedded here, and
+ * those whose file exists under the audio root with the manifest's SHA-256. A missing or
+ * changed file is recorded in shard_problems (and cleared once it is right again).
+ */
+async function checkRecordings(
+  db: Database.Database,
+  manifest: ShardManifest,
+  audioRoot: string,
+  embedded: ReadonlySet<string>,
+  say: (m: string) => void,
+  cancelled: (() => boolean) | undefined,
+): Promise<{ checked: number; relBySha: Map<string, string> }> {
+  const stamp = () => new Date().toISOString();
+  const problem = db.prepare(UPSERT_PROBLEM);
+  const clearProblem = db.prepare('DELETE FROM shard_problems WHERE audio_sha256 = ?');
+  const addClip = db.prepare(`INSERT INTO clips (id, dataset_id, row_index, path, rel_path, sha256, duration_s) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  db.prepare('DELETE FROM clips WHERE dataset_id = ?').run(SHARD_DATASET_ID);
+  let checked = 0;
+  const relBySha = new Map<string, string>();
+  for (const [i, c] of manifest.clips.entries()) {
+    if (cancelled?.()) break;
+    const file = join(audioRoot, ...c.path.split('/'));
+    relBySha.set(c.sha256, c.path);
+    let ok = embedded.has(c.sha256);
+    if (!ok) {
+      if (!existsSync(file)) {
+        problem.run(c.sha256, c.path, 'missing-file', `no file at ${file}`, stamp());
+        say(`${c.path}: missing (no file at ${file}); not embedded`);
+      } else {
+        const actual = await sha256File(file);
+        if (actual !== c.sha256) {
+          problem.run(c.sha256, c.path, 'sha256-mismatch', `the file's SHA-256 is ${actual}, the manifest says ${c.sha256}: it changed after export`, stamp());
+          say(`${c.path}: SHA-256 mismatch (the audio changed after export); not embedded`);
+        } else ok = true;
+      }
+    }
+    if (ok) {
+      clearProblem.run(c.sha256);
+      addClip.run(`${SHARD_DATASET_ID}-${i}`, SHARD_DATASET_ID, i + 1, file, c.path, c.sha256, c.durationS);
+    }
+    checked += 1;
+  }
+  return { checked, relBySha };
+}
+
+/** Progress lines for logs: the first clip, then at most one every `seconds`, and the last. */
+function progressLines(say: (m: string) => void, seconds: number): (p: EmbedProgress) => void {
+  let last = 0;
+  let lastDone = -1;
+  return (p) => {
+    const now = Date.now();
+    if (p.done === lastDone || (p.done !== p.total && p.done !== 1 && now - last < seconds * 1000)) return;
+    last = now;
+    lastDone = p.done;
+    const rate = p.audioSecondsPerSecond !== null ? `, ${p.audioSecondsPerSecond.toFixed(1)} audio s/s` : '';
+    const eta = p.etaSeconds !== null && p.done < p.total ? `, about ${Math.ceil(p.etaSeconds)} s left` : '';
+    say(`${p.done}/${p.total} clips (${p.computed} computed, ${p.cached} cached, ${p.failed} failed${rate}${eta})`);
+  };
+}
+
 /** Close the database so that one file holds everything (no -wal), then rename it into place. */
 function finishFile(db: ReturnType<typeof openShardDb>, partial: string, final: string): void {
   db.pragma('wal_checkpoint(TRUNCATE)');
@@ -143,79 +234,19 @@ export async function runShard(o: RunShardOptions): Promise<RunShardSummary> {
   const db = openShardDb(out.partial);
   let finished = false;
   try {
-    const info = db.prepare('SELECT value FROM shard_info WHERE key = ?');
-    const owner = info.get('job_id') as { value: string } | undefined;
-    if (owner && owner.value !== job.jobId) throw new UserError(`${out.partial} belongs to job ${owner.value}, not ${job.jobId}; move it away and run again`, 'jobDir');
-    const setInfo = db.prepare('INSERT INTO shard_info (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-    db.transaction(() => {
-      setInfo.run('job_id', job.jobId);
-      setInfo.run('shard', String(o.shard));
-      setInfo.run('model_sha256', job.modelSha256);
-      setInfo.run('settings_key', job.settingsKey);
-      db.prepare('DELETE FROM shard_info WHERE key = ?').run('finished_at');
-    })();
-    const run = Number(
-      db
-        .prepare('INSERT INTO shard_runs (started_at, host, scheduler_job, equivox_version) VALUES (?, ?, ?, ?)')
-        .run(stamp(), hostname(), schedulerJob(), VERSION).lastInsertRowid,
-    );
-
-    // The shard as a dataset, so embedDataset runs over it exactly as over a project's.
-    const now = stamp();
-    db.prepare(
-      `INSERT OR IGNORE INTO datasets (id, name, role, source_kind, source_path, status, created_at, updated_at) VALUES (?, ?, 'target', 'cluster-shard', ?, 'ready', ?, ?)`,
-    ).run(SHARD_DATASET_ID, `${job.jobName} shard ${o.shard}`, join(jobDir, job.shards[o.shard]!.manifest), now, now);
+    const run = startRun(db, jobDir, job, o.shard, out.partial);
     const embedded = cachedAudioShas(db, job.modelSha256, job.settingsKey);
-    const problem = db.prepare('INSERT INTO shard_problems (audio_sha256, rel_path, kind, detail, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(audio_sha256) DO UPDATE SET rel_path = excluded.rel_path, kind = excluded.kind, detail = excluded.detail, at = excluded.at');
-    const clearProblem = db.prepare('DELETE FROM shard_problems WHERE audio_sha256 = ?');
-    const addClip = db.prepare(`INSERT INTO clips (id, dataset_id, row_index, path, rel_path, sha256, duration_s) VALUES (?, ?, ?, ?, ?, ?, ?)`);
-    db.prepare('DELETE FROM clips WHERE dataset_id = ?').run(SHARD_DATASET_ID);
-    let checked = 0;
-    const relBySha = new Map<string, string>();
-    for (const [i, c] of manifest.clips.entries()) {
-      if (o.cancelled?.()) break;
-      const file = join(audioRoot, ...c.path.split('/'));
-      relBySha.set(c.sha256, c.path);
-      let ok = embedded.has(c.sha256);
-      if (!ok) {
-        if (!existsSync(file)) {
-          problem.run(c.sha256, c.path, 'missing-file', `no file at ${file}`, stamp());
-          say(`${c.path}: missing (no file at ${file}); not embedded`);
-        } else {
-          const actual = await sha256File(file);
-          if (actual !== c.sha256) {
-            problem.run(c.sha256, c.path, 'sha256-mismatch', `the file's SHA-256 is ${actual}, the manifest says ${c.sha256}: it changed after export`, stamp());
-            say(`${c.path}: SHA-256 mismatch (the audio changed after export); not embedded`);
-          } else ok = true;
-        }
-      }
-      if (ok) {
-        clearProblem.run(c.sha256);
-        addClip.run(`${SHARD_DATASET_ID}-${i}`, SHARD_DATASET_ID, i + 1, file, c.path, c.sha256, c.durationS);
-      }
-      checked += 1;
-    }
+    const { checked, relBySha } = await checkRecordings(db, manifest, audioRoot, embedded, say, o.cancelled);
     say(`checked ${checked} recording(s) under ${audioRoot}; ${embedded.size} already embedded here`);
 
-    let last = 0;
-    let lastDone = -1;
-    const every = (o.progressEvery ?? 10) * 1000;
-    const onProgress = (p: EmbedProgress) => {
-      const nowMs = Date.now();
-      if (p.done === lastDone || (p.done !== p.total && p.done !== 1 && nowMs - last < every)) return;
-      last = nowMs;
-      lastDone = p.done;
-      const rate = p.audioSecondsPerSecond !== null ? `, ${p.audioSecondsPerSecond.toFixed(1)} audio s/s` : '';
-      const eta = p.etaSeconds !== null && p.done < p.total ? `, about ${Math.ceil(p.etaSeconds)} s left` : '';
-      say(`${p.done}/${p.total} clips (${p.computed} computed, ${p.cached} cached, ${p.failed} failed${rate}${eta})`);
-    };
     const summary: EmbedSummary = await embedDataset(
       db,
       { dataDir: jobDir, datasetId: SHARD_DATASET_ID, model: job.modelSha256, provider: o.provider ?? 'auto', threads: threadsFor(o, job) },
       inlineContext(() => {}, () => o.cancelled?.() ?? false),
-      onProgress,
+      progressLines(say, o.progressEvery ?? 10),
     );
     const shaById = new Map((db.prepare('SELECT id, sha256 FROM clips WHERE dataset_id = ?').all(SHARD_DATASET_ID) as { id: string; sha256: string }[]).map((r) => [r.id, r.sha256]));
+    const problem = db.prepare(UPSERT_PROBLEM);
     for (const f of summary.failed) {
       const sha = shaById.get(f.clipId)!;
       problem.run(sha, relBySha.get(sha) ?? f.path, 'decode-failed', f.error, stamp());
@@ -223,7 +254,7 @@ export async function runShard(o: RunShardOptions): Promise<RunShardSummary> {
     }
     db.prepare('UPDATE shard_runs SET finished_at = ?, provider = ?, computed = ?, cached = ?, failed = ? WHERE run = ?').run(stamp(), summary.provider, summary.computed, summary.cached, summary.failed.length, run);
     if (checked < manifest.clips.length) throw new UserError('stopped before every recording was checked; run the shard again to resume', 'shard');
-    setInfo.run('finished_at', stamp());
+    setInfo(db, 'finished_at', stamp());
     const left = problems(db);
     const count = cachedAudioShas(db, job.modelSha256, job.settingsKey).size;
     finishFile(db, out.partial, out.final);

@@ -1,5 +1,5 @@
 /** Shared by the cluster tests: projects built by the real importer, the real CLI, and embedding rows to compare. */
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -8,7 +8,18 @@ import { importDataset } from '../../../src/main/data/import';
 import { PROJECT_FILE, ProjectStore } from '../../../src/main/store/projects';
 import { runNode, type RunOutcome } from '../hardening/crash-helpers';
 
-export const tempDir = (p: string) => mkdtempSync(join(tmpdir(), `equivox-cluster-${p}-`));
+const made: string[] = [];
+
+/** A new temporary folder, removed by removeTempDirs (each test file's afterAll). */
+export function tempDir(p: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `equivox-cluster-${p}-`));
+  made.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
 
 /** A project holding the demo's target dataset, imported by the real importer. */
 export async function demoTargetProject(home: string, dir: string): Promise<{ dir: string; datasetId: string }> {

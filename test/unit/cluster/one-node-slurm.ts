@@ -7,7 +7,7 @@
  * pid files.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +107,7 @@ export async function startOneNodeSlurm(): Promise<OneNodeSlurm> {
       while (alive(pid) && Date.now() < end) await sleep(100);
       if (alive(pid)) process.kill(pid, 'SIGKILL');
     }
+    rmSync(dir, { recursive: true, force: true });
   };
   const allLogs = () => Object.entries(logs).map(([n, f]) => `--- ${n}\n${tail(f)}`).join('\n');
 

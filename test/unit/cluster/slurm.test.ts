@@ -18,7 +18,7 @@ import type { ClusterExportSummary, ClusterImportSummary, ClusterStatus } from '
 import type { EmbedSummary } from '../../../src/shared/api/models';
 import { PROJECT_FILE } from '../../../src/main/store/projects';
 import { cannotRunSlurm, startOneNodeSlurm, type OneNodeSlurm } from './one-node-slurm';
-import { cli, copyProject, count, demoTargetProject, embeddingRows, ok, tempDir } from './helpers';
+import { cli, copyProject, count, demoTargetProject, embeddingRows, ok, removeTempDirs, tempDir } from './helpers';
 
 const wrapper = resolve('test/support/cluster-kill-wrapper.mjs');
 
@@ -81,6 +81,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await slurm?.stop();
+  removeTempDirs();
 }, 60_000);
 
 describe('embedding extraction as a Slurm array job', () => {
