@@ -5,7 +5,7 @@
  * recording changed after export (recorded, named by `cluster import`, fixed by a re-run),
  * and clear refusals for a tampered job folder. About 40 s on 2 cores.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -189,6 +189,43 @@ describe('running a job without a scheduler', () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe('run-shard and SIGTERM (what Slurm sends at the time limit or on preemption)', () => {
+  it('stops after the recording it is on, keeps what is done in the .partial file, and the next run resumes', { timeout: 120_000 }, async () => {
+    const db = openDatabase(join(copyProject(pristine, tempDir('term-p')), PROJECT_FILE), projectMigrations);
+    const job = join(tempDir('term'), 'job');
+    await exportJob(db, home, { datasetIds: [datasetId], model: modelId, shards: 1, cpusPerTask: 1, out: job });
+    db.close();
+    // Frozen at its first progress line, sent SIGTERM, then let go: the signal is handled
+    // between recordings, whatever the machine's speed.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'cluster', 'run-shard', '--job', job, '--shard', '0', '--progress-every', '0'], {
+      env: { ...process.env, ORT_DISABLE_TELEMETRY: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let signalled = false;
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+      if (!signalled && / 1\/48 clips /.test(stderr)) {
+        signalled = true;
+        child.kill('SIGSTOP');
+        child.kill('SIGTERM');
+        child.kill('SIGCONT');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(signalled, stderr).toBe(true);
+    expect(code).toBe(1);
+    expect(stderr).toContain('stopping after the current recording (what is done is kept)');
+    const st = jobStatus(job, { scheduler: false });
+    expect(st.shards[0]).toMatchObject({ state: 'partial', clips: 48 });
+    expect(st.shards[0]!.embedded).toBeGreaterThanOrEqual(1);
+    expect(st.shards[0]!.embedded).toBeLessThan(48);
+    const rest = await runShard({ jobDir: job, shard: 0, log: () => {} });
+    expect(rest).toMatchObject({ state: 'finished', embedded: 48, cached: st.shards[0]!.embedded, computed: 48 - st.shards[0]!.embedded });
   });
 });
 
