@@ -2,7 +2,11 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Api } from '../api';
 import type { ClusterImportSummary } from '../../shared/api/cluster';
-import { jobStatus, runShard } from '../cluster';
+import { importJob, jobStatus, runShard } from '../cluster';
+import { defaultDataDir } from '../store/data-dir';
+import { openDatabase } from '../store/open';
+import { projectMigrations } from '../store/schema';
+import { cliTaskContext } from './task-context';
 import { PROJECT_FILE } from '../store/projects';
 import { UsageError, type CliCommand, type Options } from './args';
 
@@ -128,11 +132,21 @@ export function clusterCommands(api: () => Api): CliCommand[] {
       usage: "cluster import --project DIR --job JOBDIR   (merge finished shards into the project's cache)",
       run: async (o, _pos, ctx) => {
         const jobDir = resolve(o.requireString('job'));
-        const pid = await projectId(api(), o);
+        const ref = o.requireString('project');
         o.assertNoUnknown();
-        const { summary } = await api().invoke('cluster.import', { projectId: pid, jobDir, wait: true });
-        describeImport(summary!, ctx.log);
-        return summary;
+        // Inline rather than through a worker (as `embed` does): progress on stderr, and the
+        // bundled CLI needs no worker entry.
+        const dir = existsSync(join(resolve(ref), PROJECT_FILE)) ? resolve(ref) : (await api().invoke('projects.open', { id: ref })).path;
+        const db = openDatabase(join(dir, PROJECT_FILE), projectMigrations);
+        const task = cliTaskContext(ctx.log);
+        try {
+          const summary = await importJob(db, defaultDataDir(), jobDir, task);
+          describeImport(summary, ctx.log);
+          return summary;
+        } finally {
+          task.dispose();
+          db.close();
+        }
       },
     },
   ];
