@@ -3,6 +3,8 @@
  * only, a random free port and a per-launch token. It exists so the real renderer and
  * the real engine are tested together in Chromium where Electron cannot run.
  */
+// First, before anything can load onnxruntime-node: its native telemetry off.
+import './security/telemetry-off';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
