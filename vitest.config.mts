@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { PRIVACY_ENV } from './src/main/security/telemetry';
+import { PRIVACY_ENV } from './src/main/security/telemetry.ts';
 
 // The test harness is an entry point too: tests load onnxruntime-node in vitest's worker
 // processes, which inherit this. Tests that check the product's own entry points (the
