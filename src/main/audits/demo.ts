@@ -39,7 +39,7 @@ export async function prepareDemoProject(engine: Engine, out: string, task: Task
     const r = await importDataset(
       db,
       { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: ds.name },
-      { progress: (_s, d, t) => task.progress(`Importing ${ds.name}`, d, t), cancelled: () => task.cancelled() },
+      { progress: (_s, d, t) => task.progress(`Importing ${ds.name}`, d, t), cancelled: () => task.cancelled(), protectedDirs: [engine.dataDir] },
     );
     task.throwIfCancelled();
     ids[ds.role] = r.datasetId;

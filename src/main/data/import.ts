@@ -43,6 +43,8 @@ export interface ImportControl {
   datasetId?: string;
   /** Files measured at once (default: 2–4 by CPU count). */
   concurrency?: number;
+  /** Folders no clip may be read from, whatever the manifest says (the Equivox data folder). */
+  protectedDirs?: readonly string[];
 }
 
 const REQUIRED_ROLE: Partial<Record<DatasetRole, keyof ColumnMapping>> = {
@@ -154,11 +156,12 @@ async function processRow(
   mapping: ColumnMapping,
   limits: Required<ValidationLimits>,
   signal: AbortSignal,
+  protectedDirs: readonly string[] = [],
 ): Promise<void> {
   const written = row.values[mapping.path] ?? '';
   const labels = rowLabels(row.values, mapping);
   const issues: ClipIssue[] = [];
-  const resolved = resolveClipPath(table, written);
+  const resolved = resolveClipPath(table, written, protectedDirs);
   const rec: ClipRow = {
     id: randomUUID(),
     dataset_id: datasetId,
@@ -289,7 +292,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
       while (next < todo.length) {
         if (isCancelled() || abort.signal.aborted) throw new CancelledError();
         const row = todo[next++]!;
-        await processRow(db, datasetId, table, row, mapping, limits, abort.signal);
+        await processRow(db, datasetId, table, row, mapping, limits, abort.signal, control.protectedDirs);
         done += 1;
         control.progress?.('importing', done, total);
       }

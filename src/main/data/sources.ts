@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'n
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ColumnMapping, ImportSource, SourceKind } from '../../shared/api/datasets';
 import { UserError } from '../../shared/errors';
+import { dataFolderProblem } from '../security/path-policy';
 import { CsvError, parseCsvTable } from './csv';
 
 export interface SourceRow {
@@ -241,6 +242,15 @@ export function loadSource(source: ImportSource): SourceTable {
   }
 }
 
+/**
+ * The folder a stored dataset's clips must lie in, from what the datasets table keeps
+ * (its kind and canonical source path): the manifest's or split TSV's folder, or the
+ * imported folder itself. The same folder the importer checked each clip against.
+ */
+export function datasetRootDir(kind: SourceKind, sourcePath: string): string {
+  return kind === 'folder' ? sourcePath : dirname(sourcePath);
+}
+
 export type ResolvedPath =
   | { ok: true; path: string }
   | { ok: false; path: string; code: 'missing_file' | 'outside_folder' | 'empty_file'; message: string };
@@ -250,8 +260,11 @@ function inside(root: string, p: string): boolean {
   return r === '' || (r !== '..' && !r.startsWith(`..${sep}`) && !isAbsolute(r));
 }
 
-/** Resolve a path cell against the source's folder and check it stays inside, symlinks resolved. */
-export function resolveClipPath(table: Pick<SourceTable, 'baseDir' | 'rootDir'>, cell: string): ResolvedPath {
+/**
+ * Resolve a path cell against the source's folder and check it stays inside, symlinks
+ * resolved, and outside `protectedDirs` (the Equivox data folder with its keys).
+ */
+export function resolveClipPath(table: Pick<SourceTable, 'baseDir' | 'rootDir'>, cell: string, protectedDirs: readonly string[] = []): ResolvedPath {
   let written = cell.trim();
   if (!written) return { ok: false, path: '', code: 'missing_file', message: 'the path cell is empty' };
   let abs = resolve(table.baseDir, written);
@@ -266,6 +279,10 @@ export function resolveClipPath(table: Pick<SourceTable, 'baseDir' | 'rootDir'>,
   const real = realpathSync(abs);
   if (!inside(realpathSync(table.rootDir), real)) {
     return { ok: false, path: abs, code: 'outside_folder', message: `the path resolves (through a symbolic link) to ${real}, outside the manifest's folder (${table.rootDir})` };
+  }
+  for (const dir of protectedDirs) {
+    const problem = dataFolderProblem(real, dir);
+    if (problem) return { ok: false, path: abs, code: 'outside_folder', message: `the path leads into Equivox's own data folder (${dir}), which is never read as a recording` };
   }
   const st = statSync(real);
   if (!st.isFile()) return { ok: false, path: abs, code: 'missing_file', message: `${abs} is not a file` };
