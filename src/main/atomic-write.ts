@@ -9,7 +9,7 @@
  * creation so the umask cannot widen them.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** Flush a folder's entries (a rename or a new file in it) to disk; a no-op where folders cannot be opened (Windows). */
@@ -59,6 +59,52 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
     throw err;
   }
   fsyncDir(dirname(file));
+}
+
+/**
+ * A text file written in pieces (a list too long to build as one string) and published
+ * atomically by commit(); discard() (a no-op after commit) removes the unfinished
+ * temporary file. Its folder is created owner-only when missing.
+ */
+export class AtomicTextFile {
+  private readonly tmp: string;
+  private fd: number | null;
+  private done = false;
+
+  constructor(
+    readonly file: string,
+    private readonly mode = 0o600,
+  ) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    this.tmp = join(dirname(file), `.${basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+    this.fd = openSync(this.tmp, 'wx', mode);
+  }
+
+  write(text: string): void {
+    if (this.fd === null) throw new Error(`${this.file} is already closed`);
+    const bytes = Buffer.from(text, 'utf8');
+    let off = 0;
+    while (off < bytes.length) off += writeSync(this.fd, bytes, off, bytes.length - off);
+  }
+
+  commit(): void {
+    if (this.fd === null) throw new Error(`${this.file} is already closed`);
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    this.fd = null;
+    chmodSync(this.tmp, this.mode);
+    renameSync(this.tmp, this.file);
+    this.done = true;
+    fsyncDir(dirname(this.file));
+  }
+
+  discard(): void {
+    if (this.done) return;
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+    rmSync(this.tmp, { force: true });
+    this.done = true;
+  }
 }
 
 function isEmptyDir(dir: string): boolean {

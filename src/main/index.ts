@@ -80,6 +80,8 @@ async function main(): Promise<void> {
   const ses = session.defaultSession;
   ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   ses.setPermissionCheckHandler(() => false);
+  // Chromium's spellchecker downloads dictionaries from Google on Windows and Linux.
+  ses.setSpellCheckerEnabled(false);
   serveApp();
   app.on('web-contents-created', (_e, contents) => secureContents(contents));
 

@@ -43,12 +43,19 @@ export const datasetHandlers: HandlerMap<
   'datasets.preview': ({ manifest, delimiter, rows }, { paths }) => {
     paths.refuseDataFolder('manifest', manifest);
     const t = loadManifest(manifest, delimiter);
+    const first: Record<string, string>[] = [];
+    if (rows > 0) {
+      for (const r of t.rows()) {
+        first.push(r.values);
+        if (first.length >= rows) break;
+      }
+    }
     return {
       file: t.sourcePath,
       delimiter: t.delimiter ?? delimiter ?? ',',
       header: t.header,
-      rows: t.rows.slice(0, rows).map((r) => r.values),
-      totalRows: t.rows.length,
+      rows: first,
+      totalRows: t.rowCount,
       suggestedMapping: t.defaultMapping,
     };
   },
