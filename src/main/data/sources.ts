@@ -412,15 +412,17 @@ export type ResolvedPath =
 const nonUtf8Names = new Map<string, { mtimeMs: number; names: Buffer[] }>();
 
 function nonUtf8NamesIn(dir: string): Buffer[] {
-  let mtimeMs: number;
-  try {
-    mtimeMs = statSync(dir).mtimeMs;
-  } catch {
-    return [];
-  }
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st) return [];
+  const mtimeMs = st.mtimeMs;
   const cached = nonUtf8Names.get(dir);
   if (cached && cached.mtimeMs === mtimeMs) return cached.names;
-  const names = readdirSync(dir, { encoding: 'buffer' }).filter((n) => firstInvalidUtf8(n) < n.length);
+  let names: Buffer[];
+  try {
+    names = readdirSync(dir, { encoding: 'buffer' }).filter((n) => firstInvalidUtf8(n) < n.length);
+  } catch {
+    names = []; // not a folder, or unreadable: nothing to suggest
+  }
   if (nonUtf8Names.size > 256) nonUtf8Names.clear();
   nonUtf8Names.set(dir, { mtimeMs, names });
   return names;

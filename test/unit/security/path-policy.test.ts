@@ -195,7 +195,7 @@ describe('the Equivox data folder is never grantable', () => {
 
 describe('the contract declares every path field', () => {
   // Field names that hold a filesystem path. `mapping.path` is a manifest column name, not a path.
-  const pathLike = /(^|\.)(path|p12Path|resultsPath|file|folder|dir|manifest|out)$/;
+  const pathLike = /(^|\.)(path|p12Path|certPath|resultsPath|file|folder|dir|manifest|out)$/;
   const notPaths = new Set(['mapping.path']);
 
   function stringFields(schema: unknown, prefix = ''): string[] {
