@@ -95,7 +95,10 @@ const CHUNK_BYTES = 1 << 20;
 
 /**
  * The file's text in chunks of about 1 MB, decoded as strict UTF-8, with the running
- * SHA-256 of its bytes. A byte that is not UTF-8 stops it with the line and the byte.
+ * SHA-256 of its bytes. Manifests must be UTF-8: decoding other bytes leniently would
+ * turn "Québec" into "Qu\ufffdbec" and silently rename a speaker group, so a byte that is
+ * not UTF-8 stops it with the line and the byte, and what the byte is in Latin-1 /
+ * Windows-1252, the usual culprit (spreadsheets' "CSV" export on Windows).
  */
 function* textChunks(file: string): Generator<{ text: string; hash: ReturnType<typeof createHash> }> {
   const fd = openSync(file, 'r');
@@ -125,22 +128,6 @@ function* textChunks(file: string): Generator<{ text: string; hash: ReturnType<t
     }
   } finally {
     closeSync(fd);
-  }
-}
-
-/**
- * Manifests must be UTF-8. Decoding other bytes leniently would turn "Québec" into
- * "Qu\ufffdbec" and silently rename a speaker group, so a file that is not valid UTF-8 is
- * refused with the line and byte where it fails and what the byte is in Latin-1 /
- * Windows-1252, the usual culprit (spreadsheets' "CSV" export on Windows).
- */
-export function decodeUtf8(bytes: Buffer, file: string): string {
-  try {
-    // ignoreBOM keeps a BOM in the text, as readFileSync did: the manifest's hash must not change.
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    const at = firstInvalidUtf8(bytes);
-    throw notUtf8(file, 1 + countNewlines(bytes.subarray(0, at)), bytes[at] ?? 0);
   }
 }
 
