@@ -173,16 +173,18 @@ export class PathGuard {
     } else {
       throw refuse(field, `nothing exists at ${path}`);
     }
-    const inProject = this.inProjectRoot(real);
-    const dataProblem = this.options.dataDir && !inProject ? dataFolderProblem(real, this.options.dataDir, { ancestors: true }) : null;
+    const dataProblem = this.dataFolderRefusal(real, true);
     if (dataProblem) throw refuse(field, dataProblem);
     const grant: Grant = { path: real, kind, access };
     this.grants.push(grant);
     return grant;
   }
 
-  private inProjectRoot(real: string): boolean {
-    return (this.options.projectRoots?.() ?? []).some((root) => isInside(real, realOrSelf(root)));
+  /** dataFolderProblem for a resolved path, except inside a known project folder (those may live in dataDir/projects). */
+  private dataFolderRefusal(real: string, ancestors: boolean): string | null {
+    if (!this.options.dataDir) return null;
+    if ((this.options.projectRoots?.() ?? []).some((root) => isInside(real, realOrSelf(root)))) return null;
+    return dataFolderProblem(real, this.options.dataDir, { ancestors });
   }
 
   /**
@@ -190,10 +192,7 @@ export class PathGuard {
    * such as manifests are never read from there. Returns nothing; throws like check().
    */
   refuseDataFolder(field: string, value: string): void {
-    if (!this.options.dataDir) return;
-    const real = realOrSelf(value);
-    if (this.inProjectRoot(real)) return;
-    const problem = dataFolderProblem(real, this.options.dataDir);
+    const problem = this.dataFolderRefusal(realOrSelf(value), false);
     if (problem) throw refuse(field, problem);
   }
 
@@ -227,7 +226,7 @@ export class PathGuard {
     } catch (err) {
       throw refuse(field, `cannot read ${value} (${(err as NodeJS.ErrnoException).code ?? 'error'}); choose it with Choose…`);
     }
-    const dataProblem = this.options.dataDir && !this.inProjectRoot(real) ? dataFolderProblem(real, this.options.dataDir) : null;
+    const dataProblem = this.dataFolderRefusal(real, false);
     if (dataProblem) throw refuse(field, dataProblem);
     if (!this.allows(real, access)) {
       const noun = existsSync(real) && statSync(real).isDirectory() ? 'folder' : 'file';
