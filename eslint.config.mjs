@@ -1,10 +1,17 @@
 // Lint rules, including the layering rules DESIGN.md relies on:
 // - nothing under src/main imports 'electron' except index.ts, ipc.ts and *.electron.ts;
 // - src/main/stats imports nothing outside itself;
-// - src/renderer never imports src/main; src/shared imports no Node or DOM-only modules.
+// - src/renderer never imports src/main; src/shared imports no Node or DOM-only modules;
+// - onnxruntime-node is loaded only through src/main/inference/ort.ts, which refuses to
+//   run unless the process turned the library's native telemetry off.
 import tseslint from 'typescript-eslint';
 
 const electronOnly = ['electron', 'electron/*'];
+const ortOnlyThroughWrapper = {
+  name: 'onnxruntime-node',
+  allowTypeImports: true,
+  message: "import onnxruntime-node through src/main/inference/ort.ts: it checks that the native telemetry is off (src/main/security/telemetry.ts)",
+};
 
 export default tseslint.config(
   {
@@ -18,13 +25,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name=/^(it|test|describe)$/][callee.property.name='only']", message: 'focused tests silence the rest of the suite' }],
+      'no-restricted-imports': ['error', { paths: [ortOnlyThroughWrapper] }],
     },
   },
   {
     files: ['src/main/**/*.ts'],
     ignores: ['src/main/index.ts', 'src/main/ipc.ts', 'src/main/**/*.electron.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'only src/main/index.ts, src/main/ipc.ts and *.electron.ts may import electron (DESIGN.md: the engine runs without Electron)' }], patterns: [{ group: ['electron/*'], message: 'only src/main/index.ts, src/main/ipc.ts and *.electron.ts may import electron' }] }],
+      'no-restricted-imports': ['error', { paths: [ortOnlyThroughWrapper, { name: 'electron', message: 'only src/main/index.ts, src/main/ipc.ts and *.electron.ts may import electron (DESIGN.md: the engine runs without Electron)' }], patterns: [{ group: ['electron/*'], message: 'only src/main/index.ts, src/main/ipc.ts and *.electron.ts may import electron' }] }],
     },
   },
   {

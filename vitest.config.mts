@@ -1,4 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { PRIVACY_ENV } from './src/main/security/telemetry.ts';
+
+// The test harness is an entry point too: tests load onnxruntime-node in vitest's worker
+// processes, which inherit this. Tests that check the product's own entry points (the
+// strace offline test) remove it from their child's environment first.
+Object.assign(process.env, PRIVACY_ENV);
 
 export default defineConfig({
   test: {
@@ -7,6 +13,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    env: { ...PRIVACY_ENV },
     reporters: process.env.VITEST_JSON ? ['default', ['json', { outputFile: process.env.VITEST_JSON }]] : ['default'],
   },
 });

@@ -6,7 +6,8 @@
  *   ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci     (once, on Linux with an NVIDIA driver, CUDA 12, cuDNN 9)
  *   npx tsx bench/gpu-check.ts [--seconds 10] [--runs 5]
  */
-import * as ort from 'onnxruntime-node';
+import '../src/main/security/telemetry-off'; // first: onnxruntime-node's native telemetry off (src/main/security/telemetry.ts)
+import * as ort from '../src/main/inference/ort';
 import { exposeLayers } from '../src/main/inference/expose';
 import { createSession, cudaLibraryPresent, ortVersion } from '../src/main/inference/providers';
 import { buildWav2vec2Fixture } from '../test/fixtures/models/build';

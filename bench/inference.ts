@@ -10,6 +10,7 @@
  * Decoding runs in ffmpeg processes ahead of the model; only the time the model waits for
  * it counts. Prints one JSON document; never used as a timed test.
  */
+import '../src/main/security/telemetry-off'; // first: onnxruntime-node's native telemetry off (src/main/security/telemetry.ts)
 import { randomUUID, createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

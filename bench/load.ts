@@ -14,6 +14,7 @@
  * the `datasets.list` and `datasets.show` API operations (and the size of their JSON), and a
  * SpEAT section over the 5 models. Figures only; tests never assert timings.
  */
+import '../src/main/security/telemetry-off'; // first: onnxruntime-node's native telemetry off (src/main/security/telemetry.ts)
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

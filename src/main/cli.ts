@@ -2,6 +2,8 @@
  * The `equivox` command line over api.ts: one JSON document on stdout, messages on
  * stderr; exit 0 on success, 1 on a user error, 2 on bad usage.
  */
+// First, before anything can load onnxruntime-node: its native telemetry off.
+import './security/telemetry-off';
 import { pathToFileURL } from 'node:url';
 import type { Api, createApi } from './api';
 import type { createEngine, Engine } from './engine';

@@ -40,6 +40,7 @@ export function createEngine(options: {
     readRoots: () => [dirname(demoDir())],
     projectRoots: () => store.list().map((p) => p.path),
     isProjectId: (value) => store.list().some((p) => p.id === value),
+    dataDir,
   });
   return {
     host: options.host,

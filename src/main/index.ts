@@ -2,6 +2,8 @@
  * Electron host: window, security settings, the app:// protocol, IPC. Kept thin: the
  * engine (api.ts and below) runs identically in the CLI and the web host.
  */
+// First, before anything can load onnxruntime-node: its native telemetry off.
+import './security/telemetry-off';
 import { app, BrowserWindow, dialog, net, protocol, safeStorage, session, type OpenDialogOptions, type WebContents } from 'electron';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -79,6 +81,8 @@ async function main(): Promise<void> {
   const ses = session.defaultSession;
   ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   ses.setPermissionCheckHandler(() => false);
+  // Chromium's spellchecker downloads dictionaries from Google on Windows and Linux.
+  ses.setSpellCheckerEnabled(false);
   serveApp();
   app.on('web-contents-created', (_e, contents) => secureContents(contents));
 

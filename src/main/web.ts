@@ -2,7 +2,18 @@
  * Web host: the renderer built for the browser plus the API over HTTP, on 127.0.0.1
  * only, a random free port and a per-launch token. It exists so the real renderer and
  * the real engine are tested together in Chromium where Electron cannot run.
+ *
+ * The token is a secret for this launch (valid until the host stops). The launch URL
+ * carries it once: opening it sets an HttpOnly, SameSite=Strict cookie for this port
+ * and redirects to the same page without the token, so it leaves the address bar and
+ * history. After that the API accepts the token only from that cookie or the
+ * X-Equivox-Token header, never from a query string. Requests that carry an Origin
+ * other than the host's own, or that a browser marks as cross-site (Sec-Fetch-Site),
+ * are refused, as are foreign Host headers (DNS rebinding). Malformed URLs get 400, and
+ * every response says nosniff.
  */
+// First, before anything can load onnxruntime-node: its native telemetry off.
+import './security/telemetry-off';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -41,11 +52,30 @@ function tokenMatches(given: string | null | undefined, token: string): boolean 
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** Headers every response carries. */
+const BASE_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' } as const;
+
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.writeHead(status, { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8' });
   res.end(text);
 }
+
+function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...BASE_HEADERS, 'Content-Type': 'text/plain; charset=utf-8', ...headers });
+  res.end(text);
+}
+
+function cookie(req: IncomingMessage, name: string): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+/** Sec-Fetch-Site values of requests the page itself (or the user typing the URL) makes. */
+const OWN_FETCH_SITES = new Set(['same-origin', 'none']);
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -70,15 +100,31 @@ export async function startWebHost(options: { port?: number; dataDir?: string; s
     // DNS-rebinding guard: only our own host names.
     const host = req.headers.host ?? '';
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return send(res, 403, { ok: false, error: { code: 'validation', message: 'bad Host header' } });
-    const url = new URL(req.url ?? '/', `http://${host}`);
+    // Another site (or another local server on another port) driving this browser.
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://${host}`) return send(res, 403, { ok: false, error: { code: 'validation', message: 'requests from another origin are refused', field: 'origin' } });
+    let url: URL;
+    let pathname: string;
+    try {
+      url = new URL(req.url ?? '/', `http://${host}`);
+      pathname = decodeURIComponent(url.pathname);
+    } catch {
+      return send(res, 400, { ok: false, error: { code: 'validation', message: 'malformed URL', field: 'url' } });
+    }
+    const cookieName = `equivox_token_${port}`;
 
-    if (url.pathname.startsWith('/api/')) {
-      const given = (req.headers['x-equivox-token'] as string | undefined) ?? url.searchParams.get('token');
+    if (pathname.startsWith('/api/')) {
+      const site = req.headers['sec-fetch-site'];
+      if (typeof site === 'string' && !OWN_FETCH_SITES.has(site)) {
+        return send(res, 403, { ok: false, error: { code: 'validation', message: 'cross-site requests are refused', field: 'origin' } });
+      }
+      const header = req.headers['x-equivox-token'];
+      const given = typeof header === 'string' ? header : cookie(req, cookieName);
       if (!tokenMatches(given, token)) {
-        return send(res, 401, { ok: false, error: { code: 'validation', message: 'missing or wrong API token', field: 'token' } });
+        return send(res, 401, { ok: false, error: { code: 'validation', message: 'missing or wrong API token (send it in the X-Equivox-Token header, or open the launch URL)', field: 'token' } });
       }
       if (url.pathname === '/api/events' && req.method === 'GET') {
-        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+        res.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'text/event-stream', Connection: 'keep-alive' });
         res.write(': connected\n\n');
         const unsubscribe = engine.events.subscribe((e) => res.write(`data: ${JSON.stringify(e)}\n\n`));
         const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
@@ -109,20 +155,26 @@ export async function startWebHost(options: { port?: number; dataDir?: string; s
     }
 
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { ok: false, error: { code: 'validation', message: 'method not allowed' } });
-    let rel = decodeURIComponent(url.pathname);
+    // The launch URL: trade the token for a cookie, then drop it from the address bar.
+    const launchToken = url.searchParams.get('token');
+    if (launchToken !== null) {
+      if (!tokenMatches(launchToken, token)) return sendText(res, 401, 'This Equivox link has a wrong token: open the address the web host printed when it started.');
+      url.searchParams.delete('token');
+      return sendText(res, 303, 'continue', {
+        Location: `${url.pathname}${url.search}`,
+        'Set-Cookie': `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+      });
+    }
+    let rel = pathname;
     if (rel === '/' || !extname(rel)) rel = '/index.html';
     const file = normalize(join(staticDir, rel));
     if (!file.startsWith(staticDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404, { 'Content-Type': 'text/plain' });
-      res.end(existsSync(join(staticDir, 'index.html')) ? 'not found' : `the renderer is not built: run "npm run web" (looked in ${staticDir})`);
-      return;
+      return sendText(res, 404, existsSync(join(staticDir, 'index.html')) ? 'not found' : `the renderer is not built: run "npm run web" (looked in ${staticDir})`);
     }
     res.writeHead(200, {
+      ...BASE_HEADERS,
       'Content-Type': MIME[extname(file)] ?? 'application/octet-stream',
       'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-      'Cache-Control': 'no-store',
     });
     if (req.method === 'HEAD') return void res.end();
     createReadStream(file).pipe(res);

@@ -1,16 +1,23 @@
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { entriesOutside, listTree, networkViolations, writesOutside } from '../support/strace-log';
+import { straceAvailability } from '../support/strace-available';
 import { AuditorApp } from './pages/app';
 import { killTree } from './pages/process';
 import { startHost, type RunningHost } from './web-host';
 
 let host: RunningHost;
+// The whole journey runs against a web host under strace -f (when strace can run here):
+// the native-level offline check of the web host, at no extra cost.
+const strace = straceAvailability();
 
 test.beforeAll(async () => {
-  host = await startHost();
+  host = await startHost(undefined, { traced: strace.ok });
 });
 
 test.afterAll(async () => {
-  // stop() signals only npx; the server itself is a grandchild.
+  if (host.process.exitCode !== null) return;
   killTree(host.process.pid!);
   await host.stop();
 });
@@ -108,6 +115,8 @@ test('a new auditor runs the demo audit end to end and verifies the signed repor
   await expect(page.getByText('Report signed and saved')).toBeVisible({ timeout: 180_000 });
   await page.getByRole('button', { name: 'Verify the report' }).click();
   await expect(page.getByText('The signature is valid.')).toBeVisible({ timeout: 60_000 });
+  // Signed with the identity just created on this computer: a trusted signer.
+  await expect(page.getByText(/The signer is one of this computer's trusted identities \(fingerprint [0-9A-F:]{95}\)/)).toBeVisible();
   await app.record('step8-report-verified');
 
   // Back in the project: the run and the report are listed.
@@ -119,4 +128,22 @@ test('a new auditor runs the demo audit end to end and verifies the signed repor
   await page.getByRole('button', { name: 'Equivox home' }).click();
   await expect(page.getByRole('list', { name: 'Recent reports' })).toContainText('Ada Auditor');
   await app.record('home-after-audit');
+});
+
+test(`the web host made no network connection or DNS lookup and wrote only in its data folder during the journey (strace -f)${strace.ok ? '' : ` — skipped: ${strace.reason}`}`, async () => {
+  test.skip(!strace.ok, strace.reason);
+  await host.stop(); // the server exits; strace finishes its log
+  const traced = host.traced!;
+  const log = traced.log();
+  // The trace saw the work: the project database and the signed report being written.
+  expect(log.calls).toBeGreaterThan(1000);
+  expect(log.writes.some((w) => w.path.endsWith('/project.sqlite'))).toBe(true);
+  expect(log.writes.some((w) => w.path.endsWith('.pdf'))).toBe(true);
+  expect(networkViolations(log.network).map((v) => `${v.reason} (pid ${v.pid}, ${v.syscall})`)).toEqual([]);
+  const loopback = log.network.filter((a) => a.family !== 'AF_UNIX');
+  expect(loopback.every((a) => /^(127\.|::1$|::ffff:127\.)/.test(a.address)), JSON.stringify(loopback.slice(0, 5))).toBe(true);
+  // tsx's compile cache belongs to running TypeScript from source in this harness.
+  const outside = writesOutside(log.writes, [host.home, join(tmpdir(), `tsx-${userInfo().uid}`)]);
+  expect(outside.map((w) => `${w.syscall} ${w.path}`)).toEqual([]);
+  expect(entriesOutside(traced.homeDir, listTree(traced.homeDir), [host.home])).toEqual([]);
 });

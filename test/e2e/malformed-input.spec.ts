@@ -120,3 +120,24 @@ test.describe('path inputs only through grants (web host)', () => {
     expect(noDialog.status).toBe(422);
   });
 });
+
+test.describe('the Equivox data folder through the web host', () => {
+  test('granting the data folder, its keys or a folder above it is refused; previewing key.pem or passphrase is refused', async ({ request }) => {
+    // The host's data folder (EQUIVOX_HOME) holds a signing identity with its key and passphrase file.
+    const id = await call(request, 'identities.create', JSON.stringify({ name: 'Web Auditor', organisation: 'Org' }));
+    expect(id.status).toBe(200);
+    const keyDir = join(host.home, 'identities', (id.json as unknown as { result: { id: string } }).result.id);
+    for (const path of [host.home, join(host.home, 'identities'), keyDir, join(keyDir, 'key.pem'), join(keyDir, 'passphrase'), join(host.home, '..')]) {
+      const r = await call(request, 'files.grant', JSON.stringify({ path, purpose: 'folder' }));
+      expect(r.status, path).toBe(400);
+      expect(r.json.error, path).toMatchObject({ code: 'validation', field: 'path' });
+      expect(r.json.error!.message, path).toMatch(/Equivox's own data folder/);
+    }
+    for (const f of ['key.pem', 'passphrase']) {
+      const r = await call(request, 'datasets.preview', JSON.stringify({ manifest: join(keyDir, f) }));
+      expect(r.status, f).toBe(400);
+      expect(r.json.error, f).toMatchObject({ code: 'validation', field: 'manifest' });
+      expect(JSON.stringify(r.json)).not.toMatch(/BEGIN|ENCRYPTED/);
+    }
+  });
+});

@@ -1,25 +1,45 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PRIVACY_ENV } from '../../src/main/security/telemetry';
+import { parseStraceLog, STRACE_ARGS, type StraceLog } from '../support/strace-log';
 
 export interface RunningHost {
   url: string;
   base: string;
   token: string;
+  /** The data folder (EQUIVOX_HOME, or its default place inside HOME when traced). */
   home: string;
   process: ChildProcess;
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Set when started with `traced`: HOME (an empty folder at the start) and the strace log, read after stop(). */
+  traced?: { homeDir: string; log(): StraceLog };
 }
 
-/** Start the real web host (tsx src/main/web.ts) with its own data folder and wait for its URL line. */
-export async function startHost(home = mkdtempSync(join(tmpdir(), 'equivox-e2e-'))): Promise<RunningHost> {
-  // node itself (not npx → sh → tsx), in its own process group, so stop() reaches the server.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/web.ts'], {
-    env: { ...process.env, EQUIVOX_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+/**
+ * Start the real web host (node --import tsx src/main/web.ts) with its own data folder
+ * and wait for its URL line. With `traced`, it runs under `strace -f` with HOME pointed
+ * at an empty folder, no EQUIVOX_HOME (so the data folder takes its default place in
+ * HOME) and no ORT_DISABLE_TELEMETRY from this harness (the host must set it itself).
+ */
+export async function startHost(home = mkdtempSync(join(tmpdir(), 'equivox-e2e-')), options: { traced?: boolean } = {}): Promise<RunningHost> {
+  const node = [process.execPath, '--import', 'tsx', 'src/main/web.ts'];
+  let env: NodeJS.ProcessEnv = { ...process.env, EQUIVOX_HOME: home };
+  let cmd = node;
+  let traced: RunningHost['traced'];
+  let dataDir = home;
+  if (options.traced) {
+    const homeDir = mkdtempSync(join(tmpdir(), 'equivox-e2e-home-'));
+    const logFile = join(mkdtempSync(join(tmpdir(), 'equivox-e2e-strace-')), 'strace.log');
+    env = { ...process.env, HOME: homeDir };
+    for (const k of ['EQUIVOX_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME', ...Object.keys(PRIVACY_ENV)]) delete env[k];
+    cmd = ['strace', ...STRACE_ARGS, '-o', logFile, '--', ...node];
+    dataDir = join(homeDir, '.local', 'share', 'equivox');
+    traced = { homeDir, log: () => parseStraceLog(existsSync(logFile) ? readFileSync(logFile, 'utf8') : '', process.cwd()) };
+  }
+  // node (or strace running node), not npx → sh → tsx, in its own process group, so stop() reaches the server.
+  const child = spawn(cmd[0]!, cmd.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -40,14 +60,19 @@ export async function startHost(home = mkdtempSync(join(tmpdir(), 'equivox-e2e-'
     url,
     base: parsed.origin,
     token: parsed.searchParams.get('token') ?? '',
-    home,
+    home: dataDir,
     process: child,
+    ...(traced ? { traced } : {}),
     stop: (signal = 'SIGTERM') =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         try {
-          process.kill(-child.pid!, signal);
+          if (traced) {
+            // Stop the traced server, not strace: strace then finishes its log and exits.
+            const tracee = execFileSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)]).toString().trim().split(/\s+/)[0];
+            process.kill(Number(tracee), signal);
+          } else process.kill(-child.pid!, signal);
         } catch {
           child.kill(signal);
         }

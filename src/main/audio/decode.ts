@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { CancelledError, UserError } from '../../shared/errors';
 import { findFfmpeg } from '../ffmpeg';
 import { LevelMeter, type LevelStats } from './analyse';
+import { ffmpegInputArgs, refusedInputReason, whitelistRefusal } from './ffmpeg-input';
 
 export const TARGET_SAMPLE_RATE = 16000;
 
@@ -112,10 +113,12 @@ function runDecode(
   const ffmpeg = options.ffmpeg ?? ffmpegPath();
   const { signal } = options;
   if (signal?.aborted) return Promise.reject(new CancelledError());
+  const refused = refusedInputReason(file);
+  if (refused) return Promise.reject(new AudioDecodeError(`not readable as audio: ${refused}`, file, ''));
   return new Promise<DecodeRun>((resolvePromise, reject) => {
     const child = spawn(
       ffmpeg,
-      ['-hide_banner', '-nostats', '-nostdin', '-loglevel', 'info', '-i', file, '-vn', '-map', '0:a:0', '-f', 'f32le', '-ac', '1', '-ar', String(sampleRate), '-'],
+      ['-hide_banner', '-nostats', '-nostdin', '-loglevel', 'info', ...ffmpegInputArgs(file), '-vn', '-map', '0:a:0', '-f', 'f32le', '-ac', '1', '-ar', String(sampleRate), '-'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';
@@ -144,7 +147,7 @@ function runDecode(
         .filter((l) => /^\[[^\]]+\]/.test(l) || /error|invalid|corrupt/i.test(l))
         .slice(0, 20);
       if (code !== 0) {
-        const last = stderr.trim().split(/\r?\n/).filter(Boolean).slice(-1)[0] ?? `ffmpeg exited with code ${code}`;
+        const last = whitelistRefusal(stderr) ?? stderr.trim().split(/\r?\n/).filter(Boolean).slice(-1)[0] ?? `ffmpeg exited with code ${code}`;
         return reject(new AudioDecodeError(`not readable as audio: ${last}`, file, stderr));
       }
       const damaged = warnings.find((l) => /corrupt|truncat|invalid data|error while decoding|partial file/i.test(l)) ?? null;
@@ -206,10 +209,12 @@ export interface ProbeResult extends SourceInfo {
 /** Probe a file without decoding: ffprobe when it sits beside ffmpeg, else `ffmpeg -i`. */
 export function probeAudio(file: string, options: { signal?: AbortSignal } = {}): Promise<ProbeResult> {
   const probe = ffprobePath();
+  const refused = refusedInputReason(file);
+  if (refused) return Promise.reject(new AudioDecodeError(`not readable as audio: ${refused}`, file, ''));
   return new Promise<ProbeResult>((resolvePromise, reject) => {
     const args = probe
-      ? ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=codec_name,sample_rate,channels:format=duration,format_name', '-of', 'json', file]
-      : ['-hide_banner', '-nostdin', '-i', file];
+      ? ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=codec_name,sample_rate,channels:format=duration,format_name', '-of', 'json', ...ffmpegInputArgs(file)]
+      : ['-hide_banner', '-nostdin', ...ffmpegInputArgs(file)];
     const child = spawn(probe ?? ffmpegPath(), args, { stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal });
     let out = '';
     let err = '';
@@ -219,10 +224,10 @@ export function probeAudio(file: string, options: { signal?: AbortSignal } = {})
     child.on('close', (code) => {
       if (!probe) {
         const info = parseFfmpegInputInfo(err);
-        if (info.sampleRate === null) return reject(new AudioDecodeError('not readable as audio', file, err));
+        if (info.sampleRate === null) return reject(new AudioDecodeError(`not readable as audio${whitelistRefusal(err) ? `: ${whitelistRefusal(err)}` : ''}`, file, err));
         return resolvePromise({ ...info, formatName: /Input #0, ([^,]+),/.exec(err)?.[1] ?? null });
       }
-      if (code !== 0) return reject(new AudioDecodeError(`not readable as audio: ${err.trim().split('\n').pop() ?? ''}`, file, err));
+      if (code !== 0) return reject(new AudioDecodeError(`not readable as audio: ${whitelistRefusal(err) ?? err.trim().split('\n').pop() ?? ''}`, file, err));
       const j = JSON.parse(out) as { streams?: { codec_name?: string; sample_rate?: string; channels?: number }[]; format?: { duration?: string; format_name?: string } };
       const s = j.streams?.[0];
       if (!s) return reject(new AudioDecodeError('the file has no audio stream', file, err));

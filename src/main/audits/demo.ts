@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeFileAtomic } from '../atomic-write';
 import { join, resolve } from 'node:path';
 import type { DatasetRole } from '../../shared/api/datasets';
 import type { Project } from '../../shared/api';
@@ -7,7 +8,6 @@ import type { AuditResults } from '../../shared/results';
 import { importDataset } from '../data/import';
 import type { Engine } from '../engine';
 import type { TaskContext } from '../jobs/task';
-import { PROJECT_FILE } from '../store/projects';
 import { createIdentity, getKeyProtector, listIdentities } from '../identity';
 import { buildReportFiles } from '../report/service';
 import { demoDir, demoPlan, loadDemoDescription } from './demo-plan';
@@ -29,7 +29,7 @@ export interface DemoOutcome {
 /** Open the demo project in `out`, creating it and importing the corpus when needed. */
 export async function prepareDemoProject(engine: Engine, out: string, task: TaskContext): Promise<{ project: Project; ids: Partial<Record<DatasetRole, string>> }> {
   const dir = join(out, 'project');
-  const project = existsSync(join(dir, PROJECT_FILE)) ? engine.store.openPath(dir) : engine.store.create('Equivox demo', dir);
+  const project = engine.store.openOrCreate('Equivox demo', dir);
   const db = engine.store.db(project.id);
   const desc = loadDemoDescription();
   const ids: Partial<Record<DatasetRole, string>> = {};
@@ -39,7 +39,7 @@ export async function prepareDemoProject(engine: Engine, out: string, task: Task
     const r = await importDataset(
       db,
       { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: ds.name },
-      { progress: (_s, d, t) => task.progress(`Importing ${ds.name}`, d, t), cancelled: () => task.cancelled() },
+      { progress: (_s, d, t) => task.progress(`Importing ${ds.name}`, d, t), cancelled: () => task.cancelled(), protectedDirs: [engine.dataDir] },
     );
     task.throwIfCancelled();
     ids[ds.role] = r.datasetId;
@@ -49,7 +49,7 @@ export async function prepareDemoProject(engine: Engine, out: string, task: Task
 
 export async function runDemo(engine: Engine, options: { out: string; seed?: number; fast?: boolean; task: TaskContext; log: (m: string) => void }): Promise<DemoOutcome> {
   const out = resolve(options.out);
-  mkdirSync(out, { recursive: true });
+  mkdirSync(out, { recursive: true, mode: 0o700 });
   const { project, ids } = await prepareDemoProject(engine, out, options.task);
   const db = engine.store.db(project.id);
   const config = parsePlan(demoPlan(loadDemoDescription(), ids, { ...(options.seed !== undefined ? { seed: options.seed } : {}), ...(options.fast ? { fast: true } : {}) }));
@@ -61,7 +61,7 @@ export async function runDemo(engine: Engine, options: { out: string; seed?: num
   options.log(unfinished ? `resuming audit ${audit.id} (it stopped at ${unfinished.stage ?? 'the start'})` : `running audit ${audit.id}`);
   const results = await runAudit({ db, dataDir: engine.dataDir, auditId: audit.id, task: options.task, projectId: project.id, projectName: project.name });
   const resultsPath = join(out, 'results.json');
-  writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileAtomic(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
   options.task.progress('Signing the report', 0, 1);
   const identity = await demoIdentity(engine.dataDir);
   const report = await buildReportFiles(engine, { project: project.id, auditId: audit.id, out: join(out, 'report.pdf'), identityId: identity, auditor: DEMO_AUDITOR.name, organisation: DEMO_AUDITOR.organisation });

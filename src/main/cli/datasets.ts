@@ -103,7 +103,17 @@ export function datasetCommands(api: () => Api): CliCommand[] {
         const { jobId, datasetId } = await api().invoke('datasets.import', request);
         ctx.log(`importing into dataset ${datasetId} (job ${jobId})`);
         const r = await waitForImport(jobId);
-        return { datasetId: r.datasetId, imported: r.imported, processed: r.processed, failed: r.failed, warnings: r.warnings };
+        if (r.problemsFile) ctx.log(`${r.failedCount} row(s) excluded and ${r.warningCount} warning(s); every problem is listed in ${r.problemsFile}`);
+        return {
+          datasetId: r.datasetId,
+          imported: r.imported,
+          processed: r.processed,
+          failedCount: r.failedCount,
+          failed: r.failed,
+          warningCount: r.warningCount,
+          warnings: r.warnings,
+          problemsFile: r.problemsFile,
+        };
       },
     },
     {

@@ -27,13 +27,17 @@ export function reportCommands(api: () => Api): CliCommand[] {
     },
     {
       path: ['report', 'verify'],
-      usage: 'report verify FILE.pdf   (exit 0 when the signature is valid, 1 otherwise)',
-      run: async (o, positionals) => {
+      usage: 'report verify FILE.pdf [--require-trusted]   (exit 0 when the signature is valid, 1 otherwise; with --require-trusted also 1 when the signer is not a trusted identity)',
+      run: async (o, positionals, ctx) => {
+        const requireTrusted = o.flag('require-trusted');
         o.assertNoUnknown();
         const path = positionals[0];
         if (!path) throw new UsageError('report verify needs the PDF file');
         const result = await api().invoke('reports.verify', { path });
-        return new CliResult(result, result.valid ? 0 : 1);
+        if (result.trustNote) ctx.log(`warning: ${result.trustNote}`);
+        const ok = result.valid && (!requireTrusted || result.trusted);
+        if (result.valid && requireTrusted && !result.trusted) ctx.log('not trusted: --require-trusted was given and the signer is not one of this computer\'s trusted identities');
+        return new CliResult(result, ok ? 0 : 1);
       },
     },
     {
@@ -54,6 +58,25 @@ export function reportCommands(api: () => Api): CliCommand[] {
         const input = { p12Path: o.requireString('p12'), p12Passphrase: o.string('passphrase'), passphrase: o.string('key-passphrase') };
         o.assertNoUnknown();
         return api().invoke('identities.import', input);
+      },
+    },
+    {
+      path: ['identity', 'trust'],
+      usage: "identity trust --cert FILE   (trust another auditor's certificate for report verify; check its fingerprint with them first)",
+      run: async (o, _p, ctx) => {
+        const certPath = o.requireString('cert');
+        o.assertNoUnknown();
+        const info = await api().invoke('identities.trust', { certPath });
+        ctx.log(`trusted ${info.name}${info.organisation ? `, ${info.organisation}` : ''} with fingerprint ${info.fingerprint}: make sure the signer confirmed this fingerprint`);
+        return info;
+      },
+    },
+    {
+      path: ['identity', 'trusted'],
+      usage: 'identity trusted   (the certificates report verify trusts)',
+      run: async (o) => {
+        o.assertNoUnknown();
+        return api().invoke('identities.trusted', {});
       },
     },
     {

@@ -35,71 +35,162 @@ export function sniffDelimiter(text: string): string {
   return counts[0]![1] > 0 ? counts[0]![0] : ',';
 }
 
-export function parseCsvRecords(input: string, delimiter = ','): CsvRecord[] {
-  const text = stripBom(input);
-  const records: CsvRecord[] = [];
-  let field = '';
-  let fields: string[] = [];
-  let line = 1;
-  let recordLine = 1;
-  let inQuotes = false;
-  let quotedField = false;
-  let i = 0;
-  const n = text.length;
-  const endField = () => {
-    fields.push(field);
-    field = '';
-    quotedField = false;
-  };
-  const endRecord = () => {
-    endField();
+/**
+ * An RFC 4180 record reader fed in pieces (a manifest read in chunks never sits in
+ * memory whole): push() returns the records completed so far, end() the last one.
+ * A chunk may end anywhere, even inside a quoted field or between \r and \n.
+ */
+export class CsvRecordReader {
+  private field = '';
+  private fields: string[] = [];
+  private line = 1;
+  private recordLine = 1;
+  private inQuotes = false;
+  private quotedField = false;
+  /** A quote (inside quotes) or \r that ended a chunk: its meaning depends on the next character. */
+  private pending: '"' | '\r' | null = null;
+  private started = false;
+
+  constructor(private readonly delimiter = ',') {}
+
+  private endField(): void {
+    this.fields.push(this.field);
+    this.field = '';
+    this.quotedField = false;
+  }
+
+  private endRecord(out: CsvRecord[]): void {
+    this.endField();
     // A blank line is not a record.
-    if (!(fields.length === 1 && fields[0] === '')) records.push({ line: recordLine, fields });
-    fields = [];
-  };
-  while (i < n) {
-    const c = text[i]!;
-    if (inQuotes) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i += 2;
+    if (!(this.fields.length === 1 && this.fields[0] === '')) out.push({ line: this.recordLine, fields: this.fields });
+    this.fields = [];
+  }
+
+  push(chunk: string): CsvRecord[] {
+    let text = chunk;
+    if (!this.started && text.length > 0) {
+      this.started = true;
+      text = stripBom(text);
+    }
+    if (this.pending !== null) {
+      text = this.pending + text;
+      this.pending = null;
+    }
+    const out: CsvRecord[] = [];
+    const n = text.length;
+    const d = this.delimiter;
+    let i = 0;
+    while (i < n) {
+      const c = text[i]!;
+      if (this.inQuotes) {
+        if (c === '"') {
+          if (i + 1 >= n) {
+            this.pending = '"';
+            break;
+          }
+          if (text[i + 1] === '"') {
+            this.field += '"';
+            i += 2;
+            continue;
+          }
+          this.inQuotes = false;
+          i += 1;
           continue;
         }
-        inQuotes = false;
+        // Copy a run of ordinary characters at once.
+        let j = i;
+        while (j < n && text[j] !== '"') {
+          if (text[j] === '\n') this.line += 1;
+          j += 1;
+        }
+        this.field += text.slice(i, j);
+        i = j;
+        continue;
+      }
+      if (c === '"' && this.field === '' && !this.quotedField) {
+        this.inQuotes = true;
+        this.quotedField = true;
         i += 1;
         continue;
       }
-      if (c === '\n') line += 1;
-      field += c;
-      i += 1;
-      continue;
+      if (c === d) {
+        this.endField();
+        i += 1;
+        continue;
+      }
+      if (c === '\r' || c === '\n') {
+        if (c === '\r' && i + 1 >= n) {
+          this.pending = '\r';
+          break;
+        }
+        this.endRecord(out);
+        if (c === '\r' && text[i + 1] === '\n') i += 1;
+        i += 1;
+        this.line += 1;
+        this.recordLine = this.line;
+        continue;
+      }
+      let j = i;
+      while (j < n && text[j] !== d && text[j] !== '\r' && text[j] !== '\n' && text[j] !== '"') j += 1;
+      if (j === i) {
+        this.field += c; // a quote inside an unquoted field is a literal character
+        i += 1;
+      } else {
+        this.field += text.slice(i, j);
+        i = j;
+      }
     }
-    if (c === '"' && field === '' && !quotedField) {
-      inQuotes = true;
-      quotedField = true;
-      i += 1;
-      continue;
-    }
-    if (c === delimiter) {
-      endField();
-      i += 1;
-      continue;
-    }
-    if (c === '\r' || c === '\n') {
-      endRecord();
-      if (c === '\r' && text[i + 1] === '\n') i += 1;
-      i += 1;
-      line += 1;
-      recordLine = line;
-      continue;
-    }
-    field += c;
-    i += 1;
+    return out;
   }
-  if (inQuotes) throw new CsvError(`unterminated quoted field starting on line ${recordLine}`, recordLine);
-  if (field !== '' || fields.length > 0) endRecord();
-  return records;
+
+  end(): CsvRecord[] {
+    const out: CsvRecord[] = [];
+    if (this.pending === '"') {
+      // A closing quote at the very end of the input.
+      this.pending = null;
+      this.inQuotes = false;
+    } else if (this.pending === '\r') {
+      this.pending = null;
+      this.endRecord(out);
+      return out;
+    }
+    if (this.inQuotes) throw new CsvError(`unterminated quoted field starting on line ${this.recordLine}`, this.recordLine);
+    if (this.field !== '' || this.fields.length > 0) this.endRecord(out);
+    return out;
+  }
+}
+
+export function parseCsvRecords(input: string, delimiter = ','): CsvRecord[] {
+  const reader = new CsvRecordReader(delimiter);
+  return [...reader.push(input), ...reader.end()];
+}
+
+/** The header of a table: names trimmed, none empty, none twice. */
+export function checkHeader(record: CsvRecord | undefined, requiredColumns: readonly string[] = []): string[] {
+  if (!record) throw new CsvError('the file is empty: expected a header row', 1);
+  const header = record.fields.map((h) => h.trim());
+  const seen = new Set<string>();
+  header.forEach((h, index) => {
+    if (h === '') throw new CsvError(`column ${index + 1} of the header has no name`, 1);
+    if (seen.has(h)) throw new CsvError(`the header names column "${h}" twice`, 1, h);
+    seen.add(h);
+  });
+  for (const col of requiredColumns) {
+    if (!seen.has(col)) throw new CsvError(`missing column "${col}" (found: ${header.join(', ')})`, 1, col);
+  }
+  return header;
+}
+
+/** One data record as a row keyed by the header; a wrong number of fields is an error naming the line. */
+export function recordToRow(header: readonly string[], record: CsvRecord): { line: number; values: Record<string, string> } {
+  if (record.fields.length !== header.length) {
+    throw new CsvError(`line ${record.line}: expected ${header.length} fields, found ${record.fields.length}`, record.line);
+  }
+  const values: Record<string, string> = {};
+  header.forEach((h, k) => {
+    values[h] = record.fields[k]!;
+  });
+  return { line: record.line, values };
 }
 
 /**
@@ -109,30 +200,8 @@ export function parseCsvRecords(input: string, delimiter = ','): CsvRecord[] {
 export function parseCsvTable(input: string, options: { delimiter?: string; requiredColumns?: string[] } = {}): CsvTable {
   const delimiter = options.delimiter ?? sniffDelimiter(input);
   const records = parseCsvRecords(input, delimiter);
-  if (records.length === 0) throw new CsvError('the file is empty: expected a header row', 1);
-  const header = records[0]!.fields.map((h) => h.trim());
-  const seen = new Set<string>();
-  header.forEach((h, index) => {
-    if (h === '') throw new CsvError(`column ${index + 1} of the header has no name`, 1);
-    if (seen.has(h)) throw new CsvError(`the header names column "${h}" twice`, 1, h);
-    seen.add(h);
-  });
-  for (const col of options.requiredColumns ?? []) {
-    if (!seen.has(col)) throw new CsvError(`missing column "${col}" (found: ${header.join(', ')})`, 1, col);
-  }
-  const rows = records.slice(1).map((record) => {
-    if (record.fields.length !== header.length) {
-      throw new CsvError(
-        `line ${record.line}: expected ${header.length} fields, found ${record.fields.length}`,
-        record.line,
-      );
-    }
-    const values: Record<string, string> = {};
-    header.forEach((h, k) => {
-      values[h] = record.fields[k]!;
-    });
-    return { line: record.line, values };
-  });
+  const header = checkHeader(records[0], options.requiredColumns);
+  const rows = records.slice(1).map((record) => recordToRow(header, record));
   return { header, rows, delimiter };
 }
 

@@ -10,6 +10,8 @@ export interface ImportTaskInput {
   projectPath: string;
   datasetId?: string;
   params: ImportParams;
+  /** Folders no clip may be read from (the Equivox data folder). */
+  protectedDirs?: string[];
 }
 
 /**
@@ -23,6 +25,7 @@ export const importTask: Task<ImportTaskInput, ImportResult> = async (input, ctx
       progress: (stage, done, total) => ctx.progress(stage, done, total),
       cancelled: () => ctx.cancelled(),
       ...(input.datasetId ? { datasetId: input.datasetId } : {}),
+      ...(input.protectedDirs ? { protectedDirs: input.protectedDirs } : {}),
     });
   } finally {
     db.close();

@@ -21,6 +21,7 @@ import {
 } from '../../shared/api/datasets';
 import { CancelledError, UserError } from '../../shared/errors';
 import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
 import { AudioDecodeError, analyseAudio, sha256File, wavShortfallBytes } from '../audio';
 import { loadSource, resolveClipPath, type SourceRow, type SourceTable } from './sources';
 import { audioIssues, issue, statusOf, withDefaults } from './validate';
@@ -43,6 +44,8 @@ export interface ImportControl {
   datasetId?: string;
   /** Files measured at once (default: 2–4 by CPU count). */
   concurrency?: number;
+  /** Folders no clip may be read from, whatever the manifest says (the Equivox data folder). */
+  protectedDirs?: readonly string[];
 }
 
 const REQUIRED_ROLE: Partial<Record<DatasetRole, keyof ColumnMapping>> = {
@@ -154,11 +157,12 @@ async function processRow(
   mapping: ColumnMapping,
   limits: Required<ValidationLimits>,
   signal: AbortSignal,
+  protectedDirs: readonly string[] = [],
 ): Promise<void> {
   const written = row.values[mapping.path] ?? '';
   const labels = rowLabels(row.values, mapping);
   const issues: ClipIssue[] = [];
-  const resolved = resolveClipPath(table, written);
+  const resolved = resolveClipPath(table, written, protectedDirs);
   const rec: ClipRow = {
     id: randomUUID(),
     dataset_id: datasetId,
@@ -211,17 +215,37 @@ async function processRow(
     }
   }
   issues.push(...labels.issues);
+  const { remove, insert } = rowStatements(db);
   db.transaction(() => {
     rec.status = statusOf(issues);
     rec.issues_json = JSON.stringify(issues);
-    db.prepare('DELETE FROM clips WHERE dataset_id = ? AND row_index = ?').run(datasetId, row.rowIndex);
-    db.prepare(
-      `INSERT INTO clips (id, dataset_id, row_index, path, rel_path, sha256, duration_s, sample_rate, channels, codec, rms, peak, speaker,
-         groups_json, transcript, hypothesis, valence, metadata_json, status, issues_json)
-       VALUES (@id, @dataset_id, @row_index, @path, @rel_path, @sha256, @duration_s, @sample_rate, @channels, @codec, @rms, @peak, @speaker,
-         @groups_json, @transcript, @hypothesis, @valence, @metadata_json, @status, @issues_json)`,
-    ).run(rec);
+    remove.run(datasetId, row.rowIndex);
+    insert.run(rec);
   })();
+}
+
+/** The two statements every row runs, prepared once per connection (preparing them per row cost an eighth of a large import). */
+const preparedRowStatements = new WeakMap<Database.Database, { remove: Database.Statement; insert: Database.Statement }>();
+function rowStatements(db: Database.Database): { remove: Database.Statement; insert: Database.Statement } {
+  let s = preparedRowStatements.get(db);
+  if (!s) {
+    s = {
+      remove: db.prepare('DELETE FROM clips WHERE dataset_id = ? AND row_index = ?'),
+      insert: db.prepare(
+        `INSERT INTO clips (id, dataset_id, row_index, path, rel_path, sha256, duration_s, sample_rate, channels, codec, rms, peak, speaker,
+           groups_json, transcript, hypothesis, valence, metadata_json, status, issues_json)
+         VALUES (@id, @dataset_id, @row_index, @path, @rel_path, @sha256, @duration_s, @sample_rate, @channels, @codec, @rms, @peak, @speaker,
+           @groups_json, @transcript, @hypothesis, @valence, @metadata_json, @status, @issues_json)`,
+      ),
+    };
+    preparedRowStatements.set(db, s);
+  }
+  return s;
+}
+
+/** Where an import writes its full problem list: imports/<dataset id>.problems.csv beside the project database (none for an in-memory one). */
+export function problemsFileFor(db: Database.Database, datasetId: string): string | null {
+  return db.memory || !db.name ? null : join(dirname(db.name), 'imports', `${datasetId}.problems.csv`);
 }
 
 /**
@@ -230,17 +254,24 @@ async function processRow(
  * order in which clips finished.
  */
 export function markDuplicates(db: Database.Database, datasetId: string): void {
+  // Only rows that are a later copy, or that carry a stale duplicate flag, change: SQLite
+  // finds them, so the dataset is never loaded whole. (The first row's path comes from a
+  // subquery on the (dataset, row) index: as a join, SQLite scanned the dataset per row.)
   const rows = db
-    .prepare('SELECT id, row_index, rel_path, sha256, issues_json FROM clips WHERE dataset_id = ? AND sha256 IS NOT NULL ORDER BY row_index')
-    .all(datasetId) as { id: string; row_index: number; rel_path: string; sha256: string; issues_json: string }[];
-  const first = new Map<string, { row: number; path: string }>();
+    .prepare(
+      `WITH firsts AS (SELECT sha256, MIN(row_index) AS first_row FROM clips WHERE dataset_id = @ds AND sha256 IS NOT NULL GROUP BY sha256)
+       SELECT c.id, c.row_index, c.issues_json, m.first_row,
+              (SELECT f.rel_path FROM clips f WHERE f.dataset_id = @ds AND f.row_index = m.first_row) AS first_path
+         FROM clips c JOIN firsts m ON m.sha256 = c.sha256
+        WHERE c.dataset_id = @ds AND (c.row_index > m.first_row OR c.issues_json LIKE '%"duplicate"%')
+        ORDER BY c.row_index`,
+    )
+    .all({ ds: datasetId }) as { id: string; row_index: number; issues_json: string; first_row: number; first_path: string }[];
   const update = db.prepare('UPDATE clips SET issues_json = ?, status = ? WHERE id = ?');
   db.transaction(() => {
     for (const r of rows) {
       const issues = (JSON.parse(r.issues_json) as ClipIssue[]).filter((i) => i.code !== 'duplicate');
-      const earlier = first.get(r.sha256);
-      if (earlier) issues.push(issue('duplicate', `same audio (SHA-256) as row ${earlier.row} (${earlier.path})`));
-      else first.set(r.sha256, { row: r.row_index, path: r.rel_path });
+      if (r.row_index > r.first_row) issues.push(issue('duplicate', `same audio (SHA-256) as row ${r.first_row} (${r.first_path})`));
       const json = JSON.stringify(issues);
       if (json !== r.issues_json) update.run(json, statusOf(issues), r.id);
     }
@@ -263,14 +294,22 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   const limits = withDefaults(params.limits);
   const { id: datasetId } = findOrCreateDataset(db, table, params, mapping, limits, control.datasetId);
 
-  const existing = new Map<number, string>();
-  for (const r of db.prepare('SELECT row_index, rel_path FROM clips WHERE dataset_id = ?').all(datasetId) as { row_index: number; rel_path: string }[]) {
-    existing.set(r.row_index, r.rel_path);
-  }
-  db.prepare('DELETE FROM clips WHERE dataset_id = ? AND row_index > ?').run(datasetId, table.rows.length);
-  const todo = table.rows.filter((r) => existing.get(r.rowIndex) !== (r.values[mapping.path] ?? ''));
-  const total = table.rows.length;
-  let done = total - todo.length;
+  const total = table.rowCount;
+  db.prepare('DELETE FROM clips WHERE dataset_id = ? AND row_index > ?').run(datasetId, total);
+  // Rows are streamed from the source; one stored as it is now (same index, same path) is skipped.
+  const storedPath = db.prepare('SELECT rel_path FROM clips WHERE dataset_id = ? AND row_index = ?').pluck();
+  const rows = table.rows()[Symbol.iterator]();
+  let done = 0;
+  let processed = 0;
+  const nextTodo = (): SourceRow | null => {
+    for (;;) {
+      const r = rows.next();
+      if (r.done) return null;
+      if (storedPath.get(datasetId, r.value.rowIndex) !== (r.value.values[mapping.path] ?? '')) return r.value;
+      done += 1;
+      if (done % 1000 === 0) control.progress?.('importing', done, total);
+    }
+  };
   const abort = new AbortController();
   const isCancelled = () => control.cancelled?.() ?? false;
   // The task's cancel flag is polled; an interval turns it into an abort that kills ffmpeg mid-file.
@@ -282,19 +321,20 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   const concurrency = Math.max(1, control.concurrency ?? Math.min(4, Math.max(2, cpus().length)));
   try {
     control.progress?.('importing', done, total);
-    let next = 0;
     // A few files at a time: starting ffmpeg dominates for short clips, and no clip's
     // PCM is ever held (levels are measured while it streams), so memory stays flat.
     const lane = async () => {
-      while (next < todo.length) {
+      for (;;) {
         if (isCancelled() || abort.signal.aborted) throw new CancelledError();
-        const row = todo[next++]!;
-        await processRow(db, datasetId, table, row, mapping, limits, abort.signal);
+        const row = nextTodo();
+        if (!row) return;
+        await processRow(db, datasetId, table, row, mapping, limits, abort.signal, control.protectedDirs);
+        processed += 1;
         done += 1;
         control.progress?.('importing', done, total);
       }
     };
-    const lanes = Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, lane);
+    const lanes = Array.from({ length: Math.max(1, Math.min(concurrency, total)) }, lane);
     const settled = await Promise.allSettled(lanes);
     const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failure) {
@@ -309,17 +349,19 @@ export async function importDataset(db: Database.Database, params: ImportParams,
     throw err;
   } finally {
     clearInterval(poll);
+    rows.return?.(); // closes the manifest when the import stopped early
   }
+  control.progress?.('importing', total, total);
   markDuplicates(db, datasetId);
   db.transaction(() => {
     setStatus('ready');
     db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(
       new Date().toISOString(),
       'dataset.imported',
-      JSON.stringify({ datasetId, role: params.role, source: table.sourcePath, manifestSha256: table.sha256, rows: total, processed: todo.length }),
+      JSON.stringify({ datasetId, role: params.role, source: table.sourcePath, manifestSha256: table.sha256, rows: total, processed }),
     );
   })();
-  return { ...collectImportReport(db, datasetId), processed: todo.length, status: 'ready' };
+  return { ...collectImportReport(db, datasetId, { problemsFile: problemsFileFor(db, datasetId) }), processed, status: 'ready' };
 }
 
 /**
@@ -339,5 +381,5 @@ export function planImport(db: Database.Database, params: ImportParams): { datas
   const existing = db
     .prepare('SELECT id FROM datasets WHERE source_kind = ? AND source_path = ? AND role = ? ORDER BY created_at LIMIT 1')
     .get(table.kind, table.sourcePath, params.role) as { id: string } | undefined;
-  return { datasetId: existing?.id ?? randomUUID(), reusesDataset: !!existing, rows: table.rows.length };
+  return { datasetId: existing?.id ?? randomUUID(), reusesDataset: !!existing, rows: table.rowCount };
 }

@@ -11,12 +11,15 @@ import {
   type DatasetSummary,
   type GroupFacts,
   type ImportFailure,
+  IMPORT_SUMMARY_LIMIT,
   type ImportWarning,
   type SavedMapping,
   type SourceKind,
   type ValidationLimits,
 } from '../../shared/api/datasets';
 import { NotFoundError } from '../../shared/errors';
+import { AtomicTextFile } from '../atomic-write';
+import { csvCell, toCsv } from './csv';
 import { withDefaults } from './validate';
 
 /** One clip as stored, with parsed JSON columns. */
@@ -164,8 +167,11 @@ export function getDataset(db: Database.Database, datasetId: string): DatasetSum
   return { ...toSummary(row), mapping: ColumnMapping.parse(JSON.parse(row.mapping_json)), limits: withDefaults(settings.limits) };
 }
 
+/** What group facts and size warnings read of a clip. */
+export type ClipFacts = Pick<Clip, 'groups' | 'speaker' | 'durationS' | 'valence'>;
+
 /** Per group label and value: usable clips, distinct speakers, total and mean duration. */
-export function groupFacts(clips: readonly Clip[], labels: readonly string[]): GroupFacts[] {
+export function groupFacts(clips: readonly ClipFacts[], labels: readonly string[]): GroupFacts[] {
   const out: GroupFacts[] = [];
   for (const label of labels) {
     const by = new Map<string, { clips: number; speakers: Set<string>; total: number }>();
@@ -193,7 +199,7 @@ export const WER_MIN_SPEAKERS = 50;
 export const WER_MIN_UTTERANCES = 500;
 
 /** Dataset-level warnings: groups too small for the audit the role feeds. */
-export function sizeWarnings(role: DatasetRole, clips: readonly Clip[], groups: readonly GroupFacts[]): ImportWarning[] {
+export function sizeWarnings(role: DatasetRole, clips: readonly ClipFacts[], groups: readonly GroupFacts[]): ImportWarning[] {
   const out: ImportWarning[] = [];
   if (clips.length === 0) out.push({ code: 'empty_dataset', message: 'no usable clips: the dataset cannot be used in an audit' });
   for (const g of groups) {
@@ -222,25 +228,64 @@ export function sizeWarnings(role: DatasetRole, clips: readonly Clip[], groups: 
   return out;
 }
 
-function rowWarnings(all: readonly Clip[]): { failed: ImportFailure[]; warnings: ImportWarning[] } {
+/**
+ * The import's outcome as the CLI and the job report it, read in one pass over the
+ * stored clips without holding them: counts, the first IMPORT_SUMMARY_LIMIT excluded rows
+ * and row warnings, the dataset-level warnings, and every problem written to
+ * `problemsFile` (CSV, owner-only, replaced atomically) when one is given.
+ */
+export function collectImportReport(
+  db: Database.Database,
+  datasetId: string,
+  options: { problemsFile?: string | null } = {},
+): { datasetId: string; imported: number; failed: ImportFailure[]; failedCount: number; warnings: ImportWarning[]; warningCount: number; problemsFile: string | null } {
+  const ds = getDataset(db, datasetId);
   const failed: ImportFailure[] = [];
   const warnings: ImportWarning[] = [];
-  for (const c of all) {
-    const errors = c.issues.filter((i) => i.severity === 'error');
-    if (errors.length) failed.push({ row: c.rowIndex, path: c.relPath, reason: errors.map((e) => e.message).join('; '), code: errors[0]!.code });
-    for (const i of c.issues.filter((x) => x.severity !== 'error')) warnings.push({ row: c.rowIndex, path: c.relPath, code: i.code, message: i.message });
+  let failedCount = 0;
+  let warningCount = 0;
+  const usable: ClipFacts[] = [];
+  const file = options.problemsFile ?? null;
+  const out = file ? new AtomicTextFile(file) : null;
+  let problems = 0;
+  try {
+    out?.write(toCsv(['row', 'path', 'status', 'code', 'severity', 'message'], []));
+    const rows = db
+      .prepare('SELECT row_index, rel_path, status, issues_json, excluded_by_user, speaker, groups_json, duration_s, valence FROM clips WHERE dataset_id = ? ORDER BY row_index')
+      .iterate(datasetId) as IterableIterator<Pick<ClipDbRow, 'row_index' | 'rel_path' | 'status' | 'issues_json' | 'excluded_by_user' | 'speaker' | 'groups_json' | 'duration_s' | 'valence'>>;
+    for (const r of rows) {
+      const issues = JSON.parse(r.issues_json) as ClipIssue[];
+      if (isUsable({ status: r.status, excludedByUser: r.excluded_by_user === 1 })) {
+        usable.push({ groups: JSON.parse(r.groups_json) as Record<string, string>, speaker: r.speaker, durationS: r.duration_s, valence: r.valence });
+      }
+      const errors = issues.filter((i) => i.severity === 'error');
+      if (errors.length) {
+        failedCount += 1;
+        if (failed.length < IMPORT_SUMMARY_LIMIT) failed.push({ row: r.row_index, path: r.rel_path, reason: errors.map((e) => e.message).join('; '), code: errors[0]!.code });
+      }
+      for (const i of issues) {
+        if (i.severity !== 'error') {
+          warningCount += 1;
+          if (warnings.length < IMPORT_SUMMARY_LIMIT) warnings.push({ row: r.row_index, path: r.rel_path, code: i.code, message: i.message });
+        }
+        out?.write(`${[r.row_index, r.rel_path, r.status, i.code, i.severity, i.message].map(csvCell).join(',')}\r\n`);
+        problems += 1;
+      }
+    }
+    if (out && problems > 0) out.commit();
+  } finally {
+    out?.discard();
   }
-  return { failed, warnings };
-}
-
-/** The import's outcome as the CLI and the job report it. */
-export function collectImportReport(db: Database.Database, datasetId: string): { datasetId: string; imported: number; failed: ImportFailure[]; warnings: ImportWarning[] } {
-  const ds = getDataset(db, datasetId);
-  const all = listClips(db, datasetId, { includeExcluded: true });
-  const usable = all.filter(isUsable);
-  const { failed, warnings } = rowWarnings(all);
   const groups = groupFacts(usable, ds.mapping.groups);
-  return { datasetId, imported: usable.length, failed, warnings: [...warnings, ...sizeWarnings(ds.role, usable, groups)] };
+  return {
+    datasetId,
+    imported: usable.length,
+    failed,
+    failedCount,
+    warnings: [...sizeWarnings(ds.role, usable, groups), ...warnings],
+    warningCount,
+    problemsFile: out && problems > 0 ? file : null,
+  };
 }
 
 export function datasetFacts(db: Database.Database, datasetId: string): DatasetFacts {

@@ -2,13 +2,18 @@
  * Turn each kind of import source (CSV/TSV manifest, folder of group subfolders,
  * Common Voice release) into one table of rows with a path column, so a single import
  * pipeline handles them all.
+ *
+ * Manifests and Common Voice splits are streamed: a first pass reads the file in 1 MB
+ * chunks to check it (UTF-8, header, field counts) and count and hash it, and rows()
+ * reads it again, one row at a time. Memory stays flat however many rows there are.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ColumnMapping, ImportSource, SourceKind } from '../../shared/api/datasets';
 import { UserError } from '../../shared/errors';
-import { CsvError, parseCsvTable } from './csv';
+import { dataFolderProblem } from '../security/path-policy';
+import { checkHeader, CsvError, CsvRecordReader, parseCsvTable, recordToRow, sniffDelimiter, type CsvRecord } from './csv';
 
 export interface SourceRow {
   /** 1-based data row (manifest row, or position in the sorted file list). */
@@ -27,59 +32,126 @@ export interface SourceTable {
   /** Clips must lie inside this folder, both as written and after resolving symlinks. */
   rootDir: string;
   header: string[];
-  rows: SourceRow[];
+  /** Number of data rows. */
+  rowCount: number;
+  /** The rows in order, read afresh from the source on each call (one row in memory at a time for manifests). */
+  rows(): Iterable<SourceRow>;
   sha256: string;
   defaultMapping: ColumnMapping | null;
   /** The manifest's delimiter (manifests only). */
   delimiter?: string;
 }
 
-function readText(file: string, what: string): string {
+function checkFile(file: string, what: string): void {
   if (!existsSync(file)) throw new UserError(`${what} ${file} does not exist`, 'manifest');
   if (!statSync(file).isFile()) throw new UserError(`${what} ${file} is not a file`, 'manifest');
-  return decodeUtf8(readFileSync(file), file);
 }
 
+function readText(file: string, what: string): string {
+  checkFile(file, what);
+  let text = '';
+  for (const chunk of textChunks(file)) text += chunk.text;
+  return text;
+}
+
+/** Index of the first byte that is not part of a valid UTF-8 sequence (bytes.length when all are valid). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    const len = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (len === 0 || i + len > bytes.length) return i;
+    let ok = true;
+    for (let k = 1; k < len; k += 1) if ((bytes[i + k]! & 0xc0) !== 0x80) ok = false;
+    if (ok && len > 1) {
+      try {
+        new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(i, i + len));
+      } catch {
+        ok = false; // overlong form or surrogate
+      }
+    }
+    if (!ok) return i;
+    i += len;
+  }
+  return i;
+}
+
+function notUtf8(file: string, line: number, bad: number): UserError {
+  const latin1 = new TextDecoder('windows-1252').decode(Uint8Array.of(bad));
+  return new UserError(
+    `${file} is not UTF-8 text: line ${line} has the byte 0x${bad.toString(16).padStart(2, '0').toUpperCase()} ("${latin1}" in Latin-1/Windows-1252). ` +
+      'Save the file as UTF-8 (in a spreadsheet: "CSV UTF-8") and import it again.',
+    'manifest',
+  );
+}
+
+const countNewlines = (b: Uint8Array) => {
+  let n = 0;
+  for (const c of b) if (c === 0x0a) n += 1;
+  return n;
+};
+
+const CHUNK_BYTES = 1 << 20;
+
 /**
- * Manifests must be UTF-8. Decoding other bytes leniently would turn "Québec" into
- * "Qu\ufffdbec" and silently rename a speaker group, so a file that is not valid UTF-8 is
- * refused with the line and byte where it fails and what the byte is in Latin-1 /
+ * The file's text in chunks of about 1 MB, decoded as strict UTF-8, with the running
+ * SHA-256 of its bytes. Manifests must be UTF-8: decoding other bytes leniently would
+ * turn "Québec" into "Qu\ufffdbec" and silently rename a speaker group, so a byte that is
+ * not UTF-8 stops it with the line and the byte, and what the byte is in Latin-1 /
  * Windows-1252, the usual culprit (spreadsheets' "CSV" export on Windows).
  */
-export function decodeUtf8(bytes: Buffer, file: string): string {
+function* textChunks(file: string): Generator<{ text: string; hash: ReturnType<typeof createHash> }> {
+  const fd = openSync(file, 'r');
   try {
     // ignoreBOM keeps a BOM in the text, as readFileSync did: the manifest's hash must not change.
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    // Find the first invalid byte: decode growing prefixes is quadratic, so walk the sequences.
-    let i = 0;
-    while (i < bytes.length) {
-      const b = bytes[i]!;
-      const len = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
-      if (len === 0 || i + len > bytes.length) break;
-      let ok = true;
-      for (let k = 1; k < len; k += 1) if ((bytes[i + k]! & 0xc0) !== 0x80) ok = false;
-      if (ok && len > 1) {
-        try {
-          new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(i, i + len));
-        } catch {
-          ok = false; // overlong form or surrogate
-        }
+    const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    const hash = createHash('sha256');
+    const buf = Buffer.alloc(CHUNK_BYTES);
+    let lines = 1;
+    let tail = Buffer.alloc(0); // up to 3 bytes of a sequence the last chunk cut
+    for (;;) {
+      const n = readSync(fd, buf, 0, CHUNK_BYTES, null);
+      const bytes = buf.subarray(0, n);
+      hash.update(bytes);
+      let text: string;
+      try {
+        text = decoder.decode(bytes, { stream: n > 0 });
+      } catch {
+        const joined = Buffer.concat([tail, bytes]);
+        const at = firstInvalidUtf8(joined);
+        throw notUtf8(file, lines + countNewlines(joined.subarray(tail.length, Math.max(tail.length, at))), joined[at] ?? 0);
       }
-      if (!ok) break;
-      i += len;
+      lines += countNewlines(bytes);
+      tail = Buffer.from(bytes.subarray(Math.max(0, n - 3)));
+      yield { text, hash };
+      if (n === 0) return;
     }
-    const before = bytes.subarray(0, i);
-    let line = 1;
-    for (const c of before) if (c === 0x0a) line += 1;
-    const bad = bytes[i] ?? 0;
-    const latin1 = new TextDecoder('windows-1252').decode(bytes.subarray(i, i + 1));
-    throw new UserError(
-      `${file} is not UTF-8 text: line ${line} has the byte 0x${bad.toString(16).padStart(2, '0').toUpperCase()} ("${latin1}" in Latin-1/Windows-1252). ` +
-        'Save the file as UTF-8 (in a spreadsheet: "CSV UTF-8") and import it again.',
-      'manifest',
-    );
+  } finally {
+    closeSync(fd);
   }
+}
+
+/** The records of a CSV/TSV file, streamed; the delimiter is sniffed from the first chunk when not given. */
+function* csvRecords(file: string, delimiter: string | undefined, onDelimiter?: (d: string) => void): Generator<CsvRecord, { sha256: string }> {
+  let reader: CsvRecordReader | null = null;
+  let hash: ReturnType<typeof createHash> | null = null;
+  for (const chunk of textChunks(file)) {
+    hash = chunk.hash;
+    if (!reader) {
+      if (chunk.text === '' && delimiter === undefined) continue;
+      const d = delimiter ?? sniffDelimiter(chunk.text);
+      onDelimiter?.(d);
+      reader = new CsvRecordReader(d);
+    }
+    yield* reader.push(chunk.text);
+  }
+  if (reader) yield* reader.end();
+  return { sha256: hash!.digest('hex') };
+}
+
+function csvFailure(err: unknown, file: string): never {
+  if (err instanceof CsvError) throw new UserError(`${file}: ${err.message}`, 'manifest');
+  throw err;
 }
 
 function parseTable(text: string, file: string, delimiter?: string) {
@@ -115,21 +187,64 @@ export function suggestMapping(header: string[]): ColumnMapping | null {
   };
 }
 
+/**
+ * A CSV/TSV manifest, checked whole in one streaming pass (UTF-8, header, the field count
+ * of every row: errors name the line before anything is imported), then read again row
+ * by row by rows().
+ */
 export function loadManifest(manifest: string, delimiter?: string): SourceTable {
   const file = resolve(manifest);
-  const text = readText(file, 'the manifest');
-  const table = parseTable(text, file, delimiter);
+  checkFile(file, 'the manifest');
+  let header: string[] = [];
+  let found = delimiter ?? ',';
+  let rowCount = 0;
+  let sha256 = '';
+  try {
+    const records = csvRecords(file, delimiter, (d) => (found = d));
+    for (let r = records.next(); ; r = records.next()) {
+      if (r.done) {
+        sha256 = r.value.sha256;
+        break;
+      }
+      if (rowCount === 0 && header.length === 0) header = checkHeader(r.value);
+      else {
+        recordToRow(header, r.value);
+        rowCount += 1;
+      }
+    }
+    if (header.length === 0) checkHeader(undefined);
+  } catch (err) {
+    csvFailure(err, file);
+  }
   const real = realpathSync(file);
+  const delim = found;
   return {
     kind: 'manifest',
     sourcePath: real,
     baseDir: dirname(file),
     rootDir: dirname(file),
-    header: table.header,
-    rows: table.rows.map((r, i) => ({ rowIndex: i + 1, line: r.line, values: r.values })),
-    sha256: sha(text),
-    defaultMapping: suggestMapping(table.header),
-    delimiter: table.delimiter,
+    header,
+    rowCount,
+    *rows() {
+      let first = true;
+      let rowIndex = 0;
+      try {
+        for (const record of csvRecords(file, delim)) {
+          if (first) {
+            first = false;
+            continue;
+          }
+          const row = recordToRow(header, record);
+          rowIndex += 1;
+          yield { rowIndex, line: row.line, values: row.values };
+        }
+      } catch (err) {
+        csvFailure(err, file);
+      }
+    },
+    sha256,
+    defaultMapping: suggestMapping(header),
+    delimiter: delim,
   };
 }
 
@@ -170,7 +285,7 @@ export function loadFolder(folder: string, groupLabel = 'group'): SourceTable {
     }
   }
   const header = ['path', groupLabel, ...metaHeader];
-  const rows: SourceRow[] = files.map((f, i) => {
+  const rowList: SourceRow[] = files.map((f, i) => {
     const slash = f.indexOf('/');
     const values: Record<string, string> = { path: f, [groupLabel]: slash > 0 ? f.slice(0, slash) : '' };
     const m = meta.get(f) ?? meta.get(`name:${basename(f)}`);
@@ -183,7 +298,8 @@ export function loadFolder(folder: string, groupLabel = 'group'): SourceTable {
     baseDir: root,
     rootDir: root,
     header,
-    rows,
+    rowCount: rowList.length,
+    rows: () => rowList,
     sha256: sha(`${files.join('\n')}\n--\n${metaText}`),
     defaultMapping: { path: 'path', groups: [groupLabel], ignore: [] },
   };
@@ -201,21 +317,36 @@ export function loadCommonVoice(folder: string, split = 'validated.tsv'): Source
     const candidates = existsSync(root) ? readdirSync(root).filter((f) => f.endsWith('.tsv')) : [];
     throw new UserError(`${root} does not look like a Common Voice release: no ${split}${candidates.length ? ` (found ${candidates.join(', ')})` : ''}`, 'folder');
   }
-  const text = readText(tsv, 'the Common Voice split');
-  // Common Voice TSVs are not RFC 4180: quotes are literal characters inside sentences.
-  const lines = text.replace(/^\ufeff/, '').split(/\r?\n/);
-  const header = lines[0]!.split('\t').map((h) => h.trim());
+  checkFile(tsv, 'the Common Voice split');
+  // Common Voice TSVs are not RFC 4180: quotes are literal characters inside sentences,
+  // so they are read as lines split at tabs, streamed like a manifest.
+  function* lines(): Generator<{ line: number; text: string }, string> {
+    let carry = '';
+    let line = 0;
+    let hash: ReturnType<typeof createHash> | null = null;
+    for (const chunk of textChunks(tsv)) {
+      hash = chunk.hash;
+      const parts = (carry + chunk.text).split(/\r?\n/);
+      carry = parts.pop()!;
+      for (const p of parts) yield { line: ++line, text: line === 1 ? p.replace(/^\ufeff/, '') : p };
+    }
+    if (carry !== '') yield { line: ++line, text: line === 1 ? carry.replace(/^\ufeff/, '') : carry };
+    return hash!.digest('hex');
+  }
+  let header: string[] = [];
+  let rowCount = 0;
+  let sha256 = '';
+  const scan = lines();
+  for (let r = scan.next(); ; r = scan.next()) {
+    if (r.done) {
+      sha256 = r.value;
+      break;
+    }
+    if (r.value.line === 1) header = r.value.text.split('\t').map((h) => h.trim());
+    else if (r.value.text !== '') rowCount += 1;
+  }
   for (const col of ['client_id', 'path', 'sentence']) {
     if (!header.includes(col)) throw new UserError(`${tsv}: missing column "${col}" (found: ${header.join(', ')})`, 'folder');
-  }
-  const rows: SourceRow[] = [];
-  for (let i = 1; i < lines.length; i += 1) {
-    const line = lines[i]!;
-    if (line === '') continue;
-    const fields = line.split('\t');
-    const values: Record<string, string> = {};
-    header.forEach((h, k) => (values[h] = fields[k] ?? ''));
-    rows.push({ rowIndex: rows.length + 1, line: i + 1, values });
   }
   const groups = ['age', 'gender', header.includes('accents') ? 'accents' : 'accent', 'variant'].filter((g) => header.includes(g));
   return {
@@ -224,8 +355,18 @@ export function loadCommonVoice(folder: string, split = 'validated.tsv'): Source
     baseDir: join(root, 'clips'),
     rootDir: root,
     header,
-    rows,
-    sha256: sha(text),
+    rowCount,
+    *rows() {
+      let rowIndex = 0;
+      for (const { line, text } of lines()) {
+        if (line === 1 || text === '') continue;
+        const fields = text.split('\t');
+        const values: Record<string, string> = {};
+        header.forEach((h, k) => (values[h] = fields[k] ?? ''));
+        yield { rowIndex: ++rowIndex, line, values };
+      }
+    },
+    sha256,
     defaultMapping: { path: 'path', speaker: 'client_id', transcript: 'sentence', groups, ignore: [] },
   };
 }
@@ -241,17 +382,68 @@ export function loadSource(source: ImportSource): SourceTable {
   }
 }
 
+/**
+ * The folder a stored dataset's clips must lie in, from what the datasets table keeps
+ * (its kind and canonical source path): the manifest's or split TSV's folder, or the
+ * imported folder itself. The same folder the importer checked each clip against.
+ */
+export function datasetRootDir(kind: SourceKind, sourcePath: string): string {
+  return kind === 'folder' ? sourcePath : dirname(sourcePath);
+}
+
 export type ResolvedPath =
   | { ok: true; path: string }
-  | { ok: false; path: string; code: 'missing_file' | 'outside_folder' | 'empty_file'; message: string };
+  | { ok: false; path: string; code: 'missing_file' | 'file_name_not_utf8' | 'outside_folder' | 'empty_file'; message: string };
+
+/** Per folder (and its modification time): the names in it whose bytes are not UTF-8. Usually none. */
+const nonUtf8Names = new Map<string, { mtimeMs: number; names: Buffer[] }>();
+
+function nonUtf8NamesIn(dir: string): Buffer[] {
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st) return [];
+  const mtimeMs = st.mtimeMs;
+  const cached = nonUtf8Names.get(dir);
+  if (cached && cached.mtimeMs === mtimeMs) return cached.names;
+  let names: Buffer[];
+  try {
+    names = readdirSync(dir, { encoding: 'buffer' }).filter((n) => firstInvalidUtf8(n) < n.length);
+  } catch {
+    names = []; // not a folder, or unreadable: nothing to suggest
+  }
+  if (nonUtf8Names.size > 256) nonUtf8Names.clear();
+  nonUtf8Names.set(dir, { mtimeMs, names });
+  return names;
+}
+
+/**
+ * Why a file that "does not exist" may in fact be there under a name that is not UTF-8
+ * (a Latin-1 name from an old system, or a folder import that could only read it with
+ * replacement characters), or null. Node opens files by UTF-8 names, so such a file
+ * cannot be reached until it is renamed.
+ */
+export function nonUtf8NameProblem(abs: string): string | null {
+  const want = basename(abs).normalize('NFC');
+  for (const raw of nonUtf8NamesIn(dirname(abs))) {
+    const lossy = raw.toString('utf8').normalize('NFC');
+    const latin1 = new TextDecoder('windows-1252').decode(raw).normalize('NFC');
+    if (lossy === want || latin1 === want) {
+      const shown = [...raw].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+      return `the file's name on disk is not UTF-8 text ("${shown}", which reads as "${latin1}" in Latin-1/Windows-1252), so it cannot be opened by name; rename the file (its name saved as UTF-8) and import again`;
+    }
+  }
+  return null;
+}
 
 function inside(root: string, p: string): boolean {
   const r = relative(root, p);
   return r === '' || (r !== '..' && !r.startsWith(`..${sep}`) && !isAbsolute(r));
 }
 
-/** Resolve a path cell against the source's folder and check it stays inside, symlinks resolved. */
-export function resolveClipPath(table: Pick<SourceTable, 'baseDir' | 'rootDir'>, cell: string): ResolvedPath {
+/**
+ * Resolve a path cell against the source's folder and check it stays inside, symlinks
+ * resolved, and outside `protectedDirs` (the Equivox data folder with its keys).
+ */
+export function resolveClipPath(table: Pick<SourceTable, 'baseDir' | 'rootDir'>, cell: string, protectedDirs: readonly string[] = []): ResolvedPath {
   let written = cell.trim();
   if (!written) return { ok: false, path: '', code: 'missing_file', message: 'the path cell is empty' };
   let abs = resolve(table.baseDir, written);
@@ -262,10 +454,18 @@ export function resolveClipPath(table: Pick<SourceTable, 'baseDir' | 'rootDir'>,
   if (!inside(table.rootDir, abs)) {
     return { ok: false, path: abs, code: 'outside_folder', message: `the path leads outside the manifest's folder (${table.rootDir})` };
   }
-  if (!existsSync(abs)) return { ok: false, path: abs, code: 'missing_file', message: `file not found: ${abs}` };
+  if (!existsSync(abs)) {
+    const badName = nonUtf8NameProblem(abs);
+    if (badName) return { ok: false, path: abs, code: 'file_name_not_utf8', message: badName };
+    return { ok: false, path: abs, code: 'missing_file', message: `file not found: ${abs}` };
+  }
   const real = realpathSync(abs);
   if (!inside(realpathSync(table.rootDir), real)) {
     return { ok: false, path: abs, code: 'outside_folder', message: `the path resolves (through a symbolic link) to ${real}, outside the manifest's folder (${table.rootDir})` };
+  }
+  for (const dir of protectedDirs) {
+    const problem = dataFolderProblem(real, dir);
+    if (problem) return { ok: false, path: abs, code: 'outside_folder', message: `the path leads into Equivox's own data folder (${dir}), which is never read as a recording` };
   }
   const st = statSync(real);
   if (!st.isFile()) return { ok: false, path: abs, code: 'missing_file', message: `${abs} is not a file` };

@@ -1,6 +1,10 @@
+import { realpathSync, statSync } from 'node:fs';
 import { decodeAudio } from '../audio';
 import { CLIP_AUDIO_MAX_S, type ClipAudio, type ClipInfo } from '../../shared/api/clips';
-import { NotFoundError } from '../../shared/errors';
+import type { ClipIssue, SourceKind } from '../../shared/api/datasets';
+import { NotFoundError, UserError } from '../../shared/errors';
+import { datasetRootDir } from '../data/sources';
+import { dataFolderProblem, isInside } from '../security/path-policy';
 import type { HandlerMap } from './types';
 
 interface ClipRow {
@@ -50,6 +54,46 @@ export function encodeWav16(samples: Float32Array, sampleRate: number): Buffer {
   return buf;
 }
 
+interface PlayableRow {
+  path: string;
+  status: string;
+  issues_json: string;
+  source_kind: SourceKind;
+  source_path: string;
+}
+
+/**
+ * The file behind a clip, checked again now rather than trusted from import time: only
+ * clips the import accepted (status ok or warning; a refused row keeps whatever path it
+ * was given, a symlink's outside target included), only while the file's real path is
+ * still inside its dataset's folder, and never inside the Equivox data folder.
+ */
+export function playableClipPath(row: PlayableRow, dataDir: string): string {
+  if (row.status === 'excluded') {
+    let reason = '';
+    try {
+      const errors = (JSON.parse(row.issues_json) as ClipIssue[]).filter((i) => i.severity === 'error');
+      if (errors.length) reason = ` (${errors.map((e) => e.message).join('; ')})`;
+    } catch {
+      // The reason is a courtesy; the refusal stands without it.
+    }
+    throw new UserError(`this recording was refused when it was imported${reason}, so it is not played`, 'clipId');
+  }
+  let real: string;
+  let root: string;
+  try {
+    real = realpathSync(row.path);
+    root = realpathSync(datasetRootDir(row.source_kind, row.source_path));
+  } catch {
+    throw new NotFoundError(`the recording's file is no longer at ${row.path}`, 'clipId');
+  }
+  if (!isInside(real, root)) throw new UserError(`the recording's file now leads outside its dataset's folder (${root}), so it is not played`, 'clipId');
+  const problem = dataFolderProblem(real, dataDir);
+  if (problem) throw new UserError(`the recording's file is not played: ${problem}`, 'clipId');
+  if (!statSync(real).isFile()) throw new NotFoundError(`the recording's file is no longer at ${row.path}`, 'clipId');
+  return real;
+}
+
 export const clipHandlers: HandlerMap<'clips.get' | 'clips.audio'> = {
   'clips.get': ({ projectId, clipIds }, { store }) => {
     if (clipIds.length === 0) return [];
@@ -69,10 +113,13 @@ export const clipHandlers: HandlerMap<'clips.get' | 'clips.audio'> = {
         : [];
     });
   },
-  'clips.audio': async ({ projectId, clipId }, { store }): Promise<ClipAudio> => {
-    const row = store.db(projectId).prepare('SELECT path FROM clips WHERE id = ?').get(clipId) as { path: string } | undefined;
+  'clips.audio': async ({ projectId, clipId }, { store, dataDir }): Promise<ClipAudio> => {
+    const row = store
+      .db(projectId)
+      .prepare('SELECT c.path, c.status, c.issues_json, d.source_kind, d.source_path FROM clips c JOIN datasets d ON d.id = c.dataset_id WHERE c.id = ?')
+      .get(clipId) as PlayableRow | undefined;
     if (!row) throw new NotFoundError(`no clip ${clipId} in this project`, 'clipId');
-    const audio = await decodeAudio(row.path);
+    const audio = await decodeAudio(playableClipPath(row, dataDir));
     const max = Math.round(CLIP_AUDIO_MAX_S * audio.sampleRate);
     const truncated = audio.samples.length > max;
     const samples = truncated ? audio.samples.subarray(0, max) : audio.samples;

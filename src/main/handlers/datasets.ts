@@ -21,13 +21,14 @@ export function waitForImport(jobId: string): Promise<ImportResult> {
 export const datasetHandlers: HandlerMap<
   'datasets.import' | 'datasets.list' | 'datasets.show' | 'datasets.preview' | 'datasets.setExcluded' | 'mappings.save' | 'mappings.list'
 > = {
-  'datasets.import': ({ projectId, source, role, mapping, mappingName, name, limits }, { store, jobs }) => {
+  'datasets.import': ({ projectId, source, role, mapping, mappingName, name, limits }, { store, jobs, paths, dataDir }) => {
+    paths.refuseDataFolder(source.kind === 'manifest' ? 'source.manifest' : 'source.folder', source.kind === 'manifest' ? source.manifest : source.folder);
     const project = store.get(projectId);
     // Opening applies pending migrations before the worker opens its own connection.
     const db = store.db(projectId);
     const params: ImportParams = { source, role, mapping, mappingName, name, limits };
     const plan = planImport(db, params);
-    const input: ImportTaskInput = { projectPath: project.path, datasetId: plan.datasetId, params };
+    const input: ImportTaskInput = { projectPath: project.path, datasetId: plan.datasetId, params, protectedDirs: [dataDir] };
     const { jobId, result } = jobs.start<ImportResult>('datasets.import', input);
     importResults.set(jobId, result);
     // Forget results nobody waits for once they settle (after a grace period for late waiters).
@@ -39,14 +40,22 @@ export const datasetHandlers: HandlerMap<
   },
   'datasets.list': ({ projectId }, { store }) => listDatasets(store.db(projectId)),
   'datasets.show': ({ projectId, datasetId }, { store }) => datasetFacts(store.db(projectId), datasetId),
-  'datasets.preview': ({ manifest, delimiter, rows }) => {
+  'datasets.preview': ({ manifest, delimiter, rows }, { paths }) => {
+    paths.refuseDataFolder('manifest', manifest);
     const t = loadManifest(manifest, delimiter);
+    const first: Record<string, string>[] = [];
+    if (rows > 0) {
+      for (const r of t.rows()) {
+        first.push(r.values);
+        if (first.length >= rows) break;
+      }
+    }
     return {
       file: t.sourcePath,
       delimiter: t.delimiter ?? delimiter ?? ',',
       header: t.header,
-      rows: t.rows.slice(0, rows).map((r) => r.values),
-      totalRows: t.rows.length,
+      rows: first,
+      totalRows: t.rowCount,
       suggestedMapping: t.defaultMapping,
     };
   },

@@ -73,6 +73,7 @@ export const fileHandlers: HandlerMap<'files.pick' | 'files.browse' | 'files.gra
   'files.browse': ({ path }, engine) => {
     webOnly(engine, 'files.browse');
     const folder = insideRoots(path ?? homedir(), 'path');
+    engine.paths.refuseDataFolder('path', folder);
     if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new ApiError('validation', `path: ${folder} is not a folder`, 'path');
     const names = readdirSync(folder).sort((a, b) => a.localeCompare(b));
     const entries: BrowseEntry[] = [];

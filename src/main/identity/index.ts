@@ -7,14 +7,20 @@
  * host wraps safeStorage), else as PKCS#8 encrypted with a passphrase. With neither (CLI,
  * demo) a random passphrase is written to `passphrase` beside the key with mode 0600:
  * documented as a limitation (anyone who can read the data folder can sign).
+ *
+ * An identity's folder is built complete under a temporary name and renamed into place
+ * (every file flushed first), so a kill never leaves a half-written identity.json that
+ * would break every signing command; folders that are not complete identities are
+ * skipped when listing.
  */
 import { createHash, createPrivateKey, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import forge from 'node-forge';
 import type { IdentitySummary } from '../../shared/api/reports';
 import { NotFoundError, UserError } from '../../shared/errors';
+import { publishDir, writeFileAtomic } from '../atomic-write';
 
 /** Encrypts key bytes with an OS key store; the Electron host passes one over safeStorage. */
 export interface KeyProtector {
@@ -94,8 +100,7 @@ export function generateRsaKeyPem(bits = 2048): Promise<string> {
 }
 
 function writeSecret(path: string, data: string | Buffer): void {
-  writeFileSync(path, data, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  writeFileAtomic(path, data, { mode: 0o600 });
 }
 
 function storeKey(dir: string, keyPem: string, access: KeyAccess): { protection: KeyProtection; protectorKind: string | null } {
@@ -117,12 +122,30 @@ function storeKey(dir: string, keyPem: string, access: KeyAccess): { protection:
   return { protection, protectorKind: null };
 }
 
-function newIdentityDir(dataDir: string): { id: string; dir: string } {
+/**
+ * Build a new identity's folder: `fill` writes its files into a temporary folder, which
+ * is then renamed to identities/<id>. A failure or a kill leaves at most a temporary
+ * folder (dot-named, skipped by listIdentities).
+ */
+function writeIdentityDir<T>(dataDir: string, fill: (dir: string, id: string) => T): T {
+  const root = identitiesDir(dataDir);
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  chmodSync(root, 0o700);
   const id = `id-${randomUUID().slice(0, 8)}`;
-  const dir = join(identitiesDir(dataDir), id);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  return { id, dir };
+  const tmp = mkdtempSync(join(root, `.${id}.creating-`));
+  try {
+    chmodSync(tmp, 0o700);
+    const out = fill(tmp, id);
+    if (!publishDir(tmp, join(root, id))) throw new Error(`identity folder ${id} already exists`);
+    return out;
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function writeInfo(dir: string, info: IdentityInfo): void {
+  writeFileAtomic(join(dir, 'identity.json'), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
 }
 
 function describe(id: string, cert: forge.pki.Certificate, der: Buffer, extra: Pick<IdentityInfo, 'source' | 'protection' | 'protectorKind' | 'createdAt'>): IdentityInfo {
@@ -174,12 +197,13 @@ export async function createIdentity(
   ]);
   cert.sign(priv, forge.md.sha256.create());
   const der = certDer(cert);
-  const { id, dir } = newIdentityDir(dataDir);
-  const stored = storeKey(dir, keyPem, input);
-  writeFileSync(join(dir, 'certificate.pem'), forge.pki.certificateToPem(cert), { mode: 0o600 });
-  const info = describe(id, cert, der, { source: 'created', createdAt: now.toISOString(), ...stored });
-  writeFileSync(join(dir, 'identity.json'), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
-  return info;
+  return writeIdentityDir(dataDir, (dir, id) => {
+    const stored = storeKey(dir, keyPem, input);
+    writeSecret(join(dir, 'certificate.pem'), forge.pki.certificateToPem(cert));
+    const info = describe(id, cert, der, { source: 'created', createdAt: now.toISOString(), ...stored });
+    writeInfo(dir, info);
+    return info;
+  });
 }
 
 export async function importIdentity(dataDir: string, input: { p12: Buffer; p12Passphrase?: string; now?: Date } & KeyAccess): Promise<IdentityInfo> {
@@ -202,22 +226,35 @@ export async function importIdentity(dataDir: string, input: { p12: Buffer; p12P
   });
   if (!own) throw new UserError('the PKCS#12 file holds no certificate matching its private key (only RSA keys are supported)', 'p12');
   const der = certDer(own);
-  const { id, dir } = newIdentityDir(dataDir);
-  const stored = storeKey(dir, forge.pki.privateKeyToPem(key), input);
-  writeFileSync(join(dir, 'certificate.pem'), forge.pki.certificateToPem(own), { mode: 0o600 });
-  const chain = certs.filter((c) => c !== own);
-  if (chain.length > 0) writeFileSync(join(dir, 'chain.pem'), chain.map((c) => forge.pki.certificateToPem(c)).join(''), { mode: 0o600 });
-  const info = describe(id, own, der, { source: 'imported', createdAt: (input.now ?? new Date()).toISOString(), ...stored });
-  writeFileSync(join(dir, 'identity.json'), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
-  return info;
+  return writeIdentityDir(dataDir, (dir, id) => {
+    const stored = storeKey(dir, forge.pki.privateKeyToPem(key), input);
+    writeSecret(join(dir, 'certificate.pem'), forge.pki.certificateToPem(own));
+    const chain = certs.filter((c) => c !== own);
+    if (chain.length > 0) writeSecret(join(dir, 'chain.pem'), chain.map((c) => forge.pki.certificateToPem(c)).join(''));
+    const info = describe(id, own, der, { source: 'imported', createdAt: (input.now ?? new Date()).toISOString(), ...stored });
+    writeInfo(dir, info);
+    return info;
+  });
 }
 
+/** identity.json of one folder, or null when it is missing or unreadable (a damaged or unfinished identity). */
+function readInfo(file: string): IdentityInfo | null {
+  try {
+    const info = JSON.parse(readFileSync(file, 'utf8')) as IdentityInfo;
+    return info && typeof info.id === 'string' && typeof info.fingerprint === 'string' ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Complete identities, oldest first; temporary and damaged folders are left out. */
 export function listIdentities(dataDir: string): IdentityInfo[] {
   const root = identitiesDir(dataDir);
   if (!existsSync(root)) return [];
   return readdirSync(root)
-    .filter((d) => existsSync(join(root, d, 'identity.json')))
-    .map((d) => JSON.parse(readFileSync(join(root, d, 'identity.json'), 'utf8')) as IdentityInfo)
+    .filter((d) => !d.startsWith('.'))
+    .map((d) => readInfo(join(root, d, 'identity.json')))
+    .filter((i): i is IdentityInfo => i !== null)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
@@ -225,7 +262,9 @@ export function getIdentity(dataDir: string, id: string): IdentityInfo {
   if (!/^[\w-]+$/.test(id)) throw new NotFoundError(`no identity "${id}"`, 'identity');
   const file = join(identitiesDir(dataDir), id, 'identity.json');
   if (!existsSync(file)) throw new NotFoundError(`no identity "${id}" (see: identity list)`, 'identity');
-  return JSON.parse(readFileSync(file, 'utf8')) as IdentityInfo;
+  const info = readInfo(file);
+  if (!info) throw new UserError(`identity ${id} is damaged: ${file} cannot be read; create or import the identity again`, 'identity');
+  return info;
 }
 
 /** Decrypt the key for signing; it stays in memory in this process only. */

@@ -3,7 +3,7 @@
  * Time spent inside session.run is counted separately so benchmarks can report the
  * share spent outside ORT.
  */
-import * as ort from 'onnxruntime-node';
+import * as ort from './ort';
 import { chunkRanges, normalizeWaveform, SAMPLE_RATE, WHISPER_FRAMES, WHISPER_SAMPLES, whisperFramesFor, whisperLogMel } from './frontends';
 import type { ModelManifest } from './manifest';
 import { createSession, type RunInfo, type SessionOptions } from './providers';

@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as ort from 'onnxruntime-node';
+import * as ort from './ort';
 import { NotFoundError, UserError } from '../../shared/errors';
 import { createEmbedder, type ClipEmbedding, type ModelGraphs } from './embedder';
 import { exposeLayers, layerNormLastAxis } from './expose';

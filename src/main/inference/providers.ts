@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import * as ort from 'onnxruntime-node';
+import * as ort from './ort';
 
 export type ProviderName = 'cuda' | 'dml' | 'coreml' | 'webgpu' | 'cpu';
 export const PROVIDERS: readonly ProviderName[] = ['cuda', 'dml', 'coreml', 'webgpu', 'cpu'];

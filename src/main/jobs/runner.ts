@@ -46,6 +46,8 @@ export class JobRunner {
     const cancelFlag = new Int32Array(shared);
     const entry = workerEntry();
     const start: WorkerStart & { entryUrl?: string } = { kind, input, cancelFlag: shared, ...(entry.entryUrl ? { entryUrl: entry.entryUrl } : {}) };
+    // The worker copies this thread's environment, ORT_DISABLE_TELEMETRY included
+    // (src/main/security/telemetry.ts); src/main/inference/ort.ts checks it there again.
     const worker = new Worker(entry.file, { workerData: start });
     const running: Running = {
       info: { jobId, kind, state: 'running', progress: null },

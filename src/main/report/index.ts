@@ -4,7 +4,8 @@
  * (results.json and one CSV per table).
  */
 import { createHash, sign as rsaSign, verify as rsaVerify, createPublicKey } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeFileAtomic } from '../atomic-write';
 import { join } from 'node:path';
 import { pdfkitAddPlaceholder } from '@signpdf/placeholder-pdfkit';
 import { SignPdf } from '@signpdf/signpdf';
@@ -138,16 +139,19 @@ export function verifyStatement(statement: ReportStatement, reportBytes?: Buffer
   return { valid, reportMatches: reportBytes ? sha256(reportBytes) === statement.report.sha256 : null };
 }
 
-/** results.json plus one CSV per section table (full precision, formula-safe). */
+/**
+ * results.json plus one CSV per section table (full precision, formula-safe). Owner-only
+ * (0600 files, a new folder 0700) and written atomically, like the report itself.
+ */
 export function writeExports(results: AuditResults, dir: string): string[] {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const files: string[] = [];
   const json = join(dir, 'results.json');
-  writeFileSync(json, resultsJson(results));
+  writeFileAtomic(json, resultsJson(results));
   files.push(json);
   for (const t of allTables(results)) {
     const file = join(dir, `${t.id}.csv`);
-    writeFileSync(file, toCsv(t.columns.map((c) => c.title), t.rows));
+    writeFileAtomic(file, toCsv(t.columns.map((c) => c.title), t.rows));
     files.push(file);
   }
   return files;

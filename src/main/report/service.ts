@@ -4,7 +4,8 @@
  * statement and the exports, and record the report in the project's `reports` table.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../atomic-write';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { BuiltReport, OperationInputReportsBuild } from './service-types';
 import { RESULTS_SCHEMA_VERSION, type AuditResults } from '../../shared/results';
@@ -64,9 +65,10 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
   const base = basename(out, extname(out));
   mkdirSync(dirname(out), { recursive: true });
   const { pdf, statement } = await buildReport(results, { identity, auditor: input.auditor, organisation: input.organisation, reportFileName: basename(out) });
-  writeFileSync(out, pdf);
+  // Owner-only (0600) and atomic: a report holds group-level findings about real people.
+  writeFileAtomic(out, pdf);
   const statementPath = join(dirname(out), `${base}.statement.json`);
-  writeFileSync(statementPath, `${JSON.stringify(statement, null, 2)}\n`);
+  writeFileAtomic(statementPath, `${JSON.stringify(statement, null, 2)}\n`);
   const exportsDir = join(dirname(out), `${base}-data`);
   const exports = writeExports(results, exportsDir);
   const sha256 = createHash('sha256').update(pdf).digest('hex');

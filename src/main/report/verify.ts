@@ -65,7 +65,8 @@ export function extractAttachments(bytes: Buffer): { name: string; data: Buffer 
 
 export function verifyReport(bytes: Buffer): VerifyResult {
   const problems: string[] = [];
-  const result: VerifyResult = { valid: false, signer: null, fingerprint: null, signedAt: null, coversWholeFile: false, attachments: [], subFilter: null, problems };
+  // Whether the signer is trusted is decided against this computer's identities (identity/trust.ts applyTrust).
+  const result: VerifyResult = { valid: false, signer: null, fingerprint: null, trusted: false, trustNote: null, signedAt: null, coversWholeFile: false, attachments: [], subFilter: null, problems };
   try {
     result.attachments = extractAttachments(bytes).map((a) => ({ name: a.name, size: a.data.length, sha256: createHash('sha256').update(a.data).digest('hex') }));
   } catch (err) {

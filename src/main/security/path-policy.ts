@@ -10,6 +10,11 @@
  * relative paths are refused outright, and the checked field is rewritten to the
  * resolved path so the handler opens exactly what was checked.
  *
+ * The Equivox data folder (identities and their keys, the registry, trusted
+ * certificates) is never grantable, nor any folder above it, and no path inside it is
+ * accepted, except inside the project folders it holds (dataDir/projects): a grant of
+ * the data folder would hand the signing key to whoever drives the renderer.
+ *
  * The CLI uses 'any': its user types paths in their own shell, with their own rights.
  *
  * Every operation declares its path fields (`paths` in src/shared/api/*.ts); the check
@@ -36,6 +41,8 @@ export interface PathGuardOptions {
   projectRoots?: () => string[];
   /** True when the value is a known project id (for fields that take an id or a folder). */
   isProjectId?: (value: string) => boolean;
+  /** The Equivox data folder: never grantable, nothing inside it accepted (see dataFolderProblem). */
+  dataDir?: string;
 }
 
 /** Purposes whose choice the operation may write to (a save target, a new project's folder, where a cluster job folder goes). */
@@ -69,6 +76,30 @@ export function resolveReal(p: string): string {
       head = parent;
     }
   }
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return resolveReal(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * Why a resolved path may not be used because of the Equivox data folder, or null: it
+ * is the data folder, inside it (outside its projects/ folder), or — when `ancestors` —
+ * a folder that holds it.
+ */
+export function dataFolderProblem(real: string, dataDir: string, options: { ancestors?: boolean } = {}): string | null {
+  const data = realOrSelf(dataDir);
+  if (isInside(real, data) && !isInside(real, join(data, 'projects'))) {
+    return `this is inside Equivox's own data folder (${data}), which holds the signing keys; it is never read as input`;
+  }
+  if (options.ancestors && isInside(data, real)) {
+    return `this folder holds Equivox's own data folder (${data}) with the signing keys; choose a folder inside it that holds only your recordings`;
+  }
+  return null;
 }
 
 /** Refusal naming the field, for the auditor to fix in the UI. */
@@ -142,9 +173,27 @@ export class PathGuard {
     } else {
       throw refuse(field, `nothing exists at ${path}`);
     }
+    const dataProblem = this.dataFolderRefusal(real, true);
+    if (dataProblem) throw refuse(field, dataProblem);
     const grant: Grant = { path: real, kind, access };
     this.grants.push(grant);
     return grant;
+  }
+
+  /** dataFolderProblem for a resolved path, except inside a known project folder (those may live in dataDir/projects). */
+  private dataFolderRefusal(real: string, ancestors: boolean): string | null {
+    if (!this.options.dataDir) return null;
+    if ((this.options.projectRoots?.() ?? []).some((root) => isInside(real, realOrSelf(root)))) return null;
+    return dataFolderProblem(real, this.options.dataDir, { ancestors });
+  }
+
+  /**
+   * Refuse a path inside the data folder whatever the policy (the CLI included): inputs
+   * such as manifests are never read from there. Returns nothing; throws like check().
+   */
+  refuseDataFolder(field: string, value: string): void {
+    const problem = this.dataFolderRefusal(realOrSelf(value), false);
+    if (problem) throw refuse(field, problem);
   }
 
   /** Whether a resolved path is covered for this access. */
@@ -177,6 +226,8 @@ export class PathGuard {
     } catch (err) {
       throw refuse(field, `cannot read ${value} (${(err as NodeJS.ErrnoException).code ?? 'error'}); choose it with Choose…`);
     }
+    const dataProblem = this.dataFolderRefusal(real, false);
+    if (dataProblem) throw refuse(field, dataProblem);
     if (!this.allows(real, access)) {
       const noun = existsSync(real) && statSync(real).isDirectory() ? 'folder' : 'file';
       if (real !== value && this.allows(value, access)) {

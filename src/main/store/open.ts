@@ -2,8 +2,12 @@ import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { migrate, type Migration } from './migrate';
 
-/** Open (creating if needed) a SQLite file with the settings every Equivox database uses. */
-export function openDatabase(file: string, migrations: readonly Migration[]): Database.Database {
+/**
+ * Open (creating if needed) a SQLite file with the settings every Equivox database uses.
+ * For a new file, `initialise` runs in the same transaction as the migrations: a crash
+ * leaves either an empty file or the complete schema with its first rows.
+ */
+export function openDatabase(file: string, migrations: readonly Migration[], options: { initialise?: (db: Database.Database) => void } = {}): Database.Database {
   const isNew = !existsSync(file);
   // Create it owner-only before SQLite opens it, so it is never readable by others, not
   // even for a moment; its -wal and -shm files take the same mode.
@@ -14,6 +18,13 @@ export function openDatabase(file: string, migrations: readonly Migration[]): Da
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
-  migrate(db, migrations, file);
+  const initialise = options.initialise;
+  if (isNew && initialise) {
+    // migrate()'s own transactions nest as savepoints inside this one.
+    db.transaction(() => {
+      migrate(db, migrations, file);
+      initialise(db);
+    })();
+  } else migrate(db, migrations, file);
   return db;
 }

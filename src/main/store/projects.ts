@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import type Database from 'better-sqlite3';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Project } from '../../shared/api';
 import { NotFoundError, UserError } from '../../shared/errors';
+import { fsyncDir, fsyncFile, publishDir } from '../atomic-write';
 import { ensureDir } from './data-dir';
 import { openDatabase } from './open';
 import { appMigrations, projectMigrations } from './schema';
@@ -15,9 +16,71 @@ function slug(name: string): string {
   return s.slice(0, 60) || 'project';
 }
 
+/** Temporary siblings a creation builds a project in: `.<name>.equivox-creating-<pid>-XXXXXX`. */
+const CREATING = /^\.(.*)\.equivox-creating-(\d+)-[\w]{6}$/;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Remove what an earlier creation that was killed left beside `folder`: temporary
+ * siblings of a process that is gone, holding nothing but a project database.
+ */
+function removeAbandonedSiblings(folder: string): void {
+  const parent = dirname(folder);
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = CREATING.exec(name);
+    if (!m || m[1] !== basename(folder) || processAlive(Number(m[2]))) continue;
+    const dir = join(parent, name);
+    try {
+      if (readdirSync(dir).every((f) => f.startsWith(PROJECT_FILE))) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Not ours to judge; leave it.
+    }
+  }
+}
+
+/**
+ * True when `file` is a project database whose creation never finished (a kill during
+ * creation by an earlier version): no project row and no datasets, so nothing of the
+ * auditor's is in it.
+ */
+export function isAbandonedCreation(file: string): boolean {
+  if (!existsSync(file)) return false;
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+    if (!tables.has('project')) return true;
+    const count = (t: string) => (tables.has(t) ? (db!.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n : 0);
+    return count('project') === 0 && count('datasets') === 0;
+  } catch {
+    return false; // unreadable: not ours to discard
+  } finally {
+    db?.close();
+  }
+}
+
 /**
  * Projects are folders holding project.sqlite; the data folder keeps a registry of
  * recent ones. Open project databases are cached: one connection (one writer) each.
+ *
+ * Creation is all or nothing: the database (schema and project row in one transaction)
+ * is built in a temporary sibling folder, flushed, and the folder renamed into place,
+ * so a kill leaves either no project or a complete one, never a folder that later runs
+ * refuse.
  */
 export class ProjectStore {
   private readonly registry: Database.Database;
@@ -41,22 +104,57 @@ export class ProjectStore {
       folder = join(this.projectsDir, slug(name));
       for (let k = 2; existsSync(folder); k += 1) folder = join(this.projectsDir, `${slug(name)}-${k}`);
     }
-    if (existsSync(join(folder, PROJECT_FILE))) {
-      throw new UserError(`${folder} already holds an Equivox project; open it instead`, 'dir');
+    const file = join(folder, PROJECT_FILE);
+    if (existsSync(file)) {
+      if (!isAbandonedCreation(file)) throw new UserError(`${folder} already holds an Equivox project; open it instead`, 'dir');
+      // An earlier creation was killed half way (before creation was atomic): nothing of the auditor's is in it.
+      for (const f of readdirSync(folder)) if (f.startsWith(PROJECT_FILE)) rmSync(join(folder, f), { force: true });
     }
     if (existsSync(folder) && !statSync(folder).isDirectory()) throw new UserError(`${folder} is a file, not a folder`, 'dir');
     if (existsSync(folder) && readdirSync(folder).length > 0) {
       throw new UserError(`${folder} is not empty; choose an empty or new folder`, 'dir');
     }
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    mkdirSync(dirname(folder), { recursive: true, mode: 0o700 });
+    removeAbandonedSiblings(folder);
     const id = randomUUID();
     const now = new Date().toISOString();
-    const db = openDatabase(join(folder, PROJECT_FILE), projectMigrations);
-    db.prepare('INSERT INTO project (id, name, created_at) VALUES (?, ?, ?)').run(id, name, now);
-    db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(now, 'project.created', JSON.stringify({ name }));
+    const initialise = (db: Database.Database) => {
+      db.prepare('INSERT INTO project (id, name, created_at) VALUES (?, ?, ?)').run(id, name, now);
+      db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(now, 'project.created', JSON.stringify({ name }));
+    };
+    let tmp: string | null = null;
+    try {
+      tmp = mkdtempSync(join(dirname(folder), `.${basename(folder)}.equivox-creating-${process.pid}-`));
+    } catch {
+      // The parent cannot be written (only the chosen empty folder can): build in place below.
+    }
+    if (tmp) {
+      try {
+        chmodSync(tmp, 0o700);
+        openDatabase(join(tmp, PROJECT_FILE), projectMigrations, { initialise }).close(); // closing folds the WAL in
+        fsyncFile(join(tmp, PROJECT_FILE));
+        fsyncDir(tmp);
+        if (!publishDir(tmp, folder)) throw new UserError(`${folder} is not empty; choose an empty or new folder`, 'dir');
+      } catch (err) {
+        rmSync(tmp, { recursive: true, force: true });
+        throw err;
+      }
+    } else {
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      chmodSync(folder, 0o700);
+      // One transaction: a kill leaves an empty database, which the next creation discards.
+      openDatabase(file, projectMigrations, { initialise }).close();
+    }
+    const db = openDatabase(file, projectMigrations);
     this.open.set(id, db);
     this.remember({ id, name, path: folder, createdAt: now, openedAt: now });
     return { id, name, path: folder, createdAt: now, openedAt: now };
+  }
+
+  /** Open the project in `dir`, or create one there when it holds none (or only an abandoned creation). */
+  openOrCreate(name: string, dir: string): Project {
+    const file = join(resolve(dir), PROJECT_FILE);
+    return existsSync(file) && !isAbandonedCreation(file) ? this.openPath(dir) : this.create(name, dir);
   }
 
   private remember(p: Project): void {

@@ -42,6 +42,7 @@ export type ValidationLimits = z.infer<typeof ValidationLimits>;
 export type IssueSeverity = 'error' | 'warning' | 'info';
 export type IssueCode =
   | 'missing_file'
+  | 'file_name_not_utf8'
   | 'outside_folder'
   | 'not_audio'
   | 'empty_file'
@@ -113,15 +114,25 @@ export interface ImportWarning {
   message: string;
 }
 
+/** How many excluded rows and row warnings an import summary lists; the full list is in its problems file. */
+export const IMPORT_SUMMARY_LIMIT = 20;
+
 export interface ImportResult {
   datasetId: string;
   /** Rows stored and usable (status ok or warning), including ones from earlier runs. */
   imported: number;
   /** Rows processed in this run (0 on a re-run of a complete import). */
   processed: number;
-  /** Rows stored but excluded, with the reason. */
+  /** The first rows stored but excluded (at most IMPORT_SUMMARY_LIMIT), with the reason. */
   failed: ImportFailure[];
+  /** How many rows are excluded in all. */
+  failedCount: number;
+  /** Warnings about the dataset as a whole, then the first row warnings (at most IMPORT_SUMMARY_LIMIT). */
   warnings: ImportWarning[];
+  /** How many row warnings there are in all. */
+  warningCount: number;
+  /** A CSV (row, path, status, code, severity, message) listing every problem of every row, beside the project database; null when there is none. */
+  problemsFile: string | null;
   status: 'ready' | 'cancelled';
 }
 

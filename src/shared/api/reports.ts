@@ -23,13 +23,31 @@ export interface IdentitySummary {
 export interface ReportVerification {
   valid: boolean;
   signer: string | null;
+  /** SHA-256 of the signing certificate's DER, colon-separated upper-case hex. */
   fingerprint: string | null;
+  /** Whether the signing certificate is one of this computer's trusted identities (created or imported here, or trusted with `identity trust`). */
+  trusted: boolean;
+  /** Plain-language warning when the signature is valid but the signer is not trusted; null otherwise. */
+  trustNote: string | null;
   signedAt: string | null;
   coversWholeFile: boolean;
   attachments: { name: string; size: number; sha256: string }[];
   subFilter: string | null;
   /** Plain-language reasons when not valid. */
   problems: string[];
+}
+
+/** A certificate trusted on this computer for `report verify` (never a key). */
+export interface TrustedCertificate {
+  fingerprint: string;
+  name: string;
+  organisation: string;
+  subject: string;
+  issuer: string;
+  notBefore: string;
+  notAfter: string;
+  /** 'identity': one of this computer's own identities; 'trusted': added with `identity trust`. */
+  source: 'identity' | 'trusted';
 }
 
 export interface BuiltReport {
@@ -91,5 +109,16 @@ export const reportOperations = {
     input: z.strictObject({}),
     result: null as unknown as IdentitySummary[],
     summary: 'Auditor identities in this data folder',
+  },
+  'identities.trust': {
+    input: z.strictObject({ certPath: Path }),
+    paths: ['certPath'],
+    result: null as unknown as TrustedCertificate,
+    summary: "Trust another auditor's certificate (PEM or DER) for report verification, after checking its fingerprint with them",
+  },
+  'identities.trusted': {
+    input: z.strictObject({}),
+    result: null as unknown as TrustedCertificate[],
+    summary: 'Certificates report verification trusts: this computer’s identities and those added with identities.trust',
   },
 } as const;

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/main/api';
 import { ffmpegPath } from '../../../src/main/audio';
@@ -20,7 +20,7 @@ function setup(): { projectId: string; clipId: string } {
   const now = new Date().toISOString();
   db.prepare(
     `INSERT INTO datasets (id, name, role, source_kind, source_path, status, created_at, updated_at) VALUES ('ds1', 'Sines', 'target', 'folder', ?, 'ready', ?, ?)`,
-  ).run(wav, now, now);
+  ).run(dirname(wav), now, now);
   db.prepare(
     `INSERT INTO clips (id, dataset_id, row_index, path, rel_path, duration_s, speaker, groups_json, transcript, valence)
      VALUES ('c1', 'ds1', 1, ?, 'x.wav', 1.0, 'spk1', '{"gender":"female"}', 'a tone', 0.5)`,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import * as ort from 'onnxruntime-node';
+import * as ort from '../../../src/main/inference/ort';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureModel, importModel } from '../../../src/main/inference/models';
 import { decodeModel, encodeModel } from '../../../src/main/inference/onnx-graph';

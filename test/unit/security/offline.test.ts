@@ -1,18 +1,29 @@
 /**
- * The offline guarantee: with hub downloads off (the default) the whole demo opens no
- * network connection and resolves no name, in the main thread or in any worker. The
- * demo runs under test/support/no-network.mjs, which records every attempt; a positive
- * control first proves that the guard sees attempts made inside a worker thread.
- * Also: the renderer's Content-Security-Policy allows no remote origin.
+ * The offline guarantee, checked in two layers on one run of the demo:
+ * - the kernel's view: `strace -f` over the whole process tree (native code such as
+ *   onnxruntime's telemetry client included) with HOME pointed at an empty folder: no
+ *   non-loopback connection, no DNS or name-service lookup, no file written outside the
+ *   output, the Equivox data folder (which defaults into HOME) and the harness's own
+ *   folders, nothing new in HOME but the data folder;
+ * - the JavaScript view: test/support/no-network.cjs records and refuses every socket,
+ *   DNS, fetch and WebSocket call in the main thread and every worker; a positive control
+ *   first proves that it sees attempts made inside a worker thread.
+ * The demo runs as `npm run demo -- --fast` does (src/main/cli.ts through tsx, without
+ * npm itself), and without ORT_DISABLE_TELEMETRY in its environment: the product must
+ * turn the telemetry off by itself. Also: the renderer's Content-Security-Policy allows
+ * no remote origin.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebHost, type WebHost } from '../../../src/main/web';
+import { PRIVACY_ENV } from '../../../src/main/security/telemetry';
 import { audioMagicIn } from '../../support/audio-magic';
+import { entriesOutside, listTree, networkViolations, parseStraceLog, STRACE_ARGS, writesOutside, type StraceLog } from '../../support/strace-log';
+import { straceAvailability } from '../../support/strace-available';
 
 const repo = resolve(import.meta.dirname, '..', '..', '..');
 // --require, not --import: Node runs --require preloads in `eval: true` workers too.
@@ -33,22 +44,37 @@ interface GuardedRun {
   attempts: string[];
   /** "<pid> <threadId>" of every thread the guard loaded in. */
   threads: string[];
+  /** The kernel's view of the run, when strace could trace it. */
+  strace: StraceLog | null;
+  /** Folders the harness itself writes to (the guard's logs). */
+  harnessDir: string;
 }
 
-/** node --require <guard> --import tsx <script> ...args, with the guard in NODE_OPTIONS for child Node processes too. */
-function runGuarded(args: string[], env: Record<string, string>, timeoutMs: number): GuardedRun {
+/**
+ * node --require <guard> --import tsx <script> ...args, with the guard in NODE_OPTIONS for
+ * child Node processes too; under `strace -f` when `traced`. Variables named in `unset`
+ * are removed from the child's environment.
+ */
+function runGuarded(args: string[], env: Record<string, string>, timeoutMs: number, options: { traced?: boolean; unset?: string[] } = {}): GuardedRun {
   const dir = mkdtempSync(join(tmpdir(), 'equivox-netlog-'));
   const netlog = join(dir, 'net.log');
   const loaded = join(dir, 'loaded.log');
-  const r = spawnSync(process.execPath, ['--require', guard, '--import', 'tsx', ...args], {
-    cwd: repo,
-    encoding: 'utf8',
-    timeout: timeoutMs,
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, ...env, EQUIVOX_NETLOG: netlog, EQUIVOX_NETLOG_LOADED: loaded, NODE_OPTIONS: `--require ${guard}` },
-  });
+  const straceLog = join(dir, 'strace.log');
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, EQUIVOX_NETLOG: netlog, EQUIVOX_NETLOG_LOADED: loaded, NODE_OPTIONS: `--require ${guard}` };
+  for (const k of options.unset ?? []) delete childEnv[k];
+  const node = [process.execPath, '--require', guard, '--import', 'tsx', ...args];
+  const [cmd, ...cmdArgs] = options.traced ? ['strace', ...STRACE_ARGS, '-o', straceLog, '--', ...node] : node;
+  const r = spawnSync(cmd!, cmdArgs, { cwd: repo, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: childEnv });
   const lines = (f: string): string[] => (existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean) : []);
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, attempts: lines(netlog).filter((l) => !TSX_IPC.test(l)), threads: lines(loaded) };
+  return {
+    status: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    attempts: lines(netlog).filter((l) => !TSX_IPC.test(l)),
+    threads: lines(loaded),
+    strace: options.traced && existsSync(straceLog) ? parseStraceLog(readFileSync(straceLog, 'utf8'), repo) : null,
+    harnessDir: dir,
+  };
 }
 
 describe('the no-network guard (positive control)', () => {
@@ -69,24 +95,56 @@ describe('the no-network guard (positive control)', () => {
   });
 });
 
+const strace = straceAvailability();
+
 describe('the whole demo, offline', () => {
+  // HOME is an empty folder and nothing points the data folder elsewhere, so the app
+  // uses its default place inside HOME (~/.local/share/equivox on Linux).
   const home = mkdtempSync(join(tmpdir(), 'equivox-offline-home-'));
+  const dataDir = join(home, '.local', 'share', 'equivox');
   const out = mkdtempSync(join(tmpdir(), 'equivox-offline-out-'));
   let run: GuardedRun;
 
   beforeAll(() => {
-    run = runGuarded(['src/main/cli.ts', 'demo', '--fast', '--out', out], { EQUIVOX_HOME: home }, 540_000);
+    run = runGuarded(['src/main/cli.ts', 'demo', '--fast', '--out', out], { HOME: home }, 540_000, {
+      traced: strace.ok,
+      unset: ['EQUIVOX_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME', ...Object.keys(PRIVACY_ENV)],
+    });
   }, 600_000);
 
   it('finishes', () => {
     expect(run.status, run.stderr.slice(-2000)).toBe(0);
     expect(existsSync(join(out, 'report.pdf'))).toBe(true);
+    expect(existsSync(join(dataDir, 'equivox.sqlite'))).toBe(true);
   });
 
-  it('opens no network connection and resolves no name, in any thread', () => {
+  it('opens no network connection and resolves no name, in any thread (JavaScript guard)', () => {
     expect(run.attempts).toEqual([]);
     // The guard was watching the demo's worker thread too (key generation, an eval worker).
     expect(run.threads.some((t) => t.split(' ')[1] !== '0')).toBe(true);
+  });
+
+  it.skipIf(!strace.ok)(`makes no non-loopback connection and no DNS or name-service lookup, native code included (strace -f)${strace.ok ? '' : ` — skipped: ${strace.reason}`}`, () => {
+    const log = run.strace!;
+    // The trace saw the work itself: the project database and the report being written.
+    expect(log.calls).toBeGreaterThan(1000);
+    expect(log.writes.some((w) => w.path === join(out, 'project', 'project.sqlite'))).toBe(true);
+    expect(log.writes.some((w) => w.path === join(out, 'report.pdf'))).toBe(true);
+    expect(networkViolations(log.network).map((v) => `${v.reason} (pid ${v.pid}, ${v.syscall})`)).toEqual([]);
+  });
+
+  it.skipIf(!strace.ok)(`writes files only in the output, the Equivox data folder and the harness's folders (strace -f)${strace.ok ? '' : ` — skipped: ${strace.reason}`}`, () => {
+    // tsx's compile cache (<tmp>/tsx-<uid>) belongs to running TypeScript from source in
+    // this test, not to the product; the bundled app has no tsx.
+    const tsxCache = join(tmpdir(), `tsx-${userInfo().uid}`);
+    const outside = writesOutside(run.strace!.writes, [out, dataDir, run.harnessDir, tsxCache]);
+    expect(outside.map((w) => `${w.syscall} ${w.path}`)).toEqual([]);
+  });
+
+  it('leaves nothing new in HOME but the Equivox data folder (no ~/.cache device id)', () => {
+    const entries = listTree(home);
+    expect(entries.some((e) => e.endsWith('equivox.sqlite'))).toBe(true);
+    expect(entriesOutside(home, entries, [dataDir])).toEqual([]);
   });
 
   it('leaves no audio in the report, its statement or its exports', () => {

@@ -134,9 +134,68 @@ describe('api.invoke under the granted policy', () => {
   });
 });
 
+describe('the Equivox data folder is never grantable', () => {
+  // The data folder sits under a folder the web chooser may browse, as ~/.local/share/equivox does.
+  const home = join(root, 'home');
+  const dataDir = join(home, '.local', 'share', 'equivox');
+  let engine: Engine;
+  let api: Api;
+  let keyDir: string;
+  beforeAll(async () => {
+    engine = createEngine({ host: 'web', pathPolicy: 'granted', dataDir });
+    api = createApi(engine);
+    const id = await api.invoke('identities.create', { name: 'Probe', organisation: 'Probe org' });
+    keyDir = join(dataDir, 'identities', id.id);
+    mkdirSync(join(home, 'recordings'), { recursive: true });
+    writeFileSync(join(home, 'recordings', 'manifest.csv'), 'path,group\n');
+    symlinkSync(join(keyDir, 'key.pem'), join(home, 'recordings', 'key.csv'));
+  });
+  afterAll(() => engine.close());
+
+  it.each([
+    ['the data folder', () => dataDir, /inside Equivox's own data folder/],
+    ['its identities folder', () => join(dataDir, 'identities'), /inside Equivox's own data folder/],
+    ['the signing key', () => join(keyDir, 'key.pem'), /inside Equivox's own data folder/],
+    ['the passphrase file', () => join(keyDir, 'passphrase'), /inside Equivox's own data folder/],
+    ['a folder above it', () => home, /holds Equivox's own data folder .* choose a folder inside it/],
+    ['a folder far above it', () => root, /holds Equivox's own data folder/],
+  ])('files.grant refuses %s', async (_what, path, message) => {
+    await expect(api.invoke('files.grant', { path: path(), purpose: 'folder' })).rejects.toMatchObject({ code: 'validation', field: 'path', message: expect.stringMatching(message) });
+  });
+
+  it('datasets.preview refuses key.pem and passphrase, also through a link in a granted folder', async () => {
+    for (const f of ['key.pem', 'passphrase']) {
+      await expect(api.invoke('datasets.preview', { manifest: join(keyDir, f) })).rejects.toMatchObject({ code: 'validation', field: 'manifest', message: expect.stringMatching(/data folder/) });
+    }
+    await api.invoke('files.grant', { path: join(home, 'recordings'), purpose: 'folder' });
+    expect((await api.invoke('datasets.preview', { manifest: join(home, 'recordings', 'manifest.csv') })).header).toEqual(['path', 'group']);
+    await expect(api.invoke('datasets.preview', { manifest: join(home, 'recordings', 'key.csv') })).rejects.toMatchObject({ code: 'validation', field: 'manifest', message: expect.stringMatching(/data folder/) });
+  });
+
+  it('files.browse does not list inside it', async () => {
+    await expect(api.invoke('files.browse', { path: join(dataDir, 'identities') })).rejects.toMatchObject({ code: 'validation', field: 'path' });
+  });
+
+  it('the CLI (any path) still refuses to preview or import from it', async () => {
+    const cli = createEngine({ host: 'cli', dataDir });
+    const cliApi = createApi(cli);
+    await expect(cliApi.invoke('datasets.preview', { manifest: join(keyDir, 'passphrase') })).rejects.toMatchObject({ code: 'validation', field: 'manifest' });
+    const p = await cliApi.invoke('projects.create', { name: 'CLI probe', dir: join(root, 'cli-project') });
+    await expect(cliApi.invoke('datasets.import', { projectId: p.id, source: { kind: 'folder', folder: join(dataDir, 'identities') }, role: 'target' })).rejects.toMatchObject({ code: 'validation', field: 'source.folder' });
+    await cli.close();
+  });
+
+  it('projects kept in its projects/ folder stay usable', async () => {
+    const p = await api.invoke('projects.create', { name: 'Default place' });
+    expect(p.path.startsWith(join(dataDir, 'projects'))).toBe(true);
+    expect((await api.invoke('files.grant', { path: p.path, purpose: 'project-folder' })).path).toBe(p.path);
+    expect((await api.invoke('projects.open', { path: p.path })).id).toBe(p.id);
+  });
+});
+
 describe('the contract declares every path field', () => {
   // Field names that hold a filesystem path. `mapping.path` is a manifest column name, not a path.
-  const pathLike = /(^|\.)(path|p12Path|resultsPath|file|folder|dir|manifest|out)$/;
+  const pathLike = /(^|\.)(path|p12Path|certPath|resultsPath|file|folder|dir|manifest|out)$/;
   const notPaths = new Set(['mapping.path']);
 
   function stringFields(schema: unknown, prefix = ''): string[] {

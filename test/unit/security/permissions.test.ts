@@ -3,7 +3,7 @@
  * their -wal/-shm files, which exist while a project is open), identities and keys
  * are owner-only (0700 folders, 0600 files), whatever the umask allows.
  */
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,9 @@ describe.skipIf(process.platform === 'win32')('owner-only permissions', () => {
   // Not created yet: the engine must create it (and its parents' modes are not ours).
   const dataDir = join(root, 'home');
   const chosenDir = join(root, 'chosen', 'audit-2026');
+  // A folder that already exists, empty and 0755 (as a file dialog's "New folder" makes it).
+  const existingEmpty = join(root, 'existing-empty');
+  const reportOut = join(root, 'reports', 'audit.pdf');
   let engine: Engine;
   let oldUmask: number;
   let projectDirs: string[];
@@ -40,11 +43,17 @@ describe.skipIf(process.platform === 'win32')('owner-only permissions', () => {
     const api = createApi(engine);
     const a = await api.invoke('projects.create', { name: 'Permissions check' });
     const b = await api.invoke('projects.create', { name: 'Chosen folder', dir: chosenDir });
-    projectDirs = [a.path, b.path];
+    mkdirSync(existingEmpty, { mode: 0o755 });
+    const c = await api.invoke('projects.create', { name: 'Existing folder', dir: existingEmpty });
+    projectDirs = [a.path, b.path, c.path];
     // A write through an open project, so its WAL is in use.
     await api.invoke('mappings.save', { projectId: a.id, name: 'm', mapping: { path: 'path' } });
     await createIdentity(dataDir, { name: 'Ada Auditor', organisation: 'Equivox tests' });
     await createIdentity(dataDir, { name: 'Ben Auditor', organisation: 'Equivox tests', passphrase: 'correct horse battery' });
+    const results = join(import.meta.dirname, '..', '..', 'fixtures', 'report', 'results.sample.json');
+    const ada = (await api.invoke('identities.list', {})).find((i) => i.name === 'Ada Auditor')!;
+    await api.invoke('reports.build', { resultsPath: results, out: reportOut, identityId: ada.id });
+    expect(JSON.parse(readFileSync(join(root, 'reports', 'audit-data', 'results.json'), 'utf8'))).toBeTruthy();
   });
 
   afterAll(async () => {
@@ -52,7 +61,15 @@ describe.skipIf(process.platform === 'win32')('owner-only permissions', () => {
     process.umask(oldUmask);
   });
 
-  it('project databases and their -wal/-shm files are 0600 while open, folders 0700', () => {
+  it('a signed report, its statement and its exports are 0600, their new folder 0700', () => {
+    const out = join(root, 'reports');
+    const files = modes(out).filter((e) => !e.dir);
+    expect(files.map((e) => e.path.slice(out.length + 1)).sort()).toEqual(expect.arrayContaining(['audit.pdf', 'audit.statement.json', 'audit-data/results.json']));
+    for (const e of files) expect(e.mode, e.path).toBe('600');
+    expect(mode(join(out, 'audit-data'))).toBe('700');
+  });
+
+  it('project databases and their -wal/-shm files are 0600 while open, folders 0700 (also a folder that existed empty at 0755)', () => {
     for (const dir of projectDirs) {
       expect(mode(dir), dir).toBe('700');
       for (const f of ['project.sqlite', 'project.sqlite-wal', 'project.sqlite-shm']) {

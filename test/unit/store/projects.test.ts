@@ -1,10 +1,13 @@
-import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../../src/main/store/migrate';
-import { ProjectStore } from '../../../src/main/store/projects';
+import { openDatabase } from '../../../src/main/store/open';
+import { isAbandonedCreation, PROJECT_FILE, ProjectStore } from '../../../src/main/store/projects';
+import { projectMigrations } from '../../../src/main/store/schema';
 
 const temp = () => mkdtempSync(join(tmpdir(), 'equivox-store-'));
 
@@ -51,6 +54,37 @@ describe('ProjectStore', () => {
     expect(() => store.create('X', busy)).toThrow(/not empty/);
     const p = store.create('Y', join(temp(), 'y'));
     expect(() => store.create('Z', p.path)).toThrow(/already holds an Equivox project/);
+    store.close();
+  });
+
+  it('replaces the database of a creation an earlier version left without its project row, and keeps a real one', () => {
+    const store = new ProjectStore(temp());
+    const dir = join(temp(), 'half');
+    mkdirSync(dir);
+    // What a kill between migrating and inserting the project row used to leave: the real schema, no row.
+    openDatabase(join(dir, PROJECT_FILE), projectMigrations).close();
+    expect(isAbandonedCreation(join(dir, PROJECT_FILE))).toBe(true);
+    expect(() => store.openPath(dir)).toThrow(/not a complete Equivox project/);
+    const p = store.openOrCreate('Again', dir);
+    expect(store.db(p.id).prepare('SELECT name FROM project').get()).toEqual({ name: 'Again' });
+    expect(isAbandonedCreation(join(dir, PROJECT_FILE))).toBe(false);
+    expect(store.openOrCreate('Ignored', dir).id).toBe(p.id);
+    store.close();
+  });
+
+  it('leaves no temporary folder behind and clears those of a creation whose process is gone', () => {
+    const store = new ProjectStore(temp());
+    const parent = temp();
+    // A dead process's leftover (a child that has exited) and a live one's (this process).
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const stale = join(parent, `.p.equivox-creating-${dead}-abcdef`);
+    const live = join(parent, `.p.equivox-creating-${process.pid}-ghijkl`);
+    for (const d of [stale, live]) {
+      mkdirSync(d);
+      writeFileSync(join(d, PROJECT_FILE), '');
+    }
+    store.create('P', join(parent, 'p'));
+    expect(readdirSync(parent).sort()).toEqual([`.p.equivox-creating-${process.pid}-ghijkl`, 'p']);
     store.close();
   });
 

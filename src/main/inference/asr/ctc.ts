@@ -3,7 +3,7 @@
  * [1, T, V], greedy decoding as Wav2Vec2CTCTokenizer.decode does it (argmax per frame,
  * collapse repeats, drop the blank, "|" → space).
  */
-import * as ort from 'onnxruntime-node';
+import * as ort from '../ort';
 import { chunkRanges, normalizeWaveform, SAMPLE_RATE, WHISPER_SAMPLES } from '../frontends';
 import { createSession, type SessionOptions } from '../providers';
 import { argmaxProb, tidy, type Recognizer, type Transcript } from './types';

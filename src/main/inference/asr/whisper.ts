@@ -4,7 +4,7 @@
  * is re-run on the growing prefix: quadratic in the length, which is fine for the short
  * utterances of a WER audit and needs no past-key-value plumbing.
  */
-import * as ort from 'onnxruntime-node';
+import * as ort from '../ort';
 import { chunkRanges, WHISPER_FRAMES, WHISPER_SAMPLES, whisperLogMel } from '../frontends';
 import type { AsrSpec } from '../manifest';
 import { createSession, type SessionOptions } from '../providers';

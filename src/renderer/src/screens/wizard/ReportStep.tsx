@@ -211,6 +211,12 @@ export function ReportStep({ project, draft, onDone }: StepProps & { onDone: () 
               <strong>{verification.valid ? 'The signature is valid.' : 'The signature is NOT valid.'}</strong> {verification.signer ? `Signed by ${verification.signer}` : ''}
               {verification.signedAt ? ` on ${new Date(verification.signedAt).toLocaleString()}` : ''}. {verification.coversWholeFile ? 'It covers the whole file.' : 'It does not cover the whole file.'}
             </p>
+            {verification.valid && verification.trusted && <p>The signer is one of this computer&apos;s trusted identities (fingerprint {verification.fingerprint}).</p>}
+            {verification.trustNote && (
+              <p>
+                <strong>Signer not trusted.</strong> {verification.trustNote}
+              </p>
+            )}
             {verification.attachments.length > 0 && <p>Attached data: {verification.attachments.map((a) => a.name).join(', ')}.</p>}
             {verification.problems.length > 0 && (
               <ul>
