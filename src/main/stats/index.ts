@@ -51,6 +51,16 @@ export {
   type WerAnalysis,
 } from './wer';
 export { poissonGlm, poissonDeviance, poissonGroupComparison, type GlmFit, type PoissonComparison, type PoissonGroupAnalysis } from './poisson';
+export {
+  mixedPoissonGroupComparison,
+  mixedPoissonFit,
+  mixedPoissonDeviance,
+  gaussHermite,
+  type MixedPoissonOptions,
+  type MixedPoissonFit,
+  type MixedPoissonComparison,
+  type MixedPoissonAnalysis,
+} from './glmm';
 export { wasserstein1 } from './wasserstein';
 export {
   groupRates,
