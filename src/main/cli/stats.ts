@@ -129,7 +129,7 @@ const speatCommand: CliCommand = {
 const werCommand: CliCommand = {
   path: ['stats', 'wer'],
   usage:
-    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--seed S]',
+    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S]',
   async run(opts: Options) {
     const input = opts.requireString('input');
     const referenceGroup = opts.string('reference-group');
@@ -137,25 +137,29 @@ const werCommand: CliCommand = {
     if (!NORMALIZE_MODES.includes(normalize)) throw new UsageError(`--normalize must be one of ${NORMALIZE_MODES.join(', ')}, got "${normalize}"`);
     const bootstrap = opts.int('bootstrap', 1000, 1, 1e7);
     const permutations = opts.int('permutations', 10_000, 1, 1e8);
-    const by = opts.string('by') ?? 'utterance';
-    if (by !== 'utterance' && by !== 'speaker') throw new UsageError(`--by must be utterance or speaker, got "${by}"`);
+    const byOption = opts.string('by');
+    if (byOption !== undefined && byOption !== 'utterance' && byOption !== 'speaker') throw new UsageError(`--by must be utterance or speaker, got "${byOption}"`);
+    const nAGQ = opts.int('nagq', 1, 1, 25);
     const seed = opts.int('seed', 0, 0, 2 ** 52);
     opts.assertNoUnknown();
     const table = readCsv(input, ['id', 'group', 'reference', 'hypothesis']);
-    if (by === 'speaker' && !table.header.includes('speaker')) throw new UserError(`--by speaker needs a "speaker" column in ${input}`, 'speaker');
+    const hasSpeakers = table.header.includes('speaker');
+    if (byOption === 'speaker' && !hasSpeakers) throw new UserError(`--by speaker needs a "speaker" column in ${input}`, 'speaker');
     if (table.rows.length === 0) throw new UserError(`${input} has no utterances`, 'input');
     const rows: WerRow[] = table.rows.map(({ line, values }) => {
       if (values.group!.trim() === '') throw new UserError(`line ${line}: empty group`, 'group');
-      if (by === 'speaker' && (values.speaker ?? '').trim() === '') throw new UserError(`line ${line}: empty speaker`, 'speaker');
+      // A speaker column makes speakers the unit of inference (mixed model, speaker resampling): every row needs one.
+      if (hasSpeakers && (values.speaker ?? '').trim() === '') throw new UserError(`line ${line}: empty speaker (fill it in, or remove the speaker column to analyse utterances as independent)`, 'speaker');
       return {
         id: values.id!,
         group: values.group!.trim(),
         reference: values.reference!,
         hypothesis: values.hypothesis!,
-        ...(values.speaker !== undefined ? { speaker: values.speaker.trim() } : {}),
+        ...(hasSpeakers ? { speaker: values.speaker!.trim() } : {}),
       };
     });
-    return guard(() => analyseWer(rows, { normalize, referenceGroup, bootstrap, permutations, by, seed }));
+    const by = (byOption as 'utterance' | 'speaker' | undefined) ?? (hasSpeakers ? 'speaker' : 'utterance');
+    return guard(() => analyseWer(rows, { normalize, referenceGroup, bootstrap, permutations, by, seed, nAGQ }));
   },
 };
 

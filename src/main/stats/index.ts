@@ -41,7 +41,10 @@ export {
   pooledRates,
   bootstrapWerCi,
   werPermutationTest,
+  werPermutationTestExact,
+  compareWerGroups,
   analyseWer,
+  MIXED_MODEL_MIN_SPEAKERS,
   type UtteranceMeasures,
   type PooledRates,
   type WerRow,
@@ -49,6 +52,10 @@ export {
   type WerGroupResult,
   type WerComparison,
   type WerAnalysis,
+  type WerCounts,
+  type WerTestsOptions,
+  type WerPrimaryTest,
+  type WerMixedSummary,
 } from './wer';
 export { poissonGlm, poissonDeviance, poissonGroupComparison, type GlmFit, type PoissonComparison, type PoissonGroupAnalysis } from './poisson';
 export {
