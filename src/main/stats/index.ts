@@ -68,6 +68,27 @@ export {
   type MixedPoissonComparison,
   type MixedPoissonAnalysis,
 } from './glmm';
+export {
+  fitStandardisation,
+  standardiseInPlace,
+  initSerParams,
+  serLossAndGradient,
+  trainSerRegressor,
+  predictStandardised,
+  evaluateSer,
+  splitIndices,
+  binomialSignP,
+  serPropagation,
+  type SerItems,
+  type Standardisation,
+  type SerTrainOptions,
+  type SerModel,
+  type SerParams,
+  type SerRegressorResult,
+  type SerPropagationInput,
+  type SerPropagationOptions,
+  type SerPropagationResult,
+} from './ser';
 export { wasserstein1 } from './wasserstein';
 export {
   groupRates,
