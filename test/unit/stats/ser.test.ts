@@ -155,10 +155,9 @@ describe('planted valence signal at encoder width 768 (issue 13 acceptance)', ()
   // does), features of low effective rank (16 factors plus a little noise) on uneven scales
   // and offsets; valence linear in the factors of state 2 only; 3,000 rated items; two
   // target groups of 500 shifted along the valence direction.
-  const planted = plantedSer({ items: 3000, layers: 4, dim: 768, planted: 2, attainableR2: 0.6, rho: 0, factors: 16, featureNoise: 0.05, sharedMixing: true, shiftD: 0.5, targetsPerGroup: 500, seed: 7 });
-  const ridge = ridgeBaseline(planted, 2);
-
   it('3,000 steps: ≥ 80% of a validation-tuned ridge on the planted state, the largest weight on it, Cohen’s d within 35%', () => {
+    const planted = plantedSer({ items: 3000, layers: 4, dim: 768, planted: 2, attainableR2: 0.6, rho: 0, factors: 16, featureNoise: 0.05, sharedMixing: true, shiftD: 0.5, targetsPerGroup: 500, seed: 7 });
+    const ridge = ridgeBaseline(planted, 2);
     const r = serPropagation(
       { items: { layers: 4, dim: 768, features: planted.features }, ratings: planted.ratings, split: planted.split, targets: planted.targets },
       { learningRates: [1e-3, 1e-4], seed: 1, maxSteps: 3000 },
