@@ -59,6 +59,10 @@ export const SerPlan = z.strictObject({
   batchSize: z.number().int().min(1).max(1024).default(32),
   maxSteps: z.number().int().min(1).max(200_000).default(20_000),
   hidden: z.number().int().min(1).max(4096).default(256),
+  /** Validation every this many steps; the best checkpoint is kept (METHODS.md). */
+  evalEvery: z.number().int().min(1).max(100_000).default(500),
+  /** Patience-based early stopping changes results: off unless the plan asks, and the report says so. */
+  earlyStopping: z.strictObject({ patience: z.number().int().min(1).max(1000) }).nullable().default(null),
   split: z.strictObject({ train: z.number().min(0.1), validation: z.number().min(0.05), test: z.number().min(0.05) }).default({ train: 0.7, validation: 0.15, test: 0.15 }),
 });
 

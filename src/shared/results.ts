@@ -159,7 +159,10 @@ export interface SpeatSection {
 
 export interface SerRegressor {
   learningRate: number;
+  /** Steps run (fewer than maxSteps only with early stopping). */
   steps: number;
+  /** Step of the checkpoint kept (lowest validation loss). */
+  bestStep?: number;
   /** On the held-out test split. */
   r2: number;
   rmse: number;
@@ -168,8 +171,24 @@ export interface SerRegressor {
   selected: boolean;
 }
 
+/** Sign agreement with SpEAT d over (test × model) pairs, and the one-sided binomial p against chance (1/2). */
+export interface SerAgreement {
+  agree: number;
+  total: number;
+  pValue?: number;
+}
+
 export interface SerSection {
-  config: { split: { train: number; validation: number; test: number }; batchSize: number; maxSteps: number; learningRates: number[] };
+  config: {
+    split: { train: number; validation: number; test: number };
+    batchSize: number;
+    maxSteps: number;
+    learningRates: number[];
+    evalEvery?: number;
+    earlyStopping?: { patience: number } | null;
+    /** The fixed preprocessing, as the report states it. */
+    preprocessing?: string;
+  };
   models: {
     modelId: string;
     trainClips: number;
@@ -177,8 +196,13 @@ export interface SerSection {
     testClips: number;
     regressors: SerRegressor[];
     tests: { testId: string; learningRate: number; cohensD: number; speatD: number; agree: boolean; meanX: number; meanY: number }[];
+    /** Cohen's d of every regressor's predictions pooled (the SpEAT paper's statistic). */
+    pooled?: { testId: string; cohensD: number; speatD: number; agree: boolean }[];
   }[];
-  agreement: { agree: number; total: number };
+  /** Over (test × model) pairs, counting each model's regressor selected on validation. */
+  agreement: SerAgreement;
+  /** The same over pooled predictions of all regressors (the paper's count). */
+  agreementPooled?: SerAgreement;
 }
 
 export interface WerGroupResult {
