@@ -78,7 +78,12 @@ export const WerPlan = z.strictObject({
   normalize: z.enum(['basic', 'none', 'english']).default('basic'),
   bootstrap: z.number().int().min(0).max(100_000).default(1000),
   permutations: z.number().int().min(0).max(1_000_000).default(10_000),
-  by: z.enum(['utterance', 'speaker']).default('utterance'),
+  /** Resampling unit of CIs and permutations; absent: speakers when every utterance has a speaker id (METHODS.md). */
+  by: z.enum(['utterance', 'speaker']).optional(),
+  /** Significance level of the verdict ("unlikely to be chance"), after Holm's adjustment over the comparisons. */
+  alpha: z.number().gt(0).lt(1).default(0.05),
+  /** Mixed model: 1 = Laplace (lme4's default), more = adaptive Gauss–Hermite quadrature with that many nodes. */
+  nAGQ: z.number().int().min(1).max(25).default(1),
 });
 
 export const FdiPlan = z.strictObject({

@@ -224,13 +224,23 @@ export interface WerGroupResult {
   warnings: string[];
 }
 
+/** The test behind a WER comparison's verdict (METHODS.md § WER and CER). */
+export type WerPrimaryTest = 'mixed-poisson' | 'speaker-permutation' | 'utterance-permutation';
+
 export interface WerComparison {
   group: string;
   referenceGroup: string;
   absoluteDelta: number;
   relativeDelta: number | null;
+  /** Permutation test at the config.by level. */
   permutationPValue: number;
+  permutationExact?: boolean;
+  /** Fixed-effects Poisson regression; descriptive only when speakers are known. */
   poisson: { coefficient: number; standardError: number; rateRatio: number; devianceDrop: number; pValue: number };
+  /** Mixed-effects Poisson regression with a speaker random intercept (speakers known). */
+  mixed?: { coefficient: number; standardError: number; pValue: number; rateRatio: number; ci95: [number, number] };
+  /** The one test behind the verdict; pHolm is its p adjusted over the comparisons (Holm). */
+  primary?: { test: WerPrimaryTest; pValue: number; pHolm: number };
 }
 
 export interface WerSection {
@@ -243,11 +253,19 @@ export interface WerSection {
     bootstrap: number;
     permutations: number;
     by: 'utterance' | 'speaker';
+    /** Level of the verdict, after Holm's adjustment (default 0.05). */
+    alpha?: number;
+    nAGQ?: number;
   };
   datasetId: string;
   groups: Record<string, WerGroupResult>;
   comparisons: WerComparison[];
+  /** Fixed-effects Poisson: intercept-only against the group model. */
   overall: { devianceDrop: number; df: number; pValue: number };
+  /** Mixed-effects model summary, when speakers are known. */
+  mixed?: { speakerVariance: number; logLikelihood: number; overall: { chi2: number; df: number; pValue: number }; singular: boolean; speakers: number; nAGQ: number };
+  /** The overall test behind a statement about all groups together; null when none is valid. */
+  overallPrimary?: { test: 'mixed-poisson' | 'poisson'; chi2: number; df: number; pValue: number } | null;
   calibration?: Record<string, { meanConfidence: number; accuracy: number; ece: number }>;
 }
 

@@ -106,6 +106,12 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
   if (noGroup) ctx.warn(`WER: ${noGroup} utterance(s) lack a ${wer.groupBy.join(' or ')} label and were left out.`);
   if (noText) ctx.warn(asr ? `WER: ${noText} utterance(s) lack a reference transcript and were left out.` : `WER: ${noText} utterance(s) lack a reference transcript or a hypothesis and were left out.`);
   if (rows.length === 0) throw new UserError('WER: no utterance has a group, a reference transcript and a hypothesis', 'plan.wer.dataset');
+  const noSpeaker = rows.filter((r) => r.speaker === undefined).length;
+  if (noSpeaker > 0 && noSpeaker < rows.length) {
+    ctx.warn(`WER: ${noSpeaker} of ${rows.length} utterance(s) have no speaker id, so speakers are not used: the tests treat utterances as independent, which makes them too ready to call a difference "unlikely to be chance" when speakers repeat.`);
+    for (const r of rows) delete r.speaker;
+  }
+  if (wer.by === 'speaker' && noSpeaker > 0) throw new UserError(`WER: the plan resamples speakers, but ${noSpeaker} utterance(s) have no speaker id`, 'plan.wer.by');
   // The model is part of the key: a plan changed to another ASR model must not reuse numbers.
   const key = asr ? `wer/${wer.dataset}/${wer.groupBy.join('+')}/asr/${asr.id}` : `wer/${wer.dataset}/${wer.groupBy.join('+')}`;
   const analysis = await ctx.units.once(key, 'wer', () => {
@@ -115,7 +121,8 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
         ...(wer.referenceGroup ? { referenceGroup: wer.referenceGroup } : {}),
         bootstrap: wer.bootstrap,
         permutations: wer.permutations,
-        by: wer.by,
+        ...(wer.by ? { by: wer.by } : {}),
+        nAGQ: wer.nAGQ,
         // Not the unit key: it holds the dataset's random id, and the same data and seed must give the same numbers in any project.
         seed: unitSeed(ctx.seed, `wer/${wer.groupBy.join('+')}`),
       });
@@ -159,12 +166,18 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
       referenceGroup: analysis.referenceGroup,
       bootstrap: wer.bootstrap,
       permutations: wer.permutations,
-      by: wer.by,
+      by: analysis.by,
+      alpha: wer.alpha,
+      nAGQ: wer.nAGQ,
     },
     datasetId: wer.dataset,
     groups,
     comparisons: analysis.comparisons,
     overall: analysis.overall,
+    ...(analysis.mixed
+      ? { mixed: { speakerVariance: analysis.mixed.speakerVariance, logLikelihood: analysis.mixed.logLikelihood, overall: analysis.mixed.overall, singular: analysis.mixed.singular, speakers: analysis.mixed.speakers, nAGQ: analysis.mixed.nAGQ } }
+      : {}),
+    overallPrimary: analysis.overallPrimary,
     ...(calibration ? { calibration } : {}),
   };
 }
