@@ -11,6 +11,9 @@ const Label = z.string().trim().min(1).max(100);
 const Temporal = z.enum(['mean', 'min', 'max']);
 const Layer = z.enum(['sum', 'min', 'max', 'first', 'second', 'q1', 'q2', 'q3', 'penultimate', 'last']);
 
+/** Numbers the SpEAT paper states; a plan below them is named in the report (METHODS.md: defaults follow the paper). */
+export const PAPER_DEFAULTS = { attributePerSpeaker: 10, bootstrap: 10_000, serMaxSteps: 20_000 } as const;
+
 /** The SpEAT paper's six tests and their human IAT D (Table 1). */
 export const SPEAT_PRESETS = {
   'abled-disabled': { name: 'Abled / Disabled', humanIatD: 0.45 },
@@ -39,13 +42,14 @@ export const SpeatTestPlan = z.strictObject({
 
 export const SpeatPlan = z.strictObject({
   attributeDataset: Id,
-  /** k highest and k lowest rated clips per attribute speaker (METHODS.md). */
-  attributePerSpeaker: z.number().int().min(1).max(1000).default(5),
+  /** k highest and k lowest rated clips per attribute speaker (METHODS.md; the paper's k = 10). */
+  attributePerSpeaker: z.number().int().min(1).max(1000).default(10),
   tests: z.array(SpeatTestPlan).min(1).max(50),
   temporal: Temporal.default('mean'),
   layer: Layer.default('sum'),
   permutations: z.number().int().min(100).max(10_000_000).default(10_000),
-  bootstrap: z.number().int().min(0).max(100_000).default(1000),
+  /** Bootstrap resamples for the SE of d (the paper's R = 10,000). */
+  bootstrap: z.number().int().min(0).max(100_000).default(10_000),
   sampleSizes: z.array(z.number().int().min(2)).max(100).default([2, 4, 6, 8, 10]),
   alpha: z.number().gt(0).lt(1).default(0.05),
   correction: z.enum(['bonferroni', 'holm', 'bh']).default('holm'),
