@@ -14,6 +14,7 @@ import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
 import { calibrationByGroup, createRecognizer, ensureModel, utteranceAccuracy, type ModelManifest, type Recognizer, type Transcript } from '../inference';
 import { analyseWer, measureUtterance, StatsInputError, type WerRow } from '../stats';
 import type { AuditContext } from './context';
+import { werSectionFrom, werSectionGroups } from './wer-section';
 import { unitSeed } from './units';
 
 export function groupKey(groups: Record<string, string>, by: readonly string[]): string | null {
@@ -132,15 +133,7 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
     }
   });
   ctx.task.progress('WER', 1, 1);
-  const groups: WerSection['groups'] = {};
-  for (const [g, r] of Object.entries(analysis.groups)) {
-    const speakers = new Set(rows.filter((x) => x.group === g).map((x) => x.speaker ?? x.id)).size;
-    const warnings: string[] = [];
-    if (speakers < WER_MIN_SPEAKERS || r.utterances < WER_MIN_UTTERANCES) {
-      warnings.push(`${speakers} speakers and ${r.utterances} utterances: below the field guide's floor of ${WER_MIN_SPEAKERS} speakers or ${WER_MIN_UTTERANCES} utterances, so differences are uncertain`);
-    }
-    groups[g] = { ...r, speakers, warnings } as WerSection['groups'][string];
-  }
+  const groups = werSectionGroups(rows, analysis);
   const small = Object.entries(groups).filter(([, r]) => r.warnings.length > 0).map(([g]) => g);
   if (small.length) ctx.warn(`WER: group(s) ${small.join(', ')} are below the field guide's floor of ${WER_MIN_SPEAKERS} speakers or ${WER_MIN_UTTERANCES} utterances; treat differences as indicative.`);
   let calibration: WerSection['calibration'];
@@ -158,26 +151,7 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
     if (cal.length) calibration = calibrationByGroup(cal);
   }
   return {
-    config: {
-      hypotheses: wer.hypotheses.source,
-      asrModel: asr ? asr.name : null,
-      normalize: wer.normalize,
-      groupBy: wer.groupBy,
-      referenceGroup: analysis.referenceGroup,
-      bootstrap: wer.bootstrap,
-      permutations: wer.permutations,
-      by: analysis.by,
-      alpha: wer.alpha,
-      nAGQ: wer.nAGQ,
-    },
-    datasetId: wer.dataset,
-    groups,
-    comparisons: analysis.comparisons,
-    overall: analysis.overall,
-    ...(analysis.mixed
-      ? { mixed: { speakerVariance: analysis.mixed.speakerVariance, logLikelihood: analysis.mixed.logLikelihood, overall: analysis.mixed.overall, singular: analysis.mixed.singular, speakers: analysis.mixed.speakers, nAGQ: analysis.mixed.nAGQ } }
-      : {}),
-    overallPrimary: analysis.overallPrimary,
+    ...werSectionFrom(rows, analysis, { hypotheses: wer.hypotheses.source, asrModel: asr ? asr.name : null, groupBy: wer.groupBy, alpha: wer.alpha, nAGQ: wer.nAGQ, datasetId: wer.dataset }),
     ...(calibration ? { calibration } : {}),
   };
 }
