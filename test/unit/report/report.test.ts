@@ -147,7 +147,9 @@ describe('signed PDF report', () => {
     }
     // The fixture has one of each verdict, so both wordings are exercised.
     expect(new Set(verdicts.map((v) => v.unlikely))).toEqual(new Set([true, false]));
-    expect(header.filter((h) => h.startsWith('Secondary: '))).toHaveLength(3);
+    const secondary = parseCsvTable(readFileSync(join(out, 'wer-secondary.csv'), 'utf8'), { delimiter: ',' });
+    expect(secondary.header.filter((h) => h.endsWith(', secondary'))).toHaveLength(3);
+    expect(secondary.rows.map((r) => r.values['Mixed model p, secondary'])).toEqual(verdicts.map((v) => (v.test === 'mixed-poisson' ? 'primary' : expect.any(String))));
   });
 
   it('FDI: the Wasserstein table has a number for every pair of groups (report and CSV)', () => {

@@ -108,9 +108,9 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
                   <th scope="col">Primary test</th>
                   <th scope="col" className="num">p (Holm-adjusted)</th>
                   <th scope="col">Verdict</th>
-                  <th scope="col" className="num">Secondary: mixed model p</th>
-                  <th scope="col" className="num">Secondary: Poisson p</th>
-                  <th scope="col" className="num">Secondary: {wer.config.by} permutation p</th>
+                  <th scope="col" className="num">Mixed model p, secondary</th>
+                  <th scope="col" className="num">Poisson p, secondary</th>
+                  <th scope="col" className="num">{wer.config.by === 'speaker' ? 'Speaker' : 'Utterance'} permutation p, secondary</th>
                 </tr>
               </thead>
               <tbody>
