@@ -86,7 +86,7 @@ export function werFindings(results: AuditResults): string[] {
     const worse = c.absoluteDelta > 0;
     const few = g && g.speakers < 10 ? ` It has only ${plural(g.speakers, 'speaker')}, so the interval is wide.` : '';
     const rr = werRateRatio(c);
-    return `${c.group}: word error rate ${fmtPercent(g?.wer)} (95% CI ${fmtCi(g?.ci95 ? [g.ci95[0] * 100, g.ci95[1] * 100] : null)}%) against ${fmtPercent(ref?.wer)} for ${c.referenceGroup}: the recogniser makes ${worse ? 'more' : 'fewer'} errors for ${c.group} speakers (${fmtSigned(c.absoluteDelta * 100)} percentage points, rate ratio ${fmt(rr.value)}${rr.ci95 ? `, 95% CI ${fmtCi(rr.ci95)}` : ''}); this is ${verdicts[i]!.phrase}.${few}`;
+    return `${c.group}: word error rate ${fmtPercent(g?.wer)} (95% CI ${fmtCi(g?.ci95 ? [g.ci95[0] * 100, g.ci95[1] * 100] : null)}%) against ${fmtPercent(ref?.wer)} for ${c.referenceGroup}: the recogniser makes ${worse ? 'more' : 'fewer'} errors for ${c.group} speakers (${fmtSigned(c.absoluteDelta * 100)} percentage points, rate ratio ${fmt(rr.value)}${rr.ci95 ? `, 95% CI ${fmtCi(rr.ci95)}` : ''}); this ${verdicts[i]!.unlikely ? 'is ' : ''}${verdicts[i]!.phrase}.${few}`;
   });
 }
 

@@ -211,7 +211,8 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
 }
 
 function werSentence(group: string, ref: string, delta: number, ratio: number, v: WerVerdict): string {
-  if (delta === 0) return `${group} and ${ref} have the same error rate; this is ${v.phrase}.`;
+  const verdict = `this ${v.unlikely ? 'is ' : ''}${v.phrase}`;
+  if (delta === 0) return `${group} and ${ref} have the same error rate; ${verdict}.`;
   const times = Number.isFinite(ratio) && ratio > 0 ? ` (${ratio.toFixed(2)} times the reference group's errors per word)` : '';
-  return `The recogniser makes ${delta > 0 ? 'more' : 'fewer'} errors for ${group} than for ${ref}${times}; this is ${v.phrase}.`;
+  return `The recogniser makes ${delta > 0 ? 'more' : 'fewer'} errors for ${group} than for ${ref}${times}; ${verdict}.`;
 }
