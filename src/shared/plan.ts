@@ -82,8 +82,8 @@ export const WerPlan = z.strictObject({
   normalize: z.enum(['basic', 'none', 'english']).default('basic'),
   bootstrap: z.number().int().min(0).max(100_000).default(1000),
   permutations: z.number().int().min(0).max(1_000_000).default(10_000),
-  /** Resampling unit of CIs and permutations; absent: speakers when every utterance has a speaker id (METHODS.md). */
-  by: z.enum(['utterance', 'speaker']).optional(),
+  /** Resampling unit of CIs and permutations; auto: speakers when every utterance has a speaker id (METHODS.md). */
+  by: z.enum(['auto', 'utterance', 'speaker']).default('auto'),
   /** Significance level of the verdict ("unlikely to be chance"), after Holm's adjustment over the comparisons. */
   alpha: z.number().gt(0).lt(1).default(0.05),
   /** Mixed model: 1 = Laplace (lme4's default), more = adaptive Gauss–Hermite quadrature with that many nodes. */

@@ -122,7 +122,7 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
         ...(wer.referenceGroup ? { referenceGroup: wer.referenceGroup } : {}),
         bootstrap: wer.bootstrap,
         permutations: wer.permutations,
-        ...(wer.by ? { by: wer.by } : {}),
+        ...(wer.by !== 'auto' ? { by: wer.by } : {}),
         nAGQ: wer.nAGQ,
         // Not the unit key: it holds the dataset's random id, and the same data and seed must give the same numbers in any project.
         seed: unitSeed(ctx.seed, `wer/${wer.groupBy.join('+')}`),

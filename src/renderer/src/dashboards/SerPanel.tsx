@@ -57,7 +57,23 @@ export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSect
                       </td>
                       <td>{t.agree ? 'yes' : 'no'}</td>
                     </tr>
-                  )),
+                  )).concat(
+                    (m.pooled ?? []).map((t) => (
+                      <tr key={`${m.modelId}-${t.testId}-pooled`}>
+                        <th scope="row">{modelName(results, m.modelId)}</th>
+                        <td>{testLabel(results, t.testId)}</td>
+                        <td>all pooled (the paper)</td>
+                        <td className="num">
+                          <Num value={t.speatD} kind="signed" />
+                        </td>
+                        <td className="num">
+                          <Num value={t.cohensD} kind="signed" />
+                        </td>
+                        <td className="num">–</td>
+                        <td>{t.agree ? 'yes' : 'no'}</td>
+                      </tr>
+                    )),
+                  ),
                 )}
               </tbody>
             </table>
