@@ -133,7 +133,6 @@ describe('signed PDF report', () => {
     const out = mkdtempSync(join(tmpdir(), 'equivox-wer-csv-'));
     writeExports(results, out);
     const csv = parseCsvTable(readFileSync(join(out, 'wer-comparisons.csv'), 'utf8'), { delimiter: ',' });
-    const header = csv.header;
     for (const v of verdicts) {
       // Summary and section: the same sentence with the same p; never the opposite verdict for this group.
       expect(text).toContain(`${v.group}: word error rate`);
