@@ -130,7 +130,7 @@ describe('signed PDF report', () => {
     // The primary test is stated once, and the old fixed-effects verdict wording is gone.
     expect(text).toContain(werPrimaryStatement(results.wer!).replace(/\s+/g, ' '));
     expect(text).not.toMatch(/Poisson likelihood-ratio test adjusted for/);
-    const out = mkdtempSync(join(tmpdir(), 'equivox-wer-csv-'));
+    const out = join(dir, 'wer-csv');
     writeExports(results, out);
     const csv = parseCsvTable(readFileSync(join(out, 'wer-comparisons.csv'), 'utf8'), { delimiter: ',' });
     for (const v of verdicts) {
@@ -160,7 +160,7 @@ describe('signed PDF report', () => {
       expect(p.distance).not.toBeNull();
       expect(text).toMatch(new RegExp(`${p.a}\\s+${p.b}\\s+${fmt(p.distance)}`));
     }
-    const out = mkdtempSync(join(tmpdir(), 'equivox-fdi-csv-'));
+    const out = join(dir, 'fdi-csv');
     writeExports(results, out);
     const rows = parseCsvTable(readFileSync(join(out, 'fdi-wasserstein.csv'), 'utf8'), { delimiter: ',' }).rows.map((r) => r.values);
     expect(rows).toEqual(pairs.map((p) => ({ Group: p.a, 'Compared with': p.b, 'Wasserstein-1': String(p.distance) })));
