@@ -11,6 +11,9 @@ const Label = z.string().trim().min(1).max(100);
 const Temporal = z.enum(['mean', 'min', 'max']);
 const Layer = z.enum(['sum', 'min', 'max', 'first', 'second', 'q1', 'q2', 'q3', 'penultimate', 'last']);
 
+/** Numbers the SpEAT paper states; a plan below them is named in the report (METHODS.md: defaults follow the paper). */
+export const PAPER_DEFAULTS = { attributePerSpeaker: 10, bootstrap: 10_000, serMaxSteps: 20_000 } as const;
+
 /** The SpEAT paper's six tests and their human IAT D (Table 1). */
 export const SPEAT_PRESETS = {
   'abled-disabled': { name: 'Abled / Disabled', humanIatD: 0.45 },
@@ -39,13 +42,14 @@ export const SpeatTestPlan = z.strictObject({
 
 export const SpeatPlan = z.strictObject({
   attributeDataset: Id,
-  /** k highest and k lowest rated clips per attribute speaker (METHODS.md). */
-  attributePerSpeaker: z.number().int().min(1).max(1000).default(5),
+  /** k highest and k lowest rated clips per attribute speaker (METHODS.md; the paper's k = 10). */
+  attributePerSpeaker: z.number().int().min(1).max(1000).default(10),
   tests: z.array(SpeatTestPlan).min(1).max(50),
   temporal: Temporal.default('mean'),
   layer: Layer.default('sum'),
   permutations: z.number().int().min(100).max(10_000_000).default(10_000),
-  bootstrap: z.number().int().min(0).max(100_000).default(1000),
+  /** Bootstrap resamples for the SE of d (the paper's R = 10,000). */
+  bootstrap: z.number().int().min(0).max(100_000).default(10_000),
   sampleSizes: z.array(z.number().int().min(2)).max(100).default([2, 4, 6, 8, 10]),
   alpha: z.number().gt(0).lt(1).default(0.05),
   correction: z.enum(['bonferroni', 'holm', 'bh']).default('holm'),
@@ -59,6 +63,10 @@ export const SerPlan = z.strictObject({
   batchSize: z.number().int().min(1).max(1024).default(32),
   maxSteps: z.number().int().min(1).max(200_000).default(20_000),
   hidden: z.number().int().min(1).max(4096).default(256),
+  /** Validation every this many steps; the best checkpoint is kept (METHODS.md). */
+  evalEvery: z.number().int().min(1).max(100_000).default(500),
+  /** Patience-based early stopping changes results: off unless the plan asks, and the report says so. */
+  earlyStopping: z.strictObject({ patience: z.number().int().min(1).max(1000) }).nullable().default(null),
   split: z.strictObject({ train: z.number().min(0.1), validation: z.number().min(0.05), test: z.number().min(0.05) }).default({ train: 0.7, validation: 0.15, test: 0.15 }),
 });
 
@@ -74,7 +82,12 @@ export const WerPlan = z.strictObject({
   normalize: z.enum(['basic', 'none', 'english']).default('basic'),
   bootstrap: z.number().int().min(0).max(100_000).default(1000),
   permutations: z.number().int().min(0).max(1_000_000).default(10_000),
-  by: z.enum(['utterance', 'speaker']).default('utterance'),
+  /** Resampling unit of CIs and permutations; auto: speakers when every utterance has a speaker id (METHODS.md). */
+  by: z.enum(['auto', 'utterance', 'speaker']).default('auto'),
+  /** Significance level of the verdict ("unlikely to be chance"), after Holm's adjustment over the comparisons. */
+  alpha: z.number().gt(0).lt(1).default(0.05),
+  /** Mixed model: 1 = Laplace (lme4's default), more = adaptive Gauss–Hermite quadrature with that many nodes. */
+  nAGQ: z.number().int().min(1).max(25).default(1),
 });
 
 export const FdiPlan = z.strictObject({

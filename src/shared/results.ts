@@ -159,7 +159,10 @@ export interface SpeatSection {
 
 export interface SerRegressor {
   learningRate: number;
+  /** Steps run (fewer than maxSteps only with early stopping). */
   steps: number;
+  /** Step of the checkpoint kept (lowest validation loss). */
+  bestStep?: number;
   /** On the held-out test split. */
   r2: number;
   rmse: number;
@@ -168,8 +171,24 @@ export interface SerRegressor {
   selected: boolean;
 }
 
+/** Sign agreement with SpEAT d over (test × model) pairs, and the one-sided binomial p against chance (1/2). */
+export interface SerAgreement {
+  agree: number;
+  total: number;
+  pValue?: number;
+}
+
 export interface SerSection {
-  config: { split: { train: number; validation: number; test: number }; batchSize: number; maxSteps: number; learningRates: number[] };
+  config: {
+    split: { train: number; validation: number; test: number };
+    batchSize: number;
+    maxSteps: number;
+    learningRates: number[];
+    evalEvery?: number;
+    earlyStopping?: { patience: number } | null;
+    /** The fixed preprocessing, as the report states it. */
+    preprocessing?: string;
+  };
   models: {
     modelId: string;
     trainClips: number;
@@ -177,8 +196,13 @@ export interface SerSection {
     testClips: number;
     regressors: SerRegressor[];
     tests: { testId: string; learningRate: number; cohensD: number; speatD: number; agree: boolean; meanX: number; meanY: number }[];
+    /** Cohen's d of every regressor's predictions pooled (the SpEAT paper's statistic). */
+    pooled?: { testId: string; cohensD: number; speatD: number; agree: boolean }[];
   }[];
-  agreement: { agree: number; total: number };
+  /** Over (test × model) pairs, counting each model's regressor selected on validation. */
+  agreement: SerAgreement;
+  /** The same over pooled predictions of all regressors (the paper's count). */
+  agreementPooled?: SerAgreement;
 }
 
 export interface WerGroupResult {
@@ -200,13 +224,23 @@ export interface WerGroupResult {
   warnings: string[];
 }
 
+/** The test behind a WER comparison's verdict (METHODS.md § WER and CER). */
+export type WerPrimaryTest = 'mixed-poisson' | 'speaker-permutation' | 'utterance-permutation';
+
 export interface WerComparison {
   group: string;
   referenceGroup: string;
   absoluteDelta: number;
   relativeDelta: number | null;
+  /** Permutation test at the config.by level. */
   permutationPValue: number;
+  permutationExact?: boolean;
+  /** Fixed-effects Poisson regression; descriptive only when speakers are known. */
   poisson: { coefficient: number; standardError: number; rateRatio: number; devianceDrop: number; pValue: number };
+  /** Mixed-effects Poisson regression with a speaker random intercept (speakers known). */
+  mixed?: { coefficient: number; standardError: number; pValue: number; rateRatio: number; ci95: [number, number] };
+  /** The one test behind the verdict; pHolm is its p adjusted over the comparisons (Holm). */
+  primary?: { test: WerPrimaryTest; pValue: number; pHolm: number };
 }
 
 export interface WerSection {
@@ -219,11 +253,19 @@ export interface WerSection {
     bootstrap: number;
     permutations: number;
     by: 'utterance' | 'speaker';
+    /** Level of the verdict, after Holm's adjustment (default 0.05). */
+    alpha?: number;
+    nAGQ?: number;
   };
   datasetId: string;
   groups: Record<string, WerGroupResult>;
   comparisons: WerComparison[];
+  /** Fixed-effects Poisson: intercept-only against the group model. */
   overall: { devianceDrop: number; df: number; pValue: number };
+  /** Mixed-effects model summary, when speakers are known. */
+  mixed?: { speakerVariance: number; logLikelihood: number; overall: { chi2: number; df: number; pValue: number }; singular: boolean; speakers: number; nAGQ: number };
+  /** The overall test behind a statement about all groups together; null when none is valid. */
+  overallPrimary?: { test: 'mixed-poisson' | 'poisson'; chi2: number; df: number; pValue: number } | null;
   calibration?: Record<string, { meanConfidence: number; accuracy: number; ece: number }>;
 }
 

@@ -7,7 +7,7 @@
  * so a click on a chart point lists real recordings and plays one.
  * Set EQUIVOX_DASH_DEMO=<dir holding home/ and out/> to reuse a finished demo.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,11 +16,14 @@ import { expect, test, type Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import type { AuditResults, Section } from '../../src/shared/results';
 import { speatEffectDashboardChart } from '../../src/renderer/src/dashboards/charts/speat';
+import { wassersteinPairs } from '../../src/shared/fdi-pairs';
+import { WER_TEST_NAMES } from '../../src/shared/wer-verdict';
 import { startHost, type RunningHost } from './web-host';
 
 const TAB_NAMES: Record<Section, string> = { speat: 'SpEAT', ser: 'SER propagation', wer: 'WER', fdi: 'FDI' };
 
 let host: RunningHost;
+let demoDir: string;
 let demo: AuditResults;
 let sample: AuditResults;
 
@@ -41,6 +44,7 @@ test.beforeAll(async () => {
     mkdirSync(join(dir, 'home'));
     await runDemo(join(dir, 'home'), join(dir, 'out'));
   }
+  demoDir = dir;
   demo = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8')) as AuditResults;
 
   // The dashboard page, built beside the app (global-setup has built out/web).
@@ -162,4 +166,57 @@ test('every section: tabs by keyboard, charts with captions and tables, stimuli 
   expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
   await panel.getByRole('button', { name: 'Close stimuli' }).click();
   await expect(panel).toHaveCount(0);
+});
+
+/** The demo's signed report as text (poppler's pdftotext), whitespace collapsed. */
+function demoReportText(): string {
+  return execFileSync('pdftotext', ['-layout', join(demoDir, 'out', 'report.pdf'), '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+}
+
+test('WER: for each comparison the dashboard and the signed PDF name the same primary test and p', async ({ page }) => {
+  expect(demo.wer, 'the demo runs the WER section').toBeDefined();
+  const pdf = demoReportText();
+  await page.setViewportSize({ width: 1200, height: 900 });
+  await page.goto(previewUrl(demo));
+  await page.getByRole('tab', { name: 'WER', exact: true }).click();
+  const names = Object.values(WER_TEST_NAMES);
+  for (const c of demo.wer!.comparisons) {
+    const shown = ((await page.getByTestId(`wer-verdict-${c.group}`).textContent()) ?? '').replace(/\s+/g, ' ');
+    // "…; this is unlikely to be chance (p = 0.003, Holm-adjusted for 2 comparisons; speaker-level permutation test)."
+    const m = /(unlikely to be chance|could be chance) \((p (?:=|<) [0-9.]+)(?:, Holm-adjusted for \d+ comparisons)?; ([^)]+)\)/.exec(shown);
+    expect(m, `verdict on the dashboard for ${c.group}: ${shown}`).not.toBeNull();
+    const [phrase, , p, test] = m!;
+    expect(names).toContain(test);
+    // The PDF's summary finding for the same group carries the same phrase: same verdict, same test, same p.
+    const finding = new RegExp(`${c.group.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: word error rate [^•]*?this (?:is )?((?:unlikely to be chance|could be chance) \\([^)]*\\))`).exec(pdf);
+    expect(finding, `finding for ${c.group} in the PDF`).not.toBeNull();
+    expect(finding![1]).toContain(phrase);
+    expect(finding![1]).toContain(p!);
+    expect(finding![1]).toContain(test!);
+  }
+  // The overall statement and the primary test are stated once, in the same words on both.
+  const primary = ((await page.getByTestId('wer-primary').textContent()) ?? '').replace(/\s+/g, ' ');
+  expect(pdf).toContain(primary);
+});
+
+test('FDI: the Wasserstein table has a number for every pair of groups, on the dashboard and in the demo report', async ({ page }) => {
+  expect(demo.fdi, 'the demo runs the FDI section').toBeDefined();
+  const pdf = demoReportText();
+  await page.setViewportSize({ width: 1200, height: 900 });
+  await page.goto(previewUrl(demo));
+  await page.getByRole('tab', { name: 'FDI', exact: true }).click();
+  for (const [i, g] of demo.fdi!.groupings.entries()) {
+    if (demo.fdi!.groupings.length > 1) await page.getByLabel('Groups by').selectOption(String(i));
+    const pairs = wassersteinPairs(g);
+    expect(pairs.length).toBeGreaterThan(0);
+    const table = page.getByTestId('fdi-wasserstein');
+    await expect(table.locator('tbody tr')).toHaveCount(pairs.length);
+    for (const p of pairs) {
+      expect(p.distance, `${p.a} vs ${p.b}`).not.toBeNull();
+      const esc = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      expect(pdf).toMatch(new RegExp(`${esc(p.a)} ${esc(p.b)} [0-9]+\\.[0-9]+`));
+    }
+    const cells = await table.locator('tbody td.num').allTextContents();
+    expect(cells.every((t) => /^[0-9]+\.[0-9]+$/.test(t.trim())), cells.join(' | ')).toBe(true);
+  }
 });

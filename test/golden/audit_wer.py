@@ -9,7 +9,12 @@ except where noted, so normalisation leaves the words unchanged.
   CER_g        = the same over characters of the text (single spaces included)
   rate ratio   = (E_g / N_g) / (E_ref / N_ref)        (Poisson GLM, two groups: closed form)
   b_g          = log(rate ratio),  SE = sqrt(1 / E_g + 1 / E_ref)
+  speaker p    = exact two-sided permutation test over speakers: every split of the 6
+                 speakers into 3 + 3 (their utterances together), statistic |WER_a - WER_b|,
+                 p = #{splits >= observed} / #splits (METHODS.md: the primary test when a
+                 group has fewer than 5 speakers)
 """
+import itertools
 import json
 import math
 
@@ -58,11 +63,30 @@ for e in groups.values():
     e["cer"] = e["characterErrors"] / e["referenceCharacters"]
 ref, g = groups["us"], groups["scot"]
 rr = (g["errors"] / g["referenceWords"]) / (ref["errors"] / ref["referenceWords"])
+per_speaker = {}
+for spk, grp, refr, hyp in UTTS:
+    r, h = basic(refr), basic(hyp)
+    acc = per_speaker.setdefault(spk, [grp, 0, 0])
+    acc[1] += lev(r.split(), h.split())
+    acc[2] += len(r.split())
+speakers = sorted(per_speaker)
+
+
+def stat(a):
+    ea = sum(per_speaker[s][1] for s in a); wa = sum(per_speaker[s][2] for s in a)
+    b = [s for s in speakers if s not in a]
+    eb = sum(per_speaker[s][1] for s in b); wb = sum(per_speaker[s][2] for s in b)
+    return abs(ea / wa - eb / wb)
+
+
+observed = stat([s for s in speakers if per_speaker[s][0] == "scot"])
+splits = list(itertools.combinations(speakers, 3))
+speaker_p = sum(stat(list(c)) + 1e-12 >= observed for c in splits) / len(splits)
 out = {
     "_command": "python3 test/golden/audit_wer.py > test/golden/audit_wer.json",
     "utterances": [{"speaker": s, "accent": a, "reference": r, "hypothesis": h} for s, a, r, h in UTTS],
     "referenceGroup": "us",
     "groups": groups,
-    "comparison": {"group": "scot", "absoluteDelta": g["wer"] - ref["wer"], "rateRatio": rr, "coefficient": math.log(rr), "standardError": math.sqrt(1 / g["errors"] + 1 / ref["errors"])},
+    "comparison": {"group": "scot", "absoluteDelta": g["wer"] - ref["wer"], "rateRatio": rr, "coefficient": math.log(rr), "standardError": math.sqrt(1 / g["errors"] + 1 / ref["errors"]), "speakerPermutationExactP": speaker_p, "speakerSplits": len(splits)},
 }
 print(json.dumps(out, indent=1))

@@ -243,6 +243,10 @@ g("wasserstein_ac", "float(stats.wasserstein_distance(%r, %r))" % (fs[:6], fs[12
 g("wasserstein_ties", "float(stats.wasserstein_distance([0,0,1,1,1], [0,1,1,2]))")
 g("rankdata_ties", "stats.rankdata([0.2, 0.1, 0.2, 0.5, 0.1, 0.2])")
 
+# ---- SER agreement: one-sided binomial p of k sign agreements in n pairs against 1/2 ----
+for k, n in [(66, 96), (3, 4), (0, 5), (5, 5), (10, 20), (1, 1)]:
+    g(f"binom_greater({k},{n})", f"float(stats.binomtest({k}, {n}, 0.5, alternative='greater').pvalue)")
+
 # ---- RNG: xoshiro128** seeded by splitmix32, re-implemented here from the reference C -----
 M32 = 0xFFFFFFFF
 

@@ -10,8 +10,9 @@ import { UserError } from '../../shared/errors';
 import { CsvError, parseCsvTable } from '../data/csv';
 import { isUsable, listClips, type Clip } from '../data/repository';
 import { aggregate, loadEmbeddings } from '../inference';
-import { analyseFdi, bootstrapFdiCi, fdiAtThreshold, groupRates, Rng, thresholdRange, type FdiItems } from '../stats';
+import { Rng, thresholdRange, type FdiItems } from '../stats';
 import type { AuditContext } from './context';
+import { fdiGrouping } from './fdi-grouping';
 import { unitSeed } from './units';
 import { groupKey } from './wer-audit';
 
@@ -147,38 +148,13 @@ export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
       if (new Set(items.groups).size < 2) throw new UserError(`FDI: grouping by ${groupBy.join(' × ')} yields fewer than two groups`, 'plan.fdi.groupings');
       const tau = fdi.threshold ?? equalErrorThreshold(items.scores, items.labels);
       const seed = unitSeed(ctx.seed, key);
-      let a;
+      let grouping: FdiGrouping;
       try {
-        a = analyseFdi(items, [tau], { alpha: fdi.alpha, orientation: fdi.orientation, seed });
+        grouping = fdiGrouping(items, groupBy, tau, thresholds, { alpha: fdi.alpha, orientation: fdi.orientation, bootstrap: fdi.bootstrap }, seed);
       } catch (err) {
         throw new UserError(`FDI (${groupBy.join(' × ')}): ${(err as Error).message}`, 'plan.fdi');
       }
-      const sweep = thresholds.flatMap((t) => {
-        try {
-          const r = groupRates(items, t);
-          const vals = Object.values(r);
-          const spread = (f: (x: (typeof vals)[number]) => number) => Math.max(...vals.map(f)) - Math.min(...vals.map(f));
-          return [{ threshold: t, ...fdiAtThreshold(items, t, fdi.alpha, fdi.orientation), disparities: { fpr: spread((x) => x.fpr), fnr: spread((x) => x.fnr), accuracy: spread((x) => x.accuracy) } }];
-        } catch {
-          return [];
-        }
-      });
-      const ci = fdi.bootstrap > 0 ? bootstrapFdiCi(items, tau, fdi.bootstrap, fdi.alpha, fdi.orientation, seed) : null;
       const genuine = trials.filter((t) => t.genuine === 1).length;
-      const grouping: FdiGrouping = {
-        groupBy,
-        threshold: tau,
-        groups: Object.fromEntries(Object.entries(a.groups).map(([g, r]) => [g, { n: r.n, fpr: Number.isNaN(r.fpr) ? null : r.fpr, fnr: Number.isNaN(r.fnr) ? null : r.fnr, accuracy: r.accuracy }])),
-        disparities: a.disparities,
-        worstGroupAccuracy: a.worstGroupAccuracy,
-        wasserstein: a.wasserstein,
-        fdi: a.fdi,
-        valueDisagreement: a.valueDisagreement,
-        rankDisagreement: a.rankDisagreement,
-        fdiCi95: ci,
-        sweep,
-        alphaSensitivity: a.alphaSensitivity,
-      };
       return { grouping, trials: { genuine, impostor: trials.length - genuine }, warnings };
     });
     for (const w of unit.warnings) ctx.warn(w);

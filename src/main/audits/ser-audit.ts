@@ -1,43 +1,48 @@
 /**
- * SER propagation: train the downstream valence regressors on each model's cached
- * per-layer means, then ask whether their predictions separate each SpEAT test's groups
- * in the same direction as the embedding-space association.
+ * SER propagation (METHODS.md § SER propagation): train the downstream valence regressors
+ * (src/main/stats/ser.ts) on each model's cached per-layer means, then ask whether their
+ * predictions separate each SpEAT test's groups in the same direction as the
+ * embedding-space association. Each trained regressor is one resumable unit.
  */
-import type { SerRegressor, SerSection, SpeatSection } from '../../shared/results';
+import type { SerAgreement, SerRegressor, SerSection, SpeatSection } from '../../shared/results';
 import { UserError } from '../../shared/errors';
 import { isUsable, listClips, type Clip } from '../data/repository';
 import { loadEmbeddings, type ModelManifest, type StoredEmbedding } from '../inference';
-import { cohenD } from '../stats';
+import { binomialSignP, cohenD, evaluateSer, fitStandardisation, predictStandardised, splitIndices, standardiseInPlace, trainSerRegressor, type SerModel, type Standardisation } from '../stats';
 import type { AuditContext } from './context';
-import { evaluate, predict, splitIndices, trainSerRegressor, type SerModel, type SerTrainingData } from './ser-train';
 import type { DesignedTest } from './speat-audit';
 import { embeddingsFor } from './speat-audit';
 import { unitSeed } from './units';
+
+export const SER_PREPROCESSING = 'each hidden state standardised per dimension with the training split’s mean and SD; valence ratings scaled to [0, 1] with the training split’s minimum and maximum';
 
 /** Layers the regressor mixes: those of the final width (all of them for transformers). */
 function serLayers(m: ModelManifest): number[] {
   return m.layerAggregation.layers;
 }
 
-function features(e: StoredEmbedding, layers: number[]): Float64Array {
+function features(e: StoredEmbedding, layers: number[]): Float32Array {
   const dim = e.dims[layers[0]!]!;
-  const out = new Float64Array(layers.length * dim);
+  const out = new Float32Array(layers.length * dim);
   layers.forEach((l, k) => out.set(e.mean[l]!, k * dim));
   return out;
 }
 
+/** A stored unit: the regressor's report row and what prediction needs (JSON-friendly). */
 interface StoredRegressor extends Omit<SerRegressor, 'selected'> {
-  model: SerModel;
+  model: { layerWeights: number[]; v: number[]; c: number };
+}
+
+function agreementOf(rows: { agree: boolean }[]): SerAgreement {
+  const agree = rows.filter((t) => t.agree).length;
+  return { agree, total: rows.length, pValue: binomialSignP(agree, rows.length) };
 }
 
 export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: SpeatSection): Promise<SerSection> {
   const ser = ctx.plan.ser!;
   const rated: Clip[] = listClips(ctx.db, ser.valenceDataset).filter((c) => isUsable(c) && c.sha256 !== null && c.valence !== null);
   if (rated.length < 10) throw new UserError(`SER needs at least 10 valence-rated clips; the valence dataset has ${rated.length}`, 'plan.ser.valenceDataset');
-  const ratings = rated.map((c) => c.valence!);
-  const lo = Math.min(...ratings);
-  const hi = Math.max(...ratings);
-  if (!(hi > lo)) throw new UserError('every valence rating is the same; the regressor has nothing to learn', 'plan.ser.valenceDataset');
+  const ratings = Float64Array.from(rated, (c) => c.valence!);
   const split = splitIndices(rated.length, ser.split, unitSeed(ctx.seed, 'ser/split'));
   const models: SerSection['models'] = [];
   const totalSteps = ctx.models.size * ser.learningRates.length * ser.maxSteps;
@@ -49,40 +54,50 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
     const keep = rated.map((c) => emb.has(c.sha256!));
     if (keep.some((k) => !k)) ctx.warn(`SER, model ${m.name}: ${keep.filter((k) => !k).length} rated clip(s) had no embedding and were left out.`);
     const idx = (rows: Int32Array) => Int32Array.from([...rows].filter((i) => keep[i]));
-    const data: SerTrainingData = {
-      features: rated.map((c) => (emb.has(c.sha256!) ? features(emb.get(c.sha256!)!, layers) : new Float64Array(0))),
-      targets: Float64Array.from(ratings, (r) => (r - lo) / (hi - lo)),
-      layers: layers.length,
-      dim: m.dims[layers[0]!]!,
-    };
+    const dim = m.dims[layers[0]!]!;
+    const items = { layers: layers.length, dim, features: rated.map((c) => (emb.has(c.sha256!) ? features(emb.get(c.sha256!)!, layers) : new Float32Array(layers.length * dim))) };
     const train = idx(split.train);
     const validation = idx(split.validation);
     const test = idx(split.test);
+    if (train.length < 2 || validation.length === 0 || test.length === 0) throw new UserError(`SER, model ${m.name}: too few rated clips with embeddings to train, validate and test (${train.length}/${validation.length}/${test.length})`, 'plan.ser.valenceDataset');
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const i of train) {
+      lo = Math.min(lo, ratings[i]!);
+      hi = Math.max(hi, ratings[i]!);
+    }
+    if (!(hi > lo)) throw new UserError('every valence rating in the training split is the same; the regressor has nothing to learn', 'plan.ser.valenceDataset');
+    const targets = Float64Array.from(ratings, (r) => (r - lo) / (hi - lo));
+    const standardisation: Standardisation = fitStandardisation(items, train);
+    for (const f of items.features) standardiseInPlace(standardisation, f);
     const regressors: StoredRegressor[] = [];
     for (const lr of ser.learningRates) {
       const key = `ser/${m.id}/lr=${lr}`;
       const r = await ctx.units.once<StoredRegressor>(key, 'ser', () => {
-        const model = trainSerRegressor(data, train, validation, {
+        const model = trainSerRegressor(items, targets, train, validation, {
           learningRate: lr,
           batchSize: ser.batchSize,
           maxSteps: ser.maxSteps,
           hidden: ser.hidden,
+          evalEvery: ser.evalEvery,
+          patience: ser.earlyStopping?.patience ?? null,
           seed: unitSeed(ctx.seed, key),
           onProgress: (step) => ctx.task.progress('SER training', stepsBefore + step, totalSteps),
           cancelled: () => ctx.task.cancelled(),
         });
         // A cancelled training must not be stored as a finished unit.
         ctx.task.throwIfCancelled();
-        const ev = evaluate(model, data, test);
+        const ev = evaluateSer(model, items, targets, test);
         return {
           learningRate: lr,
           steps: model.steps,
+          bestStep: model.bestStep,
           r2: ev.r2,
           // RMSE in the dataset's own rating units.
           rmse: Math.sqrt(ev.mse) * (hi - lo),
           validationLoss: model.bestValidationLoss,
           layerWeights: model.layerWeights,
-          model,
+          model: { layerWeights: model.layerWeights, v: Array.from(model.v), c: model.c },
         };
       });
       regressors.push(r);
@@ -90,28 +105,42 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
       ctx.task.progress('SER training', stepsBefore, totalSteps);
     }
     const bestIndex = regressors.reduce((bi, r, i) => (r.validationLoss < regressors[bi]!.validationLoss ? i : bi), 0);
+    const predictors = regressors.map((r): SerModel => ({ layerWeights: r.model.layerWeights, v: Float64Array.from(r.model.v), c: r.model.c, steps: r.steps, bestStep: r.bestStep ?? r.steps, bestValidationLoss: r.validationLoss }));
     const testEmb = embeddingsFor(ctx, m, tests);
     const perTest: SerSection['models'][number]['tests'] = [];
+    const pooled: NonNullable<SerSection['models'][number]['pooled']> = [];
     for (const t of tests) {
       const speatD = speat.results.find((r) => r.modelId === m.id && r.testId === t.plan.id)?.effectSize;
       if (speatD === undefined) continue;
-      const pick = (clips: Clip[]) => clips.filter((c) => testEmb.has(c.sha256!)).map((c) => features(testEmb.get(c.sha256!)!, layers));
+      const pick = (clips: Clip[]) =>
+        clips
+          .filter((c) => testEmb.has(c.sha256!))
+          .map((c) => {
+            const f = features(testEmb.get(c.sha256!)!, layers);
+            standardiseInPlace(standardisation, f);
+            return f;
+          });
       const fx = pick(t.design.X);
       const fy = pick(t.design.Y);
-      for (const r of regressors) {
-        const px = fx.map((f) => predict(r.model, f, layers.length, data.dim) * (hi - lo) + lo);
-        const py = fy.map((f) => predict(r.model, f, layers.length, data.dim) * (hi - lo) + lo);
-        const d = cohenD(px, py);
+      const preds = predictors.map((model) => ({
+        x: fx.map((f) => predictStandardised(model, f, layers.length, dim) * (hi - lo) + lo),
+        y: fy.map((f) => predictStandardised(model, f, layers.length, dim) * (hi - lo) + lo),
+      }));
+      preds.forEach((p, i) => {
+        const d = cohenD(p.x, p.y);
         perTest.push({
           testId: t.plan.id,
-          learningRate: r.learningRate,
+          learningRate: regressors[i]!.learningRate,
           cohensD: d,
           speatD,
           agree: Math.sign(d) === Math.sign(speatD) && d !== 0,
-          meanX: px.reduce((a, b) => a + b, 0) / px.length,
-          meanY: py.reduce((a, b) => a + b, 0) / py.length,
+          meanX: p.x.reduce((a, b) => a + b, 0) / p.x.length,
+          meanY: p.y.reduce((a, b) => a + b, 0) / p.y.length,
         });
-      }
+      });
+      // The paper's statistic: every regressor's predictions together.
+      const dp = cohenD(preds.flatMap((p) => p.x), preds.flatMap((p) => p.y));
+      pooled.push({ testId: t.plan.id, cohensD: dp, speatD, agree: Math.sign(dp) === Math.sign(speatD) && dp !== 0 });
     }
     models.push({
       modelId: m.id,
@@ -120,16 +149,26 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
       testClips: test.length,
       regressors: regressors.map(({ model: _model, ...r }, i) => ({ ...r, selected: i === bestIndex })),
       tests: perTest,
+      pooled,
     });
   }
-  // Agreement over all tests and models, for the regressor each model selected on validation.
+  // Agreement over (test × model) pairs: for the regressor each model selected on validation, and for the pooled predictions.
   const selected = models.flatMap((mm) => {
     const lr = mm.regressors.find((r) => r.selected)!.learningRate;
     return mm.tests.filter((t) => t.learningRate === lr);
   });
   return {
-    config: { split: ser.split, batchSize: ser.batchSize, maxSteps: ser.maxSteps, learningRates: ser.learningRates },
+    config: {
+      split: ser.split,
+      batchSize: ser.batchSize,
+      maxSteps: ser.maxSteps,
+      learningRates: ser.learningRates,
+      evalEvery: ser.evalEvery,
+      earlyStopping: ser.earlyStopping,
+      preprocessing: SER_PREPROCESSING,
+    },
     models,
-    agreement: { agree: selected.filter((t) => t.agree).length, total: selected.length },
+    agreement: agreementOf(selected),
+    agreementPooled: agreementOf(models.flatMap((mm) => mm.pooled ?? [])),
   };
 }

@@ -48,13 +48,11 @@ export function designTests(ctx: AuditContext): DesignedTest[] {
         y: t.y.value,
         matchOn: t.matchOn,
         ...(t.perCell !== undefined ? { perCell: t.perCell } : {}),
+        ...(t.maxPerGroup !== undefined ? { maxPerGroup: t.maxPerGroup } : {}),
         seed: unitSeed(ctx.seed, `design/${t.id}`),
       });
     } catch (err) {
       throw new UserError(`test ${t.id}: ${(err as Error).message}`, `plan.speat.tests.${t.id}`);
-    }
-    if (t.maxPerGroup !== undefined && design.X.length > t.maxPerGroup) {
-      design = { ...design, X: design.X.slice(0, t.maxPerGroup), Y: design.Y.slice(0, t.maxPerGroup) };
     }
     if (design.X.length < 2) throw new UserError(`test ${t.id}: fewer than 2 stimuli per group (${t.x.value}: ${design.X.length}); check the group values`, `plan.speat.tests.${t.id}`);
     for (const w of design.warnings) ctx.warn(`SpEAT test "${t.name}": ${w}.`);

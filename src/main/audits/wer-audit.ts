@@ -14,6 +14,7 @@ import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
 import { calibrationByGroup, createRecognizer, ensureModel, utteranceAccuracy, type ModelManifest, type Recognizer, type Transcript } from '../inference';
 import { analyseWer, measureUtterance, StatsInputError, type WerRow } from '../stats';
 import type { AuditContext } from './context';
+import { werSectionFrom, werSectionGroups } from './wer-section';
 import { unitSeed } from './units';
 
 export function groupKey(groups: Record<string, string>, by: readonly string[]): string | null {
@@ -106,6 +107,12 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
   if (noGroup) ctx.warn(`WER: ${noGroup} utterance(s) lack a ${wer.groupBy.join(' or ')} label and were left out.`);
   if (noText) ctx.warn(asr ? `WER: ${noText} utterance(s) lack a reference transcript and were left out.` : `WER: ${noText} utterance(s) lack a reference transcript or a hypothesis and were left out.`);
   if (rows.length === 0) throw new UserError('WER: no utterance has a group, a reference transcript and a hypothesis', 'plan.wer.dataset');
+  const noSpeaker = rows.filter((r) => r.speaker === undefined).length;
+  if (noSpeaker > 0 && noSpeaker < rows.length) {
+    ctx.warn(`WER: ${noSpeaker} of ${rows.length} utterance(s) have no speaker id, so speakers are not used: the tests treat utterances as independent, which makes them too ready to call a difference "unlikely to be chance" when speakers repeat.`);
+    for (const r of rows) delete r.speaker;
+  }
+  if (wer.by === 'speaker' && noSpeaker > 0) throw new UserError(`WER: the plan resamples speakers, but ${noSpeaker} utterance(s) have no speaker id`, 'plan.wer.by');
   // The model is part of the key: a plan changed to another ASR model must not reuse numbers.
   const key = asr ? `wer/${wer.dataset}/${wer.groupBy.join('+')}/asr/${asr.id}` : `wer/${wer.dataset}/${wer.groupBy.join('+')}`;
   const analysis = await ctx.units.once(key, 'wer', () => {
@@ -115,7 +122,8 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
         ...(wer.referenceGroup ? { referenceGroup: wer.referenceGroup } : {}),
         bootstrap: wer.bootstrap,
         permutations: wer.permutations,
-        by: wer.by,
+        ...(wer.by !== 'auto' ? { by: wer.by } : {}),
+        nAGQ: wer.nAGQ,
         // Not the unit key: it holds the dataset's random id, and the same data and seed must give the same numbers in any project.
         seed: unitSeed(ctx.seed, `wer/${wer.groupBy.join('+')}`),
       });
@@ -125,15 +133,7 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
     }
   });
   ctx.task.progress('WER', 1, 1);
-  const groups: WerSection['groups'] = {};
-  for (const [g, r] of Object.entries(analysis.groups)) {
-    const speakers = new Set(rows.filter((x) => x.group === g).map((x) => x.speaker ?? x.id)).size;
-    const warnings: string[] = [];
-    if (speakers < WER_MIN_SPEAKERS || r.utterances < WER_MIN_UTTERANCES) {
-      warnings.push(`${speakers} speakers and ${r.utterances} utterances: below the field guide's floor of ${WER_MIN_SPEAKERS} speakers or ${WER_MIN_UTTERANCES} utterances, so differences are uncertain`);
-    }
-    groups[g] = { ...r, speakers, warnings } as WerSection['groups'][string];
-  }
+  const groups = werSectionGroups(rows, analysis);
   const small = Object.entries(groups).filter(([, r]) => r.warnings.length > 0).map(([g]) => g);
   if (small.length) ctx.warn(`WER: group(s) ${small.join(', ')} are below the field guide's floor of ${WER_MIN_SPEAKERS} speakers or ${WER_MIN_UTTERANCES} utterances; treat differences as indicative.`);
   let calibration: WerSection['calibration'];
@@ -151,20 +151,7 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
     if (cal.length) calibration = calibrationByGroup(cal);
   }
   return {
-    config: {
-      hypotheses: wer.hypotheses.source,
-      asrModel: asr ? asr.name : null,
-      normalize: wer.normalize,
-      groupBy: wer.groupBy,
-      referenceGroup: analysis.referenceGroup,
-      bootstrap: wer.bootstrap,
-      permutations: wer.permutations,
-      by: wer.by,
-    },
-    datasetId: wer.dataset,
-    groups,
-    comparisons: analysis.comparisons,
-    overall: analysis.overall,
+    ...werSectionFrom(rows, analysis, { hypotheses: wer.hypotheses.source, asrModel: asr ? asr.name : null, groupBy: wer.groupBy, alpha: wer.alpha, nAGQ: wer.nAGQ, datasetId: wer.dataset }),
     ...(calibration ? { calibration } : {}),
   };
 }

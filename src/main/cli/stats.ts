@@ -11,6 +11,7 @@ import {
   analyseWer,
   bootstrapSpeatSE,
   NORMALIZE_MODES,
+  serPropagation,
   speatAssociations,
   speatFromAssociations,
   StatsInputError,
@@ -22,6 +23,7 @@ import {
   type WerRow,
 } from '../stats';
 import { UsageError, type CliCommand, type Options } from './args';
+import { readSerInput } from './ser-input';
 
 function readText(path: string): string {
   try {
@@ -129,7 +131,7 @@ const speatCommand: CliCommand = {
 const werCommand: CliCommand = {
   path: ['stats', 'wer'],
   usage:
-    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--seed S]',
+    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S]',
   async run(opts: Options) {
     const input = opts.requireString('input');
     const referenceGroup = opts.string('reference-group');
@@ -137,25 +139,29 @@ const werCommand: CliCommand = {
     if (!NORMALIZE_MODES.includes(normalize)) throw new UsageError(`--normalize must be one of ${NORMALIZE_MODES.join(', ')}, got "${normalize}"`);
     const bootstrap = opts.int('bootstrap', 1000, 1, 1e7);
     const permutations = opts.int('permutations', 10_000, 1, 1e8);
-    const by = opts.string('by') ?? 'utterance';
-    if (by !== 'utterance' && by !== 'speaker') throw new UsageError(`--by must be utterance or speaker, got "${by}"`);
+    const byOption = opts.string('by');
+    if (byOption !== undefined && byOption !== 'utterance' && byOption !== 'speaker') throw new UsageError(`--by must be utterance or speaker, got "${byOption}"`);
+    const nAGQ = opts.int('nagq', 1, 1, 25);
     const seed = opts.int('seed', 0, 0, 2 ** 52);
     opts.assertNoUnknown();
     const table = readCsv(input, ['id', 'group', 'reference', 'hypothesis']);
-    if (by === 'speaker' && !table.header.includes('speaker')) throw new UserError(`--by speaker needs a "speaker" column in ${input}`, 'speaker');
+    const hasSpeakers = table.header.includes('speaker');
+    if (byOption === 'speaker' && !hasSpeakers) throw new UserError(`--by speaker needs a "speaker" column in ${input}`, 'speaker');
     if (table.rows.length === 0) throw new UserError(`${input} has no utterances`, 'input');
     const rows: WerRow[] = table.rows.map(({ line, values }) => {
       if (values.group!.trim() === '') throw new UserError(`line ${line}: empty group`, 'group');
-      if (by === 'speaker' && (values.speaker ?? '').trim() === '') throw new UserError(`line ${line}: empty speaker`, 'speaker');
+      // A speaker column makes speakers the unit of inference (mixed model, speaker resampling): every row needs one.
+      if (hasSpeakers && (values.speaker ?? '').trim() === '') throw new UserError(`line ${line}: empty speaker (fill it in, or remove the speaker column to analyse utterances as independent)`, 'speaker');
       return {
         id: values.id!,
         group: values.group!.trim(),
         reference: values.reference!,
         hypothesis: values.hypothesis!,
-        ...(values.speaker !== undefined ? { speaker: values.speaker.trim() } : {}),
+        ...(hasSpeakers ? { speaker: values.speaker!.trim() } : {}),
       };
     });
-    return guard(() => analyseWer(rows, { normalize, referenceGroup, bootstrap, permutations, by, seed }));
+    const by = (byOption as 'utterance' | 'speaker' | undefined) ?? (hasSpeakers ? 'speaker' : 'utterance');
+    return guard(() => analyseWer(rows, { normalize, referenceGroup, bootstrap, permutations, by, seed, nAGQ }));
   },
 };
 
@@ -213,4 +219,72 @@ const fdiCommand: CliCommand = {
   },
 };
 
-export const statsCommands: CliCommand[] = [speatCommand, werCommand, fdiCommand];
+function parseRates(spec: string): number[] {
+  const rates = spec.split(',').map((x) => Number(x.trim()));
+  if (rates.length === 0 || rates.length > 6 || rates.some((r) => !(r > 0 && r < 1))) {
+    throw new UsageError(`--learning-rates must be 1 to 6 comma-separated numbers between 0 and 1, got "${spec}"`);
+  }
+  return rates;
+}
+
+const serCommand: CliCommand = {
+  path: ['stats', 'ser'],
+  usage:
+    'stats ser --input FILE.json [--learning-rates 1e-3,1e-4,1e-5] [--steps N] [--seed S] [--batch-size B] [--hidden H] [--eval-every K] [--patience P]',
+  async run(opts: Options, _rest, ctx) {
+    const input = opts.requireString('input');
+    const learningRates = parseRates(opts.string('learning-rates') ?? '1e-3,1e-4,1e-5');
+    const steps = opts.int('steps', 20_000, 1, 1e7);
+    const seed = opts.int('seed', 0, 0, 2 ** 32 - 1);
+    const batchSize = opts.int('batch-size', 32, 1, 4096);
+    const hidden = opts.int('hidden', 256, 1, 4096);
+    const evalEvery = opts.int('eval-every', 500, 1, 1e7);
+    const patienceText = opts.string('patience');
+    const patience = patienceText === undefined ? null : opts.int('patience', 0, 1, 1e6);
+    opts.assertNoUnknown();
+    const t0 = performance.now();
+    const data = readSerInput(input);
+    ctx.log(`read ${data.features.length} items (${data.layers} hidden states of width ${data.dim}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const result = guard(() => {
+      try {
+        return serPropagation(
+          { items: { layers: data.layers, dim: data.dim, features: data.features }, ratings: data.ratings, split: data.split, ...(data.targets ? { targets: data.targets } : {}) },
+          {
+            learningRates,
+            seed,
+            maxSteps: steps,
+            batchSize,
+            hidden,
+            evalEvery,
+            patience,
+            onProgress: (i, step) => ctx.progress(`SER training, learning rate ${learningRates[i]}`, step, steps),
+          },
+        );
+      } catch (err) {
+        if (err instanceof RangeError) throw new UserError(`${input}: ${err.message}`, 'valence');
+        throw err;
+      }
+    });
+    return {
+      regressors: result.regressors,
+      selected: { learningRate: result.selected.learningRate },
+      cohensD: result.cohensD,
+      items: { train: data.split.train.length, validation: data.split.validation.length, test: data.split.test.length, X: data.targets?.X.length ?? 0, Y: data.targets?.Y.length ?? 0 },
+      layers: data.layers,
+      dim: data.dim,
+      settings: {
+        batchSize,
+        hidden,
+        maxSteps: steps,
+        evalEvery,
+        earlyStopping: patience === null ? null : { patience },
+        seed,
+        preprocessing: 'features standardised per state and dimension with the training split mean and SD; valence scaled to [0, 1] with the training split min and max',
+        selection: 'lowest validation MSE',
+        cohensD: 'pooled SD, ddof 1; X minus Y; "pooled" pools the predictions of every regressor (the SpEAT paper)',
+      },
+    };
+  },
+};
+
+export const statsCommands: CliCommand[] = [speatCommand, werCommand, fdiCommand, serCommand];

@@ -16,6 +16,11 @@ export interface SpeatDesignOptions {
   matchOn?: string[];
   /** Clips per group and cell; default: as many as the smaller side of each cell holds. */
   perCell?: number;
+  /**
+   * Cap on stimuli per group: a seeded random sample of pairs within each cell, the cap
+   * shared over the cells in proportion to their sizes (METHODS.md: never the first rows).
+   */
+  maxPerGroup?: number;
   seed?: number;
 }
 
@@ -116,15 +121,37 @@ export function designSpeatTest(clips: readonly Clip[], options: SpeatDesignOpti
   const X: Clip[] = [];
   const Y: Clip[] = [];
   const out: DesignCell[] = [];
-  for (const [, cell] of [...cells.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    const available = Math.min(cell.xs.length, cell.ys.length);
-    const n = options.perCell === undefined ? available : Math.min(options.perCell, available);
-    if (options.perCell !== undefined && available < options.perCell) {
-      warnings.push(`cell ${JSON.stringify(cell.key)}: only ${available} clip(s) on the smaller side, fewer than the ${options.perCell} asked for`);
+  const drawn = [...cells.entries()]
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([, cell]) => {
+      const available = Math.min(cell.xs.length, cell.ys.length);
+      const n = options.perCell === undefined ? available : Math.min(options.perCell, available);
+      if (options.perCell !== undefined && available < options.perCell) {
+        warnings.push(`cell ${JSON.stringify(cell.key)}: only ${available} clip(s) on the smaller side, fewer than the ${options.perCell} asked for`);
+      }
+      // Shuffled with the seed: any prefix is a random sample of the cell.
+      return { cell, n, xs: shuffled(cell.xs, random), ys: shuffled(cell.ys, random) };
+    });
+  const total = drawn.reduce((acc, d) => acc + d.n, 0);
+  if (options.maxPerGroup !== undefined && total > options.maxPerGroup) {
+    // Largest-remainder shares of the cap, so every cell keeps its proportion (ties: cell order).
+    const cap = options.maxPerGroup;
+    const exact = drawn.map((d) => (cap * d.n) / total);
+    const quota = exact.map(Math.floor);
+    let left = cap - quota.reduce((a, b) => a + b, 0);
+    const order = exact.map((e, i) => [e - Math.floor(e), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+    for (const [, i] of order) {
+      if (left <= 0) break;
+      quota[i] += 1;
+      left -= 1;
     }
-    X.push(...shuffled(cell.xs, random).slice(0, n));
-    Y.push(...shuffled(cell.ys, random).slice(0, n));
-    out.push({ key: cell.key, xAvailable: cell.xs.length, yAvailable: cell.ys.length, sampled: n });
+    drawn.forEach((d, i) => (d.n = quota[i]!));
+    warnings.push(`capped at ${cap} stimuli per group: a seeded random sample of ${cap} of ${total} pairs, spread over the ${drawn.length} cell(s) in proportion to their size`);
+  }
+  for (const d of drawn) {
+    X.push(...d.xs.slice(0, d.n));
+    Y.push(...d.ys.slice(0, d.n));
+    out.push({ key: d.cell.key, xAvailable: d.cell.xs.length, yAvailable: d.cell.ys.length, sampled: d.n });
   }
   if (X.length < 8) warnings.push(`${X.length} stimuli per group: fewer than 8, so the effect size is very uncertain`);
   const durations = X.every((c) => c.durationS !== null) && Y.every((c) => c.durationS !== null);

@@ -4,11 +4,13 @@
  * of the results and the signer's details; the caller adds the signature placeholder.
  */
 import PDFDocument from 'pdfkit';
+import { PAPER_DEFAULTS } from '../../shared/plan';
 import type { AuditResults } from '../../shared/results';
 import { fmt, fmtPValue, pText } from '../../shared/charts/format';
 import { registerFonts, FONT_REGULAR } from './fonts';
 import { CHART_STYLE, Layout, PAGE, sectionCharts } from './layout';
-import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serFindings, speatFindings, werFindings } from './narrative';
+import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings } from './narrative';
+import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
 import { fdiTables, serTables, speatTables, werTables, type ReportTable } from './tables';
 
 export const SECTION_HEADINGS = {
@@ -102,7 +104,6 @@ function summary(L: Layout, r: AuditResults): void {
   L.p(
     'What this audit measures: the SpEAT section measures associations inside the models’ embedding space (which groups’ voices sit closer to pleasant speech); it is not a measure of harm in a product. The SER, WER and FDI sections measure the behaviour of downstream systems: an emotion recogniser, a speech recogniser and a speaker-verification decision.',
   );
-  const alpha = r.speat?.config.alpha ?? 0.05;
   if (r.speat) {
     L.h2('SpEAT (association in the embedding space)');
     L.bullets(speatFindings(r));
@@ -113,7 +114,7 @@ function summary(L: Layout, r: AuditResults): void {
   }
   if (r.wer) {
     L.h2('WER (downstream speech recognition)');
-    L.bullets(werFindings(r, alpha));
+    L.bullets(werFindings(r));
   }
   if (r.fdi) {
     L.h2('FDI (do fairness metrics agree?)');
@@ -140,10 +141,19 @@ function openSection(L: Layout, section: keyof typeof SECTION_HEADINGS, method: 
   L.h2('Data, models and results');
 }
 
+/** The attribute sets' k per speaker against the paper's k = 10, stated when a plan differs. */
+function attributeNote(s: NonNullable<AuditResults['speat']>): string {
+  const ks = [...new Set(s.tests.map((t) => t.attributes.perSpeaker))];
+  if (ks.length === 0) return '';
+  const k = ks.join(' or ');
+  const lower = ks.some((x) => x !== PAPER_DEFAULTS.attributePerSpeaker);
+  return `Attribute stimuli: per rated speaker, the ${k} highest- and ${k} lowest-rated clips (A and B)${lower ? `; the paper used ${PAPER_DEFAULTS.attributePerSpeaker}, and this plan sets ${k}` : ', as in the paper'}.`;
+}
+
 function speatSection(L: Layout, r: AuditResults): void {
   const s = r.speat!;
   openSection(L, 'speat', [
-    `For target groups X and Y and attribute sets A (pleasant speech) and B (unpleasant speech), each clip w gets s(w) = mean cosine similarity to A − mean cosine similarity to B. The effect size is d = (mean s over X − mean s over Y) / standard deviation of s over X ∪ Y (ddof 1). Positive d: X sits closer to pleasant speech than Y. The p-value is a one-sided permutation test (H1: d > 0) over equal-size splits of X ∪ Y, ${s.config.permutations} permutations (enumerated when all splits fit), seeded. Standard errors come from ${s.config.bootstrap} bootstrap resamples of the target stimuli at sizes ${s.config.sampleSizes.join(', ')}. Multiple comparisons across all ${s.results.length} tests: Bonferroni, Holm and Benjamini–Hochberg are shown; the summary uses ${CORRECTION_NAMES[s.config.correction]} at α = ${s.config.alpha}.`,
+    `For target groups X and Y and attribute sets A (pleasant speech) and B (unpleasant speech), each clip w gets s(w) = mean cosine similarity to A − mean cosine similarity to B. The effect size is d = (mean s over X − mean s over Y) / standard deviation of s over X ∪ Y (ddof 1). Positive d: X sits closer to pleasant speech than Y. The p-value is a one-sided permutation test (H1: d > 0) over equal-size splits of X ∪ Y, ${s.config.permutations} permutations (enumerated when all splits fit), seeded. Standard errors come from ${s.config.bootstrap.toLocaleString('en')} bootstrap resamples of the target stimuli at sizes ${s.config.sampleSizes.join(', ')}${s.config.bootstrap < PAPER_DEFAULTS.bootstrap ? ` (below the paper's ${PAPER_DEFAULTS.bootstrap.toLocaleString('en')}: this plan lowers it for speed, so the standard errors are less precise)` : ''}. ${attributeNote(s)} Multiple comparisons across all ${s.results.length} tests: Bonferroni, Holm and Benjamini–Hochberg are shown; the summary uses ${CORRECTION_NAMES[s.config.correction]} at α = ${s.config.alpha}.`,
     `Embeddings: per layer, the ${s.config.temporal} over frames (temporal aggregation), then layer aggregation "${s.config.layer}". Hidden states follow Hugging Face transformers' output_hidden_states (N+1 states; state 0 is the transformer's input); the SpEAT authors' code differs in places (wav2vec 2.0 state 0 before the positional convolution; HuBERT's state 0; Whisper before the final layer norm), so layer-level numbers may differ from the paper's.`,
   ]);
   const list = speatTables(r);
@@ -158,11 +168,17 @@ function speatSection(L: Layout, r: AuditResults): void {
 
 function serSection(L: Layout, r: AuditResults): void {
   const ser = r.ser!;
+  const c = ser.config;
+  const budget = c.maxSteps === 20_000 ? `${c.maxSteps.toLocaleString('en')} steps (the paper's budget)` : `${c.maxSteps.toLocaleString('en')} steps (the paper used 20,000; this plan sets ${c.maxSteps.toLocaleString('en')})`;
+  const stopping = c.earlyStopping
+    ? `Early stopping was ON (set in the plan): training stopped after ${plural(c.earlyStopping.patience, 'validation check')} without improvement, which changes results against training for the full budget.`
+    : 'No early stopping: every regressor trains for the full budget.';
   openSection(L, 'ser', [
-    `A downstream valence (emotion) regressor after Yang et al. (2021): a softmax-weighted sum of the hidden states, a linear layer to 256 units, the mean over frames and a linear output, trained with MSE on valence ratings scaled to [0, 1], Adam, batch ${ser.config.batchSize}, up to ${ser.config.maxSteps} steps, one model per learning rate (${ser.config.learningRates.join(', ')}). Split ${fmt(ser.config.split.train)}/${fmt(ser.config.split.validation)}/${fmt(ser.config.split.test)} (train/validation/test); the model is selected on the validation split, never the test split. For each SpEAT test, the regressor predicts valence for the target clips and Cohen's d (pooled SD, ddof 1) compares the groups; "agree" means the sign of Cohen's d equals the sign of SpEAT d. Agreement: ${ser.agreement.agree} of ${ser.agreement.total}.`,
+    `A downstream valence (emotion) regressor after Yang et al. (2021): a softmax-weighted sum of the hidden states, a linear layer to 256 units, the mean over frames and a linear output, trained with MSE on valence ratings scaled to [0, 1], Adam, batch ${c.batchSize}, ${budget}, one model per learning rate (${c.learningRates.join(', ')}). Preprocessing: ${c.preprocessing ?? 'none stated'}. Validation loss every ${c.evalEvery ?? 100} steps; the checkpoint with the lowest validation loss is kept. ${stopping} Split ${fmt(c.split.train)}/${fmt(c.split.validation)}/${fmt(c.split.test)} (train/validation/test); the regressor is selected on the validation split, never the test split.`,
+    `For each SpEAT test, each regressor predicts valence for the target clips and Cohen's d (pooled SD, ddof 1) compares the groups, for the selected regressor and, as in the SpEAT paper, for all regressors' predictions pooled; "agree" means the sign of Cohen's d equals the sign of SpEAT d. ${serAgreementSentence(r)}`,
   ]);
   tables(L, serTables(r));
-  sectionCharts(r, 'ser', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 2.${i + 1}`));
+  sectionCharts(r, 'ser', CHART_STYLE).forEach((c2, i) => L.chart(c2, `Figure 2.${i + 1}`));
 }
 
 function werSection(L: Layout, r: AuditResults): void {
@@ -172,8 +188,12 @@ function werSection(L: Layout, r: AuditResults): void {
     none: 'none: text used as given',
     english: 'english: basic rules plus digits and common contractions expanded',
   }[w.config.normalize];
+  const mixed = w.mixed
+    ? ` The mixed-effects model (errors ~ group + offset(log words) + (1 | speaker), Poisson, maximum likelihood with ${w.mixed.nAGQ === 1 ? 'the Laplace approximation, as lme4’s glmer' : `adaptive Gauss–Hermite quadrature with ${w.mixed.nAGQ} nodes`}) estimates a speaker variance of ${fmt(w.mixed.speakerVariance)}${w.mixed.singular ? ' (on its boundary: no speaker variation beyond chance)' : ''} over ${plural(w.mixed.speakers, 'speaker')}; standard errors from the Hessian of the deviance, as lme4.`
+    : '';
   openSection(L, 'wer', [
-    `Hypotheses: ${w.config.hypotheses}${w.config.asrModel ? ` (${w.config.asrModel})` : ''}. Normalisation, applied to reference and hypothesis alike: ${norm}. Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples. Against the reference group ${w.config.referenceGroup}: a two-sided permutation test (${w.config.permutations} permutations) and a Poisson regression of errors with log(reference words) as offset; per comparison the rate ratio and a likelihood-ratio χ² test with 1 df (Holm-adjusted here across ${w.comparisons.length} comparisons). Overall test against the intercept-only model: χ²(${w.overall.df}) = ${fmt(w.overall.devianceDrop)}, ${pText(w.overall.pValue)}.`,
+    `Hypotheses: ${w.config.hypotheses}${w.config.asrModel ? ` (${w.config.asrModel})` : ''}. Normalisation, applied to reference and hypothesis alike: ${norm}. Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples. Each group is compared with the reference group ${w.config.referenceGroup}.`,
+    `${werPrimaryStatement(w)}${mixed} ${werOverallStatement(w).text} Secondary, never the basis of a verdict: the fixed-effects Poisson regression (rate ratio and likelihood-ratio χ² with 1 degree of freedom; it treats every word as independent) and the permutation test at the ${w.config.by} level (${w.config.permutations} permutations${w.comparisons.some((c) => c.permutationExact) ? ', every split enumerated where they fit' : ''}).`,
   ]);
   tables(L, werTables(r));
   sectionCharts(r, 'wer', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 3.${i + 1}`));
@@ -290,8 +310,13 @@ function appendix(L: Layout, r: AuditResults): void {
     }
   }
   if (r.wer) {
-    for (const c of r.wer.comparisons) tests.push(`WER ${c.group} vs ${c.referenceGroup}: Poisson likelihood-ratio χ²(1) = ${fmt(c.poisson.devianceDrop)}, ${pText(c.poisson.pValue)}; permutation ${pText(c.permutationPValue)} (${r.wer.config.permutations} permutations).`);
-    tests.push(`WER overall: χ²(${r.wer.overall.df}) = ${fmt(r.wer.overall.devianceDrop)}, ${pText(r.wer.overall.pValue)}.`);
+    const verdicts = werVerdicts(r.wer);
+    r.wer.comparisons.forEach((c, i) => {
+      const v = verdicts[i]!;
+      const mixed = c.mixed ? `; mixed model b = ${fmt(c.mixed.coefficient)} (SE ${fmt(c.mixed.standardError)}), Wald ${pText(c.mixed.pValue)}` : '';
+      tests.push(`WER ${c.group} vs ${c.referenceGroup}: primary ${v.testName}, ${pText(v.pValue)} (Holm ${pText(v.pAdjusted)}). Secondary: Poisson likelihood-ratio χ²(1) = ${fmt(c.poisson.devianceDrop)}, ${pText(c.poisson.pValue)}; permutation ${pText(c.permutationPValue)} (${c.permutationExact ? 'exact' : `${r.wer!.config.permutations} permutations`})${mixed}.`);
+    });
+    tests.push(`WER overall: ${werOverallStatement(r.wer).text} Fixed-effects Poisson (secondary): χ² = ${fmt(r.wer.overall.devianceDrop)} with ${plural(r.wer.overall.df, 'degree')} of freedom, ${pText(r.wer.overall.pValue)}.`);
   }
   if (r.fdi) for (const g of r.fdi.groupings) tests.push(`FDI ${g.groupBy.join(' × ')}: percentile bootstrap CI (${r.fdi.config.bootstrap} resamples) ${g.fdiCi95 ? `[${fmt(g.fdiCi95[0])}, ${fmt(g.fdiCi95[1])}]` : 'not computed'}.`);
   L.bullets(tests, 8);

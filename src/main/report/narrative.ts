@@ -6,7 +6,10 @@
 import type { AuditResults, Correction, SpeatResult } from '../../shared/results';
 import { fmt, fmtCi, fmtPercent, fmtSigned, pText } from '../../shared/charts/format';
 import { chancePhrase, magnitude } from '../../shared/interpret';
-import { holm } from '../stats';
+import { serAgreementSentence } from '../../shared/ser-agreement';
+import { plural, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
+
+export { serAgreementSentence } from '../../shared/ser-agreement';
 
 export { CORRECTION_NAMES, magnitude } from '../../shared/interpret';
 
@@ -50,10 +53,7 @@ export function speatFindings(results: AuditResults): string[] {
 export function serFindings(results: AuditResults): string[] {
   const ser = results.ser;
   if (!ser) return [];
-  const out: string[] = [];
-  out.push(
-    `In ${ser.agreement.agree} of ${ser.agreement.total} test × model × learning-rate combinations, the emotion (valence) model's difference between the groups points the same way as the SpEAT effect size: the embedding's association carries into a downstream emotion recogniser's behaviour where the signs agree.`,
-  );
+  const out: string[] = [serAgreementSentence(results)];
   for (const m of ser.models) {
     const sel = m.regressors.find((r) => r.selected) ?? m.regressors[0];
     if (!sel) continue;
@@ -71,23 +71,22 @@ export function serFindings(results: AuditResults): string[] {
   return out;
 }
 
+/** Holm-adjusted primary p per WER comparison: the one number behind each verdict. */
 export function werAdjusted(results: AuditResults): number[] {
-  return holm((results.wer?.comparisons ?? []).map((c) => c.poisson.pValue));
+  return results.wer ? werVerdicts(results.wer).map((v) => v.pAdjusted) : [];
 }
 
-export function werFindings(results: AuditResults, alpha: number): string[] {
+export function werFindings(results: AuditResults): string[] {
   const wer = results.wer;
   if (!wer) return [];
-  const adj = werAdjusted(results);
-  const k = wer.comparisons.length;
+  const verdicts = werVerdicts(wer);
   const ref = wer.groups[wer.config.referenceGroup];
   return wer.comparisons.map((c, i) => {
     const g = wer.groups[c.group];
     const worse = c.absoluteDelta > 0;
-    const few = g && g.speakers < 10 ? ` It has only ${g.speakers} speakers, so the interval is wide.` : '';
-    const p = adj[i]!;
-    const chance = p < alpha ? `is unlikely to be chance (${pText(p)}, Poisson likelihood-ratio test adjusted for ${k} comparison${k === 1 ? '' : 's'}, Holm)` : `could be chance (${pText(p)}, Poisson likelihood-ratio test adjusted for ${k} comparison${k === 1 ? '' : 's'}, Holm)`;
-    return `${c.group}: word error rate ${fmtPercent(g?.wer)} (95% CI ${fmtCi(g?.ci95 ? [g.ci95[0] * 100, g.ci95[1] * 100] : null)}%) against ${fmtPercent(ref?.wer)} for ${c.referenceGroup}: the recogniser makes ${worse ? 'more' : 'fewer'} errors for ${c.group} speakers (${fmtSigned(c.absoluteDelta * 100)} percentage points, rate ratio ${fmt(c.poisson.rateRatio)}); this ${chance}.${few}`;
+    const few = g && g.speakers < 10 ? ` It has only ${plural(g.speakers, 'speaker')}, so the interval is wide.` : '';
+    const rr = werRateRatio(c);
+    return `${c.group}: word error rate ${fmtPercent(g?.wer)} (95% CI ${fmtCi(g?.ci95 ? [g.ci95[0] * 100, g.ci95[1] * 100] : null)}%) against ${fmtPercent(ref?.wer)} for ${c.referenceGroup}: the recogniser makes ${worse ? 'more' : 'fewer'} errors for ${c.group} speakers (${fmtSigned(c.absoluteDelta * 100)} percentage points, rate ratio ${fmt(rr.value)}${rr.ci95 ? `, 95% CI ${fmtCi(rr.ci95)}` : ''}); this ${verdicts[i]!.unlikely ? 'is ' : ''}${verdicts[i]!.phrase}.${few}`;
   });
 }
 

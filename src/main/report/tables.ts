@@ -3,10 +3,12 @@
  * formats them for reading (2 significant decimals, p < 0.001); the CSV exports keep
  * full precision. One definition, so the two can never disagree.
  */
-import type { AuditResults } from '../../shared/results';
-import { fmt, fmtPValue, fmtSigned, pText } from '../../shared/charts/format';
+import type { AuditResults, WerPrimaryTest } from '../../shared/results';
+import { fmt, fmtCi, fmtPValue, fmtSigned, pText } from '../../shared/charts/format';
 import { testLabel } from '../../shared/charts/speat';
-import { magnitude, modelName, werAdjusted } from './narrative';
+import { magnitude, modelName } from './narrative';
+import { plural, WER_TEST_SHORT, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
+import { wassersteinPairs } from '../../shared/fdi-pairs';
 
 export type Cell = string | number | boolean | null;
 export type ColumnFormat = 'text' | 'int' | 'num' | 'signed' | 'p' | 'pct' | 'hash';
@@ -187,16 +189,32 @@ export function serTables(results: AuditResults): ReportTable[] {
     {
       id: 'ser-regressors',
       section: 'ser',
-      title: 'Valence regressors (test split)',
-      columns: [col('Model', 'text', 2), col('Learning rate', 'text'), col('Steps', 'int'), col('R²', 'num'), col('RMSE', 'num'), col('Validation loss', 'num'), col('Selected', 'text')],
-      rows: ser.models.flatMap((m) => m.regressors.map((r) => [modelName(results, m.modelId), String(r.learningRate), r.steps, r.r2, r.rmse, r.validationLoss, r.selected])),
+      title: 'Valence regressors (R² and RMSE on the test split; the checkpoint kept is the one with the lowest validation loss)',
+      columns: [col('Model', 'text', 2), col('Learning rate', 'text'), col('Steps run', 'int'), col('Checkpoint kept (step)', 'int'), col('R²', 'num'), col('RMSE', 'num'), col('Validation loss', 'num'), col('Selected', 'text')],
+      rows: ser.models.flatMap((m) => m.regressors.map((r) => [modelName(results, m.modelId), String(r.learningRate), r.steps, r.bestStep ?? null, r.r2, r.rmse, r.validationLoss, r.selected])),
     },
     {
       id: 'ser-results',
       section: 'ser',
-      title: "Results: SpEAT d against the emotion model's Cohen's d",
-      columns: [col('Test', 'text', 1.2), col('Model', 'text', 1.6), col('Learning rate', 'text', 0.8), col('SpEAT d', 'signed', 0.7), col("Cohen's d", 'signed', 0.7), col('Mean X', 'num', 0.6), col('Mean Y', 'num', 0.6), col('Agree', 'text', 0.5)],
-      rows: ser.models.flatMap((m) => m.tests.map((t) => [testLabel(results, t.testId), modelName(results, m.modelId), String(t.learningRate), t.speatD, t.cohensD, t.meanX, t.meanY, t.agree])),
+      title: "Results: SpEAT d against the emotion model's Cohen's d, per regressor and for all regressors' predictions pooled",
+      columns: [col('Test', 'text', 1.2), col('Model', 'text', 1.6), col('Regressor', 'text', 0.9), col('SpEAT d', 'signed', 0.7), col("Cohen's d", 'signed', 0.7), col('Mean X', 'num', 0.6), col('Mean Y', 'num', 0.6), col('Agree', 'text', 0.5)],
+      rows: ser.models.flatMap((m) => {
+        const sel = m.regressors.find((r) => r.selected)?.learningRate;
+        return [
+          ...m.tests.map((t) => [testLabel(results, t.testId), modelName(results, m.modelId), `lr ${t.learningRate}${t.learningRate === sel ? ' (selected)' : ''}`, t.speatD, t.cohensD, t.meanX, t.meanY, t.agree] as Cell[]),
+          ...(m.pooled ?? []).map((t) => [testLabel(results, t.testId), modelName(results, m.modelId), 'all pooled', t.speatD, t.cohensD, null, null, t.agree] as Cell[]),
+        ];
+      }),
+    },
+    {
+      id: 'ser-agreement',
+      section: 'ser',
+      title: 'Sign agreement with SpEAT over (test × model) pairs, with the one-sided binomial p against chance (½)',
+      columns: [col('Counted with', 'text', 2.4), col('Agree', 'int', 0.6), col('Pairs', 'int', 0.6), col('Binomial p', 'p', 0.8)],
+      rows: [
+        ['the regressor selected on validation (one per model)', ser.agreement.agree, ser.agreement.total, ser.agreement.pValue ?? null],
+        ...(ser.agreementPooled ? [['all regressors pooled (the SpEAT paper)', ser.agreementPooled.agree, ser.agreementPooled.total, ser.agreementPooled.pValue ?? null] as Cell[]] : []),
+      ],
     },
   ];
 }
@@ -205,7 +223,7 @@ export function werTables(results: AuditResults): ReportTable[] {
   const wer = results.wer;
   if (!wer) return [];
   const groups = Object.keys(wer.groups).sort((a, b) => a.localeCompare(b, 'en'));
-  const adj = werAdjusted(results);
+  const verdicts = werVerdicts(wer);
   const out: ReportTable[] = [
     {
       id: 'wer-data',
@@ -242,11 +260,63 @@ export function werTables(results: AuditResults): ReportTable[] {
     {
       id: 'wer-comparisons',
       section: 'wer',
-      title: `Comparisons against ${wer.config.referenceGroup} (Poisson regression, likelihood-ratio χ² with 1 df)`,
-      columns: [col('Group', 'text', 1.2), col('Δ WER', 'signed', 0.7), col('Relative Δ', 'signed', 0.7), col('Rate ratio', 'num', 0.7), col('b (SE)', 'text', 0.9), col('χ²(1)', 'num', 0.6), col('p raw', 'p', 0.6), col('p Holm', 'p', 0.6), col('Perm. p', 'p', 0.7)],
-      rows: wer.comparisons.map((c, i) => [c.group, c.absoluteDelta, c.relativeDelta, c.poisson.rateRatio, `${fmt(c.poisson.coefficient)} (${fmt(c.poisson.standardError)})`, c.poisson.devianceDrop, c.poisson.pValue, adj[i] ?? null, c.permutationPValue]),
+      title: `Comparisons against ${wer.config.referenceGroup}: one verdict each, from the primary test's p (Holm-adjusted, α = ${werAlpha(wer)}); other tests are secondary`,
+      columns: [
+        col('Group', 'text', 1.2),
+        col('Δ WER', 'signed', 0.6),
+        col('Relative Δ', 'signed', 0.7),
+        col('Rate ratio', 'num', 0.6),
+        col('95% CI', 'text', 0.9),
+        col('Primary test', 'text', 1.1),
+        col('p', 'p', 0.6),
+        col('p Holm', 'p', 0.6),
+        col('Verdict', 'text', 1.1),
+      ],
+      rows: wer.comparisons.map((c, i) => {
+        const v = verdicts[i]!;
+        const rr = werRateRatio(c);
+        return [c.group, c.absoluteDelta, c.relativeDelta, rr.value, rr.ci95 ? fmtCi(rr.ci95) : null, WER_TEST_SHORT[v.test], v.pValue, v.pAdjusted, v.unlikely ? 'unlikely to be chance' : 'could be chance'];
+      }),
+    },
+    {
+      id: 'wer-secondary',
+      section: 'wer',
+      title: 'Secondary tests of the same comparisons: shown for transparency, never the basis of a verdict ("primary" marks the test used above)',
+      columns: [
+        col('Group', 'text', 1.2),
+        col('Mixed model p, secondary', 'p', 1),
+        col('Poisson rate ratio', 'num', 0.8),
+        col('Poisson χ²(1)', 'num', 0.8),
+        col('Poisson p, secondary', 'p', 0.9),
+        col(`${wer.config.by === 'speaker' ? 'Speaker' : 'Utterance'} permutation p, secondary`, 'p', 1.1),
+      ],
+      rows: wer.comparisons.map((c, i) => {
+        const v = verdicts[i]!;
+        const secondary = (test: WerPrimaryTest, p: number | null | undefined): Cell => (v.test === test ? 'primary' : p ?? null);
+        return [
+          c.group,
+          secondary('mixed-poisson', c.mixed?.pValue),
+          c.poisson.rateRatio,
+          c.poisson.devianceDrop,
+          c.poisson.pValue,
+          secondary(wer.config.by === 'speaker' ? 'speaker-permutation' : 'utterance-permutation', c.permutationPValue),
+        ];
+      }),
     },
   );
+  if (wer.mixed) {
+    out.push({
+      id: 'wer-mixed-model',
+      section: 'wer',
+      title: 'Mixed-effects Poisson regression: per comparison and overall (errors ~ group + offset(log words) + (1 | speaker))',
+      columns: [col('Term', 'text', 1.4), col('b', 'signed', 0.6), col('SE', 'num', 0.6), col('Wald p', 'p', 0.6), col('Rate ratio', 'num', 0.7), col('95% CI low', 'num', 0.7), col('95% CI high', 'num', 0.7), col('Statistic', 'text', 1.6)],
+      rows: [
+        ...wer.comparisons.map((c) => [`${c.group} vs ${c.referenceGroup}`, c.mixed?.coefficient ?? null, c.mixed?.standardError ?? null, c.mixed?.pValue ?? null, c.mixed?.rateRatio ?? null, c.mixed?.ci95[0] ?? null, c.mixed?.ci95[1] ?? null, ''] as Cell[]),
+        ['Speaker variance', null, null, null, null, null, null, `σ² = ${fmt(wer.mixed.speakerVariance)}${wer.mixed.singular ? ' (boundary)' : ''}, ${plural(wer.mixed.speakers, 'speaker')}`],
+        ['Group factor (likelihood ratio)', null, null, wer.mixed.overall.pValue, null, null, null, `χ² = ${fmt(wer.mixed.overall.chi2)}, ${plural(wer.mixed.overall.df, 'degree')} of freedom; log-likelihood ${fmt(wer.mixed.logLikelihood)}`],
+      ],
+    });
+  }
   if (wer.calibration && Object.keys(wer.calibration).length > 0) {
     out.push({
       id: 'wer-calibration',
@@ -279,8 +349,15 @@ export function fdiTables(results: AuditResults): ReportTable[] {
         id: `fdi-groups${suffix}`,
         section: 'fdi',
         title: `Per group at threshold ${fmt(g.threshold)} (${g.groupBy.join(' × ')})`,
-        columns: [col('Group', 'text', 1.4), col('Trials', 'int'), col('FPR', 'num'), col('FNR', 'num'), col('Accuracy', 'num'), col('Wasserstein-1', 'num')],
-        rows: Object.entries(g.groups).map(([name, m]) => [name, m.n, m.fpr, m.fnr, m.accuracy, g.wasserstein[name] ?? null]),
+        columns: [col('Group', 'text', 1.4), col('Trials', 'int'), col('FPR', 'num'), col('FNR', 'num'), col('Accuracy', 'num')],
+        rows: Object.entries(g.groups).map(([name, m]) => [name, m.n, m.fpr, m.fnr, m.accuracy]),
+      },
+      {
+        id: `fdi-wasserstein${suffix}`,
+        section: 'fdi',
+        title: `Wasserstein-1 distance between the score distributions of each pair of groups (${g.groupBy.join(' × ')}; 0 = identical, independent of the threshold)`,
+        columns: [col('Group', 'text', 1.4), col('Compared with', 'text', 1.4), col('Wasserstein-1', 'num', 0.9)],
+        rows: wassersteinPairs(g).map((x) => [x.a, x.b, x.distance]),
       },
       {
         id: `fdi-indices${suffix}`,

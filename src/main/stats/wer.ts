@@ -5,9 +5,11 @@
  */
 import { alignCounts, editDistance } from './edit-distance';
 import { percentileInterval } from './descriptive';
+import { holm } from './corrections';
+import { mixedPoissonGroupComparison } from './glmm';
 import { poissonGroupComparison } from './poisson';
 import { Rng } from './rng';
-import { StatsInputError } from './speat';
+import { binomialCapped, StatsInputError } from './speat';
 import { normalizeText, words, type NormalizeMode } from './text-normalize';
 
 export interface UtteranceMeasures {
@@ -105,21 +107,50 @@ export interface WerOptions {
   bootstrap?: number;
   /** Permutations for the two-sided test (default 10,000). */
   permutations?: number;
+  /** Resampling unit of the CI and permutation test; default speaker when every row has a speaker id. */
   by?: 'utterance' | 'speaker';
   seed?: number;
+  /** Quadrature nodes of the mixed model: 1 = Laplace (lme4's default), more = adaptive Gauss–Hermite. */
+  nAGQ?: number;
 }
 
 export interface WerGroupResult extends PooledRates {
   ci95: [number, number];
 }
 
+/** The test behind a comparison's verdict (METHODS.md § WER and CER). */
+export type WerPrimaryTest = 'mixed-poisson' | 'speaker-permutation' | 'utterance-permutation';
+
+/** Each compared group needs this many speakers for the mixed model to be the primary test. */
+export const MIXED_MODEL_MIN_SPEAKERS = 5;
+
 export interface WerComparison {
   group: string;
   referenceGroup: string;
   absoluteDelta: number;
   relativeDelta: number | null;
+  /** Permutation test at the `by` level (utterances or speakers). */
   permutationPValue: number;
+  /** True when every split was enumerated (speaker level, few speakers). */
+  permutationExact: boolean;
+  /** Fixed-effects Poisson regression: descriptive only when speakers are known. */
   poisson: { coefficient: number; standardError: number; rateRatio: number; devianceDrop: number; pValue: number };
+  /** Mixed-effects Poisson regression (speaker random intercept), when speaker ids are known. */
+  mixed?: { coefficient: number; standardError: number; pValue: number; rateRatio: number; ci95: [number, number] };
+  /** The one test behind the verdict; pHolm adjusts its p over the comparisons. */
+  primary: { test: WerPrimaryTest; pValue: number; pHolm: number };
+}
+
+export interface WerMixedSummary {
+  speakerVariance: number;
+  logLikelihood: number;
+  overall: { chi2: number; df: number; pValue: number };
+  singular: boolean;
+  converged: boolean;
+  nAGQ: number;
+  speakers: number;
+  excludedRows: number;
+  notEstimable: string[];
 }
 
 export interface WerAnalysis {
@@ -131,8 +162,13 @@ export interface WerAnalysis {
   referenceGroup: string;
   groups: Record<string, WerGroupResult>;
   comparisons: WerComparison[];
+  /** Fixed-effects Poisson: intercept-only vs group model. */
   overall: { devianceDrop: number; df: number; pValue: number };
   poissonExcludedRows: number;
+  /** Present when every utterance has a speaker id. */
+  mixed?: WerMixedSummary;
+  /** The overall test behind an "unlikely to be chance" about the groups together; null when none is valid (speakers known but a group has fewer than 5). */
+  overallPrimary: { test: 'mixed-poisson' | 'poisson'; chi2: number; df: number; pValue: number } | null;
 }
 
 /** Resampling units: utterances, or a speaker's utterances summed (errors, words). */
@@ -216,14 +252,158 @@ export function werPermutationTest(a: Units, b: Units, permutations: number, rng
   return (1 + count) / (1 + permutations);
 }
 
+/**
+ * The same test over every split of the pooled units into |a| and |b|, when there are at
+ * most `limit` splits: p = #{splits with statistic ≥ observed} / #splits (the observed split
+ * counts). Null when there are more splits than that.
+ */
+export function werPermutationTestExact(a: Units, b: Units, limit: number): { pValue: number; splits: number } | null {
+  const na = a.errors.length;
+  const n = na + b.errors.length;
+  const total = binomialCapped(n, na, limit);
+  if (!(total <= limit)) return null;
+  const e = Float64Array.from([...a.errors, ...b.errors]);
+  const w = Float64Array.from([...a.words, ...b.words]);
+  let E = 0;
+  let W = 0;
+  for (let i = 0; i < n; i += 1) {
+    E += e[i]!;
+    W += w[i]!;
+  }
+  const stat = (se: number, sw: number) => Math.abs(se / sw - (E - se) / (W - sw));
+  let ea = 0;
+  let wa = 0;
+  for (let i = 0; i < na; i += 1) {
+    ea += e[i]!;
+    wa += w[i]!;
+  }
+  const observed = stat(ea, wa);
+  let count = 0;
+  const rec = (start: number, left: number, se: number, sw: number): void => {
+    if (left === 0) {
+      const s = stat(se, sw);
+      if (Number.isFinite(s) && s + 1e-12 >= observed) count += 1;
+      return;
+    }
+    for (let i = start; i <= n - left; i += 1) rec(i + 1, left - 1, se + e[i]!, sw + w[i]!);
+  };
+  rec(0, na, 0, 0);
+  return { pValue: count / total, splits: total };
+}
+
+/** Count data of a WER comparison: per utterance errors and reference words, group, and speaker when known. */
+export interface WerCounts {
+  errors: Float64Array;
+  words: Float64Array;
+  groups: readonly string[];
+  speakers: readonly string[] | null;
+}
+
+export interface WerTestsOptions {
+  by: 'utterance' | 'speaker';
+  permutations: number;
+  seed: number;
+  nAGQ?: number;
+}
+
+/**
+ * Every test of METHODS.md on count data and the choice of the primary one per comparison:
+ * the mixed model when both compared groups have at least 5 speakers, else the
+ * speaker-level permutation test (exact when the splits can be enumerated); without
+ * speaker ids, the utterance-level permutation test. The calibration bench runs this on
+ * simulated null data, so what it measures is what the app reports.
+ */
+export function compareWerGroups(data: WerCounts, referenceGroup: string, options: WerTestsOptions): Pick<WerAnalysis, 'comparisons' | 'overall' | 'poissonExcludedRows' | 'mixed' | 'overallPrimary'> {
+  const { errors, words, groups, speakers } = data;
+  const groupNames = [...new Set(groups)].sort();
+  const idxOf = new Map<string, number[]>(groupNames.map((g) => [g, []]));
+  groups.forEach((g, i) => idxOf.get(g)!.push(i));
+  const unitsBy = (by: 'utterance' | 'speaker', g: string): Units => unitsOf(idxOf.get(g)!, errors, words, by === 'speaker' ? speakers : null);
+  const rate = (g: string): number => {
+    let e = 0;
+    let w = 0;
+    for (const i of idxOf.get(g)!) {
+      e += errors[i]!;
+      w += words[i]!;
+    }
+    return e / w;
+  };
+  const speakerCount = (g: string): number => (speakers ? new Set(idxOf.get(g)!.map((i) => speakers[i]!)).size : 0);
+  const poisson = poissonGroupComparison(errors, words, groups, referenceGroup);
+  const mixedFit = speakers ? mixedPoissonGroupComparison(errors, words, groups, speakers, referenceGroup, { nAGQ: options.nAGQ ?? 1 }) : null;
+  const refWer = rate(referenceGroup);
+  const others = groupNames.filter((g) => g !== referenceGroup);
+  const raw = others.map((g, ci) => {
+    const pc = poisson.comparisons.find((c) => c.group === g)!;
+    const wer = rate(g);
+    // The by-level permutation test: exact over speakers when the splits can be enumerated.
+    const ua = unitsBy(options.by, g);
+    const ub = unitsBy(options.by, referenceGroup);
+    const exact = options.by === 'speaker' ? werPermutationTestExact(ua, ub, options.permutations) : null;
+    const permutationPValue = exact ? exact.pValue : werPermutationTest(ua, ub, options.permutations, Rng.stream(options.seed, 3000 + ci));
+    const mc = mixedFit?.comparisons.find((c) => c.group === g);
+    let primary: { test: WerPrimaryTest; pValue: number };
+    if (!speakers) primary = { test: 'utterance-permutation', pValue: permutationPValue };
+    else if (mc && Number.isFinite(mc.pValue) && speakerCount(g) >= MIXED_MODEL_MIN_SPEAKERS && speakerCount(referenceGroup) >= MIXED_MODEL_MIN_SPEAKERS) {
+      primary = { test: 'mixed-poisson', pValue: mc.pValue };
+    } else if (options.by === 'speaker') primary = { test: 'speaker-permutation', pValue: permutationPValue };
+    else {
+      const sa = unitsBy('speaker', g);
+      const sb = unitsBy('speaker', referenceGroup);
+      const ex = werPermutationTestExact(sa, sb, options.permutations);
+      primary = { test: 'speaker-permutation', pValue: ex ? ex.pValue : werPermutationTest(sa, sb, options.permutations, Rng.stream(options.seed, 4000 + ci)) };
+    }
+    return {
+      group: g,
+      referenceGroup,
+      absoluteDelta: wer - refWer,
+      relativeDelta: refWer > 0 ? (wer - refWer) / refWer : null,
+      permutationPValue,
+      permutationExact: exact !== null,
+      poisson: { coefficient: pc.coefficient, standardError: pc.standardError, rateRatio: pc.rateRatio, devianceDrop: pc.devianceDrop, pValue: pc.pValue },
+      ...(mc ? { mixed: { coefficient: mc.coefficient, standardError: mc.standardError, pValue: mc.pValue, rateRatio: mc.rateRatio, ci95: mc.ci95 } } : {}),
+      primary,
+    };
+  });
+  const pHolm = holm(raw.map((c) => c.primary.pValue));
+  const comparisons: WerComparison[] = raw.map((c, i) => ({ ...c, primary: { ...c.primary, pHolm: pHolm[i]! } }));
+  let overallPrimary: WerAnalysis['overallPrimary'] = null;
+  if (!speakers) overallPrimary = { test: 'poisson', chi2: poisson.overall.devianceDrop, df: poisson.overall.df, pValue: poisson.overall.pValue };
+  else if (mixedFit && Number.isFinite(mixedFit.overall.pValue) && groupNames.every((g) => speakerCount(g) >= MIXED_MODEL_MIN_SPEAKERS)) {
+    overallPrimary = { test: 'mixed-poisson', ...mixedFit.overall };
+  }
+  return {
+    comparisons,
+    overall: poisson.overall,
+    poissonExcludedRows: poisson.excludedRows,
+    ...(mixedFit
+      ? {
+          mixed: {
+            speakerVariance: mixedFit.speakerVariance,
+            logLikelihood: mixedFit.logLikelihood,
+            overall: mixedFit.overall,
+            singular: mixedFit.singular,
+            converged: mixedFit.converged,
+            nAGQ: mixedFit.nAGQ,
+            speakers: mixedFit.speakers,
+            excludedRows: mixedFit.excludedRows,
+            notEstimable: mixedFit.notEstimable,
+          },
+        }
+      : {}),
+    overallPrimary,
+  };
+}
+
 export function analyseWer(rows: readonly WerRow[], options: WerOptions = {}): WerAnalysis {
   const normalize = options.normalize ?? 'basic';
-  const by = options.by ?? 'utterance';
   const R = options.bootstrap ?? 1000;
   const N = options.permutations ?? 10_000;
   const seed = options.seed ?? 0;
   if (rows.length === 0) throw new StatsInputError('no utterances');
-  if (by === 'speaker' && rows.some((r) => r.speaker === undefined || r.speaker === '')) {
+  const hasSpeakers = rows.every((r) => r.speaker !== undefined && r.speaker !== '');
+  const by = options.by ?? (hasSpeakers ? 'speaker' : 'utterance');
+  if (by === 'speaker' && !hasSpeakers) {
     const i = rows.findIndex((r) => r.speaker === undefined || r.speaker === '');
     throw new StatsInputError(`row ${i + 1} (id ${rows[i]!.id}) has no speaker, needed for --by speaker`, 'speaker');
   }
@@ -233,15 +413,13 @@ export function analyseWer(rows: readonly WerRow[], options: WerOptions = {}): W
   rows.forEach((r, i) => byGroup.get(r.group)!.push(i));
   const errors = Float64Array.from(measures, (m) => m.errors);
   const wordsArr = Float64Array.from(measures, (m) => m.referenceWords);
-  const speakers = by === 'speaker' ? rows.map((r) => r.speaker!) : null;
+  const speakers = hasSpeakers ? rows.map((r) => r.speaker!) : null;
   const groups: Record<string, WerGroupResult> = {};
-  const units = new Map<string, Units>();
   groupNames.forEach((g, gi) => {
     const idx = byGroup.get(g)!;
     const pooled = pooledRates(idx.map((i) => measures[i]!));
     if (pooled.wer === null) throw new StatsInputError(`group "${g}" has no reference words, so it has no WER`, 'reference');
-    const u = unitsOf(idx, errors, wordsArr, speakers);
-    units.set(g, u);
+    const u = unitsOf(idx, errors, wordsArr, by === 'speaker' ? speakers : null);
     groups[g] = { ...pooled, ci95: bootstrapWerCi(u, R, Rng.stream(seed, 2000 + gi)) };
   });
   let ref = options.referenceGroup;
@@ -250,28 +428,7 @@ export function analyseWer(rows: readonly WerRow[], options: WerOptions = {}): W
   } else if (!byGroup.has(ref)) {
     throw new StatsInputError(`reference group "${ref}" does not occur in the data (groups: ${groupNames.join(', ')})`, 'group');
   }
-  const poisson = poissonGroupComparison(errors, wordsArr, rows.map((r) => r.group), ref);
-  const refWer = groups[ref]!.wer!;
-  const comparisons = groupNames
-    .filter((g) => g !== ref)
-    .map((g, ci): WerComparison => {
-      const pc = poisson.comparisons.find((c) => c.group === g)!;
-      const wer = groups[g]!.wer!;
-      return {
-        group: g,
-        referenceGroup: ref!,
-        absoluteDelta: wer - refWer,
-        relativeDelta: refWer > 0 ? (wer - refWer) / refWer : null,
-        permutationPValue: werPermutationTest(units.get(g)!, units.get(ref!)!, N, Rng.stream(seed, 3000 + ci)),
-        poisson: {
-          coefficient: pc.coefficient,
-          standardError: pc.standardError,
-          rateRatio: pc.rateRatio,
-          devianceDrop: pc.devianceDrop,
-          pValue: pc.pValue,
-        },
-      };
-    });
+  const tests = compareWerGroups({ errors, words: wordsArr, groups: rows.map((r) => r.group), speakers }, ref, { by, permutations: N, seed, nAGQ: options.nAGQ ?? 1 });
   return {
     normalize,
     by,
@@ -280,8 +437,6 @@ export function analyseWer(rows: readonly WerRow[], options: WerOptions = {}): W
     seed,
     referenceGroup: ref,
     groups,
-    comparisons,
-    overall: poisson.overall,
-    poissonExcludedRows: poisson.excludedRows,
+    ...tests,
   };
 }

@@ -87,7 +87,13 @@ export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFA
 export function speatSerChart(results: AuditResults, style: ChartStyle = DEFAULT_STYLE): ChartSpec | null {
   const ser = results.ser;
   if (!ser || ser.models.length === 0) return null;
-  const series: Record<string, unknown>[] = ser.models.map((m) => {
+  // One marker per (test × model) pair, for the regressor each model selected on validation: the pairs the agreement counts.
+  const points = ser.models.map((m) => {
+    const lr = (m.regressors.find((r) => r.selected) ?? m.regressors[0])?.learningRate;
+    return { m, tests: m.tests.filter((t) => t.learningRate === lr) };
+  });
+  const n = points.reduce((acc, p) => acc + p.tests.length, 0);
+  const series: Record<string, unknown>[] = points.map(({ m, tests }) => {
     const idx = Math.max(0, results.models.findIndex((x) => x.id === m.modelId));
     const st = modelStyle(idx);
     return {
@@ -96,10 +102,10 @@ export function speatSerChart(results: AuditResults, style: ChartStyle = DEFAULT
       symbol: st.symbol,
       symbolSize: 8,
       itemStyle: { color: st.colour, opacity: 0.85 },
-      data: m.tests.map((t) => [t.speatD, t.cohensD]),
+      data: tests.map((t) => [t.speatD, t.cohensD]),
     };
   });
-  const vals = ser.models.flatMap((m) => m.tests.flatMap((t) => [t.speatD, t.cohensD]));
+  const vals = points.flatMap((p) => p.tests.flatMap((t) => [t.speatD, t.cohensD]));
   const lim = Math.max(1, Math.ceil(Math.max(...vals.map(Math.abs)) * 2) / 2);
   series.push({
     type: 'scatter',
@@ -119,8 +125,7 @@ export function speatSerChart(results: AuditResults, style: ChartStyle = DEFAULT
   return {
     id: 'speat-ser',
     title: "SpEAT d against SER Cohen's d",
-    caption:
-      "Each marker is one test for one model and one learning rate of the emotion (valence) regressor (shape = model). x: association in the embedding space (SpEAT d); y: difference in predicted valence between the two groups (Cohen's d). Points in the top-right or bottom-left quadrant agree in direction: the embedding's bias carries into the downstream emotion model.",
+    caption: `Each of the ${n} marker${n === 1 ? ' is' : 's is'} one (test × model) pair (shape = model), scored with the emotion (valence) regressor that model selected on validation: the ${n} pair${n === 1 ? '' : 's'} the agreement count uses. x: association in the embedding space (SpEAT d); y: difference in predicted valence between the two groups (Cohen's d). Points in the top-right or bottom-left quadrant agree in direction: the embedding's bias carries into the downstream emotion model.`,
     option: withAxisFont(option, style),
     height: 260,
   };

@@ -93,7 +93,15 @@ describe('SER audit pipeline', () => {
     // Agreement is the sign comparison with the SpEAT d of the same test and model.
     expect(row.speatD).toBe(speat.results[0]!.effectSize);
     for (const t of m.tests) expect(t.agree).toBe(Math.sign(t.cohensD) === Math.sign(t.speatD) && t.cohensD !== 0);
-    expect(ser.agreement).toEqual({ agree: row.agree ? 1 : 0, total: 1 });
+    // One (test × model) pair, counted with the selected regressor; p = P(X >= k) for X ~ Binomial(1, 1/2).
+    expect(ser.agreement).toEqual({ agree: row.agree ? 1 : 0, total: 1, pValue: row.agree ? 0.5 : 1 });
+    // The paper's pooled statistic: all regressors' predictions together, one entry per test.
+    expect(m.pooled).toHaveLength(1);
+    expect(ser.agreementPooled!.total).toBe(1);
+    // Standardisation and the validation schedule are stated for the report.
+    expect(ser.config.preprocessing).toMatch(/standardised per dimension with the training split/);
+    expect(ser.config.earlyStopping).toBeNull();
+    for (const r of m.regressors) expect(r.steps).toBe(3000);
     f.store.close();
   });
 

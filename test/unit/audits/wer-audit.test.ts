@@ -12,7 +12,7 @@ interface Golden {
   utterances: { speaker: string; accent: string; reference: string; hypothesis: string }[];
   referenceGroup: string;
   groups: Record<string, { utterances: number; referenceWords: number; errors: number; referenceCharacters: number; characterErrors: number; wer: number; cer: number }>;
-  comparison: { group: string; absoluteDelta: number; rateRatio: number; coefficient: number; standardError: number };
+  comparison: { group: string; absoluteDelta: number; rateRatio: number; coefficient: number; standardError: number; speakerPermutationExactP: number; speakerSplits: number };
 }
 const golden = JSON.parse(readFileSync('test/golden/audit_wer.json', 'utf8')) as Golden;
 
@@ -58,6 +58,17 @@ describe('WER audit pipeline', () => {
     expect(c.poisson.rateRatio).toBeCloseTo(golden.comparison.rateRatio, 8);
     expect(c.poisson.coefficient).toBeCloseTo(golden.comparison.coefficient, 8);
     expect(c.poisson.standardError).toBeCloseTo(golden.comparison.standardError, 8);
+    // Speaker ids on every utterance: speakers are the resampling unit, and with 3 speakers per
+    // group (fewer than 5) the exact speaker-level permutation test is the primary test.
+    expect(wer.config.by).toBe('speaker');
+    expect(c.permutationExact).toBe(true);
+    expect(c.permutationPValue).toBeCloseTo(golden.comparison.speakerPermutationExactP, 14);
+    expect(c.primary).toEqual({ test: 'speaker-permutation', pValue: c.permutationPValue, pHolm: c.permutationPValue });
+    // The mixed model is still reported (secondary here), and no overall test claims all groups differ.
+    expect(c.mixed).toBeDefined();
+    expect(wer.mixed!.speakers).toBe(6);
+    expect(wer.overallPrimary).toBeNull();
+    expect(wer.config.alpha).toBe(0.05);
     expect(f.warnings.some((w) => /1 utterance\(s\) lack a accent label/.test(w))).toBe(true);
     expect(f.warnings.some((w) => /1 utterance\(s\) lack a reference transcript or a hypothesis/.test(w))).toBe(true);
     f.store.close();

@@ -6,12 +6,15 @@ import { join } from 'node:path';
 import forge from 'node-forge';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuditResults } from '../../../src/shared/results';
-import { fmtPValue, fmtSigned } from '../../../src/shared/charts/format';
+import { fmt, fmtPValue, fmtSigned, pText } from '../../../src/shared/charts/format';
+import { wassersteinPairs } from '../../../src/shared/fdi-pairs';
+import { WER_TEST_SHORT, werPrimaryStatement, werVerdicts } from '../../../src/shared/wer-verdict';
 import { createApi } from '../../../src/main/api';
 import { createEngine } from '../../../src/main/engine';
 import { createIdentity, importIdentity, listIdentities, loadSigningIdentity, type SigningIdentity } from '../../../src/main/identity';
 import { buildReport, extractAttachments, resultsJson, SECTION_HEADINGS, verifyReport, verifyStatement, writeExports, type ReportStatement } from '../../../src/main/report';
 import { runCli } from '../../../src/main/cli';
+import { parseCsvTable } from '../../../src/main/data/csv';
 
 const FIXTURE = join(__dirname, '../../fixtures/report/results.sample.json');
 const results = JSON.parse(readFileSync(FIXTURE, 'utf8')) as AuditResults;
@@ -118,6 +121,58 @@ describe('signed PDF report', () => {
     expect(text).toContain('could be chance');
     expect(text).toContain('very uncertain');
     expect(text).not.toMatch(/proves bias/);
+  });
+
+  it('WER: one verdict per comparison, from the primary test, in the summary, the section and the CSV alike', () => {
+    const text = pdftotext(pdfPath).replace(/\s+/g, ' ');
+    const verdicts = werVerdicts(results.wer!);
+    expect(verdicts.map((v) => v.test)).toEqual(results.wer!.comparisons.map((c) => c.primary!.test));
+    // The primary test is stated once, and the old fixed-effects verdict wording is gone.
+    expect(text).toContain(werPrimaryStatement(results.wer!).replace(/\s+/g, ' '));
+    expect(text).not.toMatch(/Poisson likelihood-ratio test adjusted for/);
+    const out = join(dir, 'wer-csv');
+    writeExports(results, out);
+    const csv = parseCsvTable(readFileSync(join(out, 'wer-comparisons.csv'), 'utf8'), { delimiter: ',' });
+    for (const v of verdicts) {
+      // Summary and section: the same sentence with the same p; never the opposite verdict for this group.
+      expect(text).toContain(`${v.group}: word error rate`);
+      expect(text).toContain(v.phrase);
+      const other = v.unlikely ? 'could be chance' : 'unlikely to be chance';
+      expect(text).not.toContain(`${other} (${pText(v.pAdjusted)}`);
+      const row = csv.rows.find((r) => r.values.Group === v.group)!.values;
+      expect(row.Verdict).toBe(v.unlikely ? 'unlikely to be chance' : 'could be chance');
+      expect(Number(row['p Holm'])).toBe(v.pAdjusted);
+      expect(row['Primary test']).toBe(WER_TEST_SHORT[v.test]);
+    }
+    // The fixture has one of each verdict, so both wordings are exercised.
+    expect(new Set(verdicts.map((v) => v.unlikely))).toEqual(new Set([true, false]));
+    const secondary = parseCsvTable(readFileSync(join(out, 'wer-secondary.csv'), 'utf8'), { delimiter: ',' });
+    expect(secondary.header.filter((h) => h.endsWith(', secondary'))).toHaveLength(3);
+    expect(secondary.rows.map((r) => r.values['Mixed model p, secondary'])).toEqual(verdicts.map((v) => (v.test === 'mixed-poisson' ? 'primary' : expect.any(String))));
+  });
+
+  it('FDI: the Wasserstein table has a number for every pair of groups (report and CSV)', () => {
+    const text = pdftotext(pdfPath);
+    const g = results.fdi!.groupings[0]!;
+    const pairs = wassersteinPairs(g);
+    expect(pairs.length).toBe(1);
+    for (const p of pairs) {
+      expect(p.distance).not.toBeNull();
+      expect(text).toMatch(new RegExp(`${p.a}\\s+${p.b}\\s+${fmt(p.distance)}`));
+    }
+    const out = join(dir, 'fdi-csv');
+    writeExports(results, out);
+    const rows = parseCsvTable(readFileSync(join(out, 'fdi-wasserstein.csv'), 'utf8'), { delimiter: ',' }).rows.map((r) => r.values);
+    expect(rows).toEqual(pairs.map((p) => ({ Group: p.a, 'Compared with': p.b, 'Wasserstein-1': String(p.distance) })));
+  });
+
+  it('SER: agreement over (test × model) pairs with the binomial p; numbers agree with singular or plural', () => {
+    const text = pdftotext(pdfPath).replace(/\s+/g, ' ');
+    const a = results.ser!.agreement;
+    expect(text).toContain(`In ${a.agree} of ${a.total} (test × model) pairs`);
+    expect(text).toContain(`One-sided binomial test against chance (½): ${pText(a.pValue)}`);
+    expect(text).not.toMatch(/learning-rate combinations/);
+    expect(text).not.toMatch(/\b1 (degrees|speakers|comparisons|tests|regressors)\b/);
   });
 
   it('embeds results.json byte for byte (pdfdetach and our extractor)', () => {

@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Options, parseArgs, UsageError, type CliContext } from '../../../src/main/cli/args';
 import { statsCommands } from '../../../src/main/cli/stats';
 import { UserError } from '../../../src/shared/errors';
@@ -67,6 +70,106 @@ describe('stats wer CLI', () => {
     await expect(cli(['stats', 'wer', '--input', fixture('wer_missing_column.csv')])).rejects.toThrow(/missing column "hypothesis"/);
     await expect(cli(['stats', 'wer', '--input', fixture('wer_small.csv'), '--normalize', 'fancy'])).rejects.toThrow(UsageError);
     await expect(cli(['stats', 'wer', '--input', fixture('wer_small.csv'), '--reference-group', 'zzz'])).rejects.toThrow(/reference group "zzz"/);
+  });
+});
+
+describe('stats wer CLI: speakers, the mixed model and the primary test', () => {
+  interface RFit { referenceGroup: string; groups: string[] | string; coefficients: number[] | number; standardErrors: number[] | number; pValues: number[] | number; ci95: [number, number][]; speakerVariance: number; logLikelihood: number; overall: { chi2: number; df: number; pValue: number } }
+  const lme4 = JSON.parse(readFileSync(fileURLToPath(new URL('../../golden/glmm_wer.json', import.meta.url)), 'utf8')) as {
+    datasets: { name: string; rows: { group: string[]; speaker: string[]; words: number[]; errors: number[] }; fits: { laplace: RFit } }[];
+  };
+  const arr = <T,>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+  // Transcripts with exactly `errors` word errors over `words` reference words: substitutions first, then insertions.
+  const csvFrom = (rows: { group: string[]; speaker: string[]; words: number[]; errors: number[] }, withSpeaker: boolean): string => {
+    const lines = [withSpeaker ? 'id,group,speaker,reference,hypothesis' : 'id,group,reference,hypothesis'];
+    rows.words.forEach((w, i) => {
+      const e = rows.errors[i]!;
+      const ref = Array.from({ length: w }, (_, k) => `w${k}`);
+      const hyp = ref.map((t, k) => (k < e ? `x${k}` : t)).concat(Array.from({ length: Math.max(0, e - w) }, (_, k) => `y${k}`));
+      lines.push([`u${i}`, rows.group[i], ...(withSpeaker ? [rows.speaker[i]] : []), ref.join(' '), hyp.join(' ')].join(','));
+    });
+    return `${lines.join('\n')}\n`;
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'equivox-wer-cli-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (const name of ['three-groups', 'unbalanced']) {
+    it(`${name}: mixed {speakerVariance, logLikelihood, overall} and per comparison mixed + primary match lme4 (test/golden/glmm_wer.R)`, async () => {
+      const ds = lme4.datasets.find((d) => d.name === name)!;
+      const f = ds.fits.laplace;
+      const file = join(dir, `${name}.csv`);
+      writeFileSync(file, csvFrom(ds.rows, true));
+      const r = (await cli(['stats', 'wer', '--input', file, '--reference-group', f.referenceGroup, '--bootstrap', '20', '--permutations', '200'])) as {
+        by: string;
+        mixed: { speakerVariance: number; logLikelihood: number; overall: { chi2: number; df: number; pValue: number } };
+        comparisons: { group: string; errors?: number; mixed: { coefficient: number; standardError: number; pValue: number; rateRatio: number; ci95: [number, number] }; primary: { test: string; pValue: number } }[];
+        groups: Record<string, { errors: number }>;
+      };
+      expect(r.by).toBe('speaker');
+      expect(Object.values(r.groups).reduce((s, g) => s + g.errors, 0)).toBe(ds.rows.errors.reduce((s, e) => s + e, 0));
+      expect(Math.abs(r.mixed.speakerVariance / f.speakerVariance - 1)).toBeLessThan(0.02);
+      expect(r.mixed.logLikelihood).toBeCloseTo(f.logLikelihood, 2);
+      expect(r.mixed.overall.df).toBe(f.overall.df);
+      expect(Math.abs(r.mixed.overall.chi2 / f.overall.chi2 - 1)).toBeLessThan(0.01);
+      expect(Math.abs(r.mixed.overall.pValue - f.overall.pValue)).toBeLessThan(0.005);
+      arr(f.groups).forEach((g, i) => {
+        const c = r.comparisons.find((x) => x.group === g)!;
+        const se = arr(f.standardErrors)[i]!;
+        expect(Math.abs(c.mixed.coefficient - arr(f.coefficients)[i]!) / se).toBeLessThan(0.01);
+        expect(Math.abs(c.mixed.standardError / se - 1)).toBeLessThan(0.01);
+        expect(Math.abs(c.mixed.pValue - arr(f.pValues)[i]!)).toBeLessThan(0.005);
+        expect(c.mixed.rateRatio).toBeCloseTo(Math.exp(c.mixed.coefficient), 12);
+        expect(c.mixed.ci95[0]).toBeCloseTo(f.ci95[i]![0], 2);
+        // Every group here has at least 5 speakers: the mixed model is the primary test, with its own p.
+        expect(c.primary).toMatchObject({ test: 'mixed-poisson', pValue: c.mixed.pValue });
+      });
+    });
+  }
+
+  it('without a speaker column: no mixed model, the utterance-level permutation test is primary', async () => {
+    const ds = lme4.datasets.find((d) => d.name === 'three-groups')!;
+    const file = join(dir, 'no-speaker.csv');
+    writeFileSync(file, csvFrom(ds.rows, false));
+    const r = (await cli(['stats', 'wer', '--input', file, '--reference-group', 'en-us', '--bootstrap', '20', '--permutations', '200', '--seed', '3'])) as {
+      by: string;
+      mixed?: unknown;
+      comparisons: { mixed?: unknown; permutationPValue: number; primary: { test: string; pValue: number } }[];
+    };
+    expect(r.by).toBe('utterance');
+    expect(r.mixed).toBeUndefined();
+    for (const c of r.comparisons) {
+      expect(c.mixed).toBeUndefined();
+      expect(c.primary).toMatchObject({ test: 'utterance-permutation', pValue: c.permutationPValue });
+    }
+  });
+
+  it('fewer than 5 speakers in a compared group: the exact speaker-level permutation test is primary', async () => {
+    // 4 speakers per group, 6 utterances each: C(8, 4) = 70 splits, all enumerated.
+    const rows = { group: [] as string[], speaker: [] as string[], words: [] as number[], errors: [] as number[] };
+    ['a', 'b'].forEach((g, gi) => {
+      for (let s = 0; s < 4; s += 1) for (let u = 0; u < 6; u += 1) {
+        rows.group.push(g);
+        rows.speaker.push(`${g}${s}`);
+        rows.words.push(8 + ((s + u) % 5));
+        rows.errors.push((s + u + gi * 2) % 4);
+      }
+    });
+    const file = join(dir, 'few.csv');
+    writeFileSync(file, csvFrom(rows, true));
+    const r = (await cli(['stats', 'wer', '--input', file, '--reference-group', 'a', '--bootstrap', '20', '--permutations', '1000'])) as {
+      comparisons: { permutationPValue: number; permutationExact: boolean; primary: { test: string; pValue: number } }[];
+    };
+    const c = r.comparisons[0]!;
+    expect(c.permutationExact).toBe(true);
+    expect(c.primary).toMatchObject({ test: 'speaker-permutation', pValue: c.permutationPValue });
+    // An exact p over 70 equally likely splits is a multiple of 1/70.
+    expect(Math.abs(c.permutationPValue * 70 - Math.round(c.permutationPValue * 70))).toBeLessThan(1e-9);
+  });
+
+  it('a speaker column with an empty cell is refused, naming the line', async () => {
+    const file = join(dir, 'empty-speaker.csv');
+    writeFileSync(file, 'id,group,speaker,reference,hypothesis\n1,a,s1,a b,a b\n2,b,,a b,a c\n');
+    await expect(cli(['stats', 'wer', '--input', file])).rejects.toThrow(/line 3: empty speaker/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { type JSX, useMemo, useState } from 'react';
 import { fdiDisparityChart, fdiSweepChart } from '../../../shared/charts';
 import type { AuditResults, FdiSection } from '../../../shared/results';
+import { wassersteinPairs } from '../../../shared/fdi-pairs';
 import { ChartFigure } from './ChartFigure';
 import { fdiAlphaChart } from './charts/fdi';
 import { Ci, Num } from './format';
@@ -113,7 +114,6 @@ function FdiGroupingView({ results, fdi, index }: { results: AuditResults; fdi: 
               <th scope="col" className="num">False positive rate</th>
               <th scope="col" className="num">False negative rate</th>
               <th scope="col" className="num">Accuracy</th>
-              <th scope="col" className="num">Wasserstein distance</th>
             </tr>
           </thead>
           <tbody>
@@ -132,9 +132,6 @@ function FdiGroupingView({ results, fdi, index }: { results: AuditResults; fdi: 
                   <td className="num">
                     <Num value={m.accuracy} kind="percent" />
                   </td>
-                  <td className="num">
-                    <Num value={g.wasserstein[name]} />
-                  </td>
                 </tr>
               );
             })}
@@ -150,13 +147,35 @@ function FdiGroupingView({ results, fdi, index }: { results: AuditResults; fdi: 
               <td className="num">
                 <Num value={g.disparities.accuracy} kind="percent" />
               </td>
-              <td />
             </tr>
           </tbody>
         </table>
       </div>
+      <h3>How far apart the groups’ scores lie ({by})</h3>
+      <div className="dash-table-wrap" tabIndex={0} role="region" aria-label={`Wasserstein distances between groups, ${by}`}>
+        <table className="dash-table" data-testid="fdi-wasserstein">
+          <thead>
+            <tr>
+              <th scope="col">Group</th>
+              <th scope="col">Compared with</th>
+              <th scope="col" className="num">Wasserstein distance</th>
+            </tr>
+          </thead>
+          <tbody>
+            {wassersteinPairs(g).map((p) => (
+              <tr key={`${p.a}\u0000${p.b}`}>
+                <th scope="row">{p.a}</th>
+                <td>{p.b}</td>
+                <td className="num">
+                  <Num value={p.distance} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <p className="muted small">
-        Wasserstein distance: how far each group’s score distribution lies from all trials’ scores (0 = identical); it does not depend on the threshold.
+        Wasserstein distance: how far apart two groups’ score distributions lie (0 = identical); it does not depend on the threshold.
       </p>
       {sweep ? <ChartFigure spec={sweep} table={sweepTable} /> : null}
       {disp ? <ChartFigure spec={disp} tableSummary="Show the numbers as a table (the same table as above)" table={sweepTable} /> : null}

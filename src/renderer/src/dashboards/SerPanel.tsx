@@ -1,6 +1,7 @@
 import { type JSX, useMemo } from 'react';
 import { testLabel } from '../../../shared/charts';
 import type { AuditResults, SerSection } from '../../../shared/results';
+import { serAgreementSentence } from '../../../shared/ser-agreement';
 import { ChartFigure } from './ChartFigure';
 import { lrLabel, serAgreementChart, serLayerWeightChart, serRegressorChart } from './charts/ser';
 import { Num } from './format';
@@ -11,7 +12,6 @@ function modelName(results: AuditResults, id: string): string {
 
 export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSection }): JSX.Element {
   const agreement = useMemo(() => serAgreementChart(results), [results]);
-  const { agree, total } = ser.agreement;
   return (
     <div className="dash-section">
       <p className="dash-intro">
@@ -19,11 +19,7 @@ export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSect
         rates one group’s recordings as more pleasant in the same direction as the SpEAT association, the embedding’s bias carries into the product.
       </p>
       <p className="dash-headline" data-testid="ser-agreement">
-        The emotion model agrees in direction with SpEAT in{' '}
-        <strong>
-          {agree} of {total}
-        </strong>{' '}
-        test × model × learning-rate combinations.
+        {serAgreementSentence(results)}
       </p>
 
       {agreement ? (
@@ -31,7 +27,7 @@ export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSect
           spec={agreement}
           table={
             <table className="dash-table">
-              <caption>SpEAT d and SER Cohen’s d per test, model and learning rate</caption>
+              <caption>SpEAT d and SER Cohen’s d per test, model and learning rate (the chart shows the selected regressor only)</caption>
               <thead>
                 <tr>
                   <th scope="col">Model</th>
@@ -61,7 +57,23 @@ export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSect
                       </td>
                       <td>{t.agree ? 'yes' : 'no'}</td>
                     </tr>
-                  )),
+                  )).concat(
+                    (m.pooled ?? []).map((t) => (
+                      <tr key={`${m.modelId}-${t.testId}-pooled`}>
+                        <th scope="row">{modelName(results, m.modelId)}</th>
+                        <td>{testLabel(results, t.testId)}</td>
+                        <td>all pooled (the paper)</td>
+                        <td className="num">
+                          <Num value={t.speatD} kind="signed" />
+                        </td>
+                        <td className="num">
+                          <Num value={t.cohensD} kind="signed" />
+                        </td>
+                        <td className="num">–</td>
+                        <td>{t.agree ? 'yes' : 'no'}</td>
+                      </tr>
+                    )),
+                  ),
                 )}
               </tbody>
             </table>

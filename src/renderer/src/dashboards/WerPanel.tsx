@@ -1,6 +1,7 @@
 import { Fragment, type JSX, useMemo } from 'react';
-import { fmt, fmtPercent, pText } from '../../../shared/charts';
+import { fmt, fmtPercent } from '../../../shared/charts';
 import type { AuditResults, WerSection } from '../../../shared/results';
+import { WER_TEST_SHORT, werOverallStatement, werPrimaryStatement, werRateRatio, werVerdicts, type WerVerdict } from '../../../shared/wer-verdict';
 import { ChartFigure } from './ChartFigure';
 import { werDashboardChart } from './charts/wer';
 import { Ci, Num } from './format';
@@ -12,6 +13,7 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
   const groups = Object.keys(wer.groups).sort((a, b) => a.localeCompare(b, 'en'));
   const ref = wer.config.referenceGroup;
   const warned = groups.filter((g) => wer.groups[g]!.warnings.length > 0 || wer.groups[g]!.speakers < 50 || wer.groups[g]!.utterances < 500);
+  const verdicts = werVerdicts(wer);
   return (
     <div className="dash-section">
       <p className="dash-intro">
@@ -19,9 +21,11 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
         ({wer.config.groupBy.join(' × ')}), compared with the reference group <strong>{ref}</strong>. Transcripts compared with{' '}
         {NORMALIZE[wer.config.normalize]}; confidence intervals by resampling {wer.config.by === 'speaker' ? 'speakers' : 'utterances'}.
       </p>
-      <p className="dash-headline">
-        Overall, the groups’ error rates {wer.overall.pValue < 0.05 ? 'differ more than chance would explain' : 'could differ by chance'} ({pText(wer.overall.pValue)},
-        Poisson regression, {wer.overall.df} degrees of freedom).
+      <p className="dash-headline" data-testid="wer-overall">
+        {werOverallStatement(wer).text}
+      </p>
+      <p className="muted small" data-testid="wer-primary">
+        {werPrimaryStatement(wer)}
       </p>
       {warned.length > 0 ? (
         <div className="dash-warnings" data-testid="wer-group-warnings">
@@ -100,41 +104,67 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
                   <th scope="col">Group</th>
                   <th scope="col" className="num">WER difference (percentage points)</th>
                   <th scope="col" className="num">Relative difference</th>
-                  <th scope="col" className="num">Permutation p</th>
-                  <th scope="col" className="num">Rate ratio (Poisson)</th>
-                  <th scope="col" className="num">Poisson p</th>
+                  <th scope="col" className="num">Rate ratio (95% CI)</th>
+                  <th scope="col">Primary test</th>
+                  <th scope="col" className="num">p (Holm-adjusted)</th>
+                  <th scope="col">Verdict</th>
+                  <th scope="col" className="num">Mixed model p, secondary</th>
+                  <th scope="col" className="num">Poisson p, secondary</th>
+                  <th scope="col" className="num">{wer.config.by === 'speaker' ? 'Speaker' : 'Utterance'} permutation p, secondary</th>
                 </tr>
               </thead>
               <tbody>
-                {wer.comparisons.map((c) => (
-                  <Fragment key={c.group}>
-                  <tr className="dash-row-main">
-                    <th scope="row">{c.group}</th>
-                    <td className="num" title={String(c.absoluteDelta)}>
-                      {c.absoluteDelta > 0 ? '+' : c.absoluteDelta < 0 ? '−' : ''}
-                      {fmt(Math.abs(c.absoluteDelta) * 100)} points
-                    </td>
-                    <td className="num" title={c.relativeDelta === null ? undefined : String(c.relativeDelta)}>
-                      {c.relativeDelta === null ? '–' : `${c.relativeDelta > 0 ? '+' : c.relativeDelta < 0 ? '−' : ''}${fmtPercent(Math.abs(c.relativeDelta))}`}
-                    </td>
-                    <td className="num">
-                      <Num value={c.permutationPValue} kind="p" />
-                    </td>
-                    <td className="num">
-                      <Num value={c.poisson.rateRatio} />
-                    </td>
-                    <td className="num">
-                      <Num value={c.poisson.pValue} kind="p" />
-                    </td>
-                  </tr>
-                  <tr className="dash-row-plain">
-                    <td colSpan={6} className="dash-plain">{werSentence(c.group, ref, c.absoluteDelta, c.poisson.rateRatio, c.permutationPValue)}</td>
-                  </tr>
-                  </Fragment>
-                ))}
+                {wer.comparisons.map((c, i) => {
+                  const v = verdicts[i]!;
+                  const rr = werRateRatio(c);
+                  const permTest = wer.config.by === 'speaker' ? 'speaker-permutation' : 'utterance-permutation';
+                  return (
+                    <Fragment key={c.group}>
+                      <tr className="dash-row-main">
+                        <th scope="row">{c.group}</th>
+                        <td className="num" title={String(c.absoluteDelta)}>
+                          {c.absoluteDelta > 0 ? '+' : c.absoluteDelta < 0 ? '−' : ''}
+                          {fmt(Math.abs(c.absoluteDelta) * 100)} points
+                        </td>
+                        <td className="num" title={c.relativeDelta === null ? undefined : String(c.relativeDelta)}>
+                          {c.relativeDelta === null ? '–' : `${c.relativeDelta > 0 ? '+' : c.relativeDelta < 0 ? '−' : ''}${fmtPercent(Math.abs(c.relativeDelta))}`}
+                        </td>
+                        <td className="num" title={`from the ${rr.from}`}>
+                          <Num value={rr.value} />
+                          {rr.ci95 ? (
+                            <>
+                              {' '}
+                              <Ci ci={rr.ci95} />
+                            </>
+                          ) : null}
+                        </td>
+                        <td>{WER_TEST_SHORT[v.test]}</td>
+                        <td className="num">
+                          <Num value={v.pAdjusted} kind="p" />
+                        </td>
+                        <td>{v.unlikely ? 'unlikely to be chance' : 'could be chance'}</td>
+                        <td className="num">{v.test === 'mixed-poisson' ? 'primary' : <Num value={c.mixed?.pValue ?? null} kind="p" />}</td>
+                        <td className="num">
+                          <Num value={c.poisson.pValue} kind="p" />
+                        </td>
+                        <td className="num">{v.test === permTest ? 'primary' : <Num value={c.permutationPValue} kind="p" />}</td>
+                      </tr>
+                      <tr className="dash-row-plain">
+                        <td colSpan={10} className="dash-plain" data-testid={`wer-verdict-${c.group}`}>
+                          {werSentence(c.group, ref, c.absoluteDelta, rr.value, v)}
+                        </td>
+                      </tr>
+                    </Fragment>
+                  );
+                })}
               </tbody>
             </table>
           </div>
+          <p className="muted small">
+            Secondary tests are shown for transparency and are never the basis of a verdict: the Poisson regression treats every word as independent, and a
+            permutation test at the utterance level treats every utterance as independent; with repeated speakers both call differences “unlikely to be chance” too
+            readily.
+          </p>
         </>
       ) : null}
 
@@ -180,9 +210,9 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
   );
 }
 
-function werSentence(group: string, ref: string, delta: number, ratio: number, p: number): string {
-  const chance = p < 0.05 ? `is unlikely to be chance (${pText(p)})` : `could be chance (${pText(p)})`;
-  if (delta === 0) return `${group} and ${ref} have the same error rate.`;
+function werSentence(group: string, ref: string, delta: number, ratio: number, v: WerVerdict): string {
+  const verdict = `this ${v.unlikely ? 'is ' : ''}${v.phrase}`;
+  if (delta === 0) return `${group} and ${ref} have the same error rate; ${verdict}.`;
   const times = Number.isFinite(ratio) && ratio > 0 ? ` (${ratio.toFixed(2)} times the reference group's errors per word)` : '';
-  return `The recogniser makes ${delta > 0 ? 'more' : 'fewer'} errors for ${group} than for ${ref}${times}; this ${chance}.`;
+  return `The recogniser makes ${delta > 0 ? 'more' : 'fewer'} errors for ${group} than for ${ref}${times}; ${verdict}.`;
 }

@@ -54,7 +54,7 @@ const SETTINGS: Record<'general' | Section, Setting[]> = {
   ser: [
     { path: ['ser', 'learningRates'], label: 'Training speeds tried', kind: { type: 'list' }, explain: `Default ${DEFAULTS.ser.learningRates.join(', ')}. A small pleasantness predictor is trained at each speed; the one that does best on held-out recordings is used.` },
     { path: ['ser', 'batchSize'], label: 'Recordings per training step', kind: { type: 'int' }, explain: `Default ${DEFAULTS.ser.batchSize}.` },
-    { path: ['ser', 'maxSteps'], label: 'Most training steps', kind: { type: 'int' }, explain: `Default ${DEFAULTS.ser.maxSteps.toLocaleString()}. Training stops earlier when held-out results stop improving.` },
+    { path: ['ser', 'maxSteps'], label: 'Most training steps', kind: { type: 'int' }, explain: `Default ${DEFAULTS.ser.maxSteps.toLocaleString()}, as in the paper. Every predictor trains this long; the version that did best on held-out recordings is kept.` },
     { path: ['ser', 'hidden'], label: 'Predictor size', kind: { type: 'int' }, explain: `Default ${DEFAULTS.ser.hidden}. Width of the predictor's hidden layer.` },
     { path: ['ser', 'split'], label: 'Train / check / test split', kind: { type: 'fixed' }, explain: `Default ${DEFAULTS.ser.split.train} / ${DEFAULTS.ser.split.validation} / ${DEFAULTS.ser.split.test}: shares of rated recordings used to train, to choose the speed, and to report accuracy.` },
   ],
@@ -62,7 +62,7 @@ const SETTINGS: Record<'general' | Section, Setting[]> = {
     { path: ['wer', 'normalize'], label: 'Text clean-up before comparing', kind: { type: 'select', options: [{ value: 'basic', text: 'basic' }, { value: 'english', text: 'English' }, { value: 'none', text: 'none' }] }, explain: 'Default basic: lower-case and remove punctuation, so "Hello," and "hello" count as the same word. English also spells out numbers and contractions.' },
     { path: ['wer', 'bootstrap'], label: 'Resamples for the intervals', kind: { type: 'int' }, explain: `Default ${DEFAULTS.wer.bootstrap.toLocaleString()}. How often recordings are redrawn to build the 95% confidence intervals.` },
     { path: ['wer', 'permutations'], label: 'Shuffles for the p-value', kind: { type: 'int' }, explain: `Default ${DEFAULTS.wer.permutations.toLocaleString()}. How often group labels are shuffled to see what chance alone produces.` },
-    { path: ['wer', 'by'], label: 'Resample by', kind: { type: 'select', options: [{ value: 'utterance', text: 'recording' }, { value: 'speaker', text: 'speaker' }] }, explain: 'Default recording. Choose speaker when speakers have many recordings each: it is more cautious.' },
+    { path: ['wer', 'by'], label: 'Resample by', kind: { type: 'select', options: [{ value: 'auto', text: 'speaker when known' }, { value: 'utterance', text: 'recording' }, { value: 'speaker', text: 'speaker' }] }, explain: 'Default: by speaker whenever every recording has a speaker, since one speaker’s recordings are not independent; by recording otherwise.' },
   ],
   fdi: [
     { path: ['fdi', 'source', 'trialsPerGroup'], label: 'Verification trials per group', kind: { type: 'int' }, explain: `Default ${'trialsPerGroup' in DEFAULTS.fdi.source ? DEFAULTS.fdi.source.trialsPerGroup : 400}. Pairs of recordings (same or different speaker) scored per group.` },

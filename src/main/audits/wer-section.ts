@@ -1,0 +1,51 @@
+/**
+ * The WER section of the results from the stats engine's analysis: group facts (speakers,
+ * the field guide's floor), the mixed model and the primary tests. The WER audit and the
+ * report's sample fixture both assemble sections here, so the fixture has the shape the
+ * pipeline produces.
+ */
+import type { WerSection } from '../../shared/results';
+import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
+import type { WerAnalysis, WerRow } from '../stats';
+
+export function werSectionGroups(rows: readonly WerRow[], analysis: WerAnalysis): WerSection['groups'] {
+  const groups: WerSection['groups'] = {};
+  for (const [g, r] of Object.entries(analysis.groups)) {
+    const speakers = new Set(rows.filter((x) => x.group === g).map((x) => x.speaker ?? x.id)).size;
+    const warnings: string[] = [];
+    if (speakers < WER_MIN_SPEAKERS || r.utterances < WER_MIN_UTTERANCES) {
+      warnings.push(`${speakers} speakers and ${r.utterances} utterances: below the field guide's floor of ${WER_MIN_SPEAKERS} speakers or ${WER_MIN_UTTERANCES} utterances, so differences are uncertain`);
+    }
+    groups[g] = { ...r, speakers, warnings };
+  }
+  return groups;
+}
+
+export function werSectionFrom(
+  rows: readonly WerRow[],
+  analysis: WerAnalysis,
+  facts: { hypotheses: WerSection['config']['hypotheses']; asrModel: string | null; groupBy: string[]; alpha: number; nAGQ: number; datasetId: string },
+): Omit<WerSection, 'calibration'> {
+  return {
+    config: {
+      hypotheses: facts.hypotheses,
+      asrModel: facts.asrModel,
+      normalize: analysis.normalize,
+      groupBy: facts.groupBy,
+      referenceGroup: analysis.referenceGroup,
+      bootstrap: analysis.bootstrap,
+      permutations: analysis.permutations,
+      by: analysis.by,
+      alpha: facts.alpha,
+      nAGQ: facts.nAGQ,
+    },
+    datasetId: facts.datasetId,
+    groups: werSectionGroups(rows, analysis),
+    comparisons: analysis.comparisons,
+    overall: analysis.overall,
+    ...(analysis.mixed
+      ? { mixed: { speakerVariance: analysis.mixed.speakerVariance, logLikelihood: analysis.mixed.logLikelihood, overall: analysis.mixed.overall, singular: analysis.mixed.singular, speakers: analysis.mixed.speakers, nAGQ: analysis.mixed.nAGQ } }
+      : {}),
+    overallPrimary: analysis.overallPrimary,
+  };
+}
