@@ -63,9 +63,15 @@ export interface ModelManifest {
   exposure: {
     status: 'exposed' | 'last-layer-only' | 'native';
     message: string;
-    /** Largest |difference| between the recomputed and the original last_hidden_state. */
+    /** Largest |difference| found by the import check (models.ts, prepareTransformer); null when none ran. */
     maxAbsDiff: number | null;
     derivedSha256: string | null;
+    /**
+     * Whether the exposed states were checked against an independent computation. False:
+     * "not verified" (the message says why). Absent in manifests written before the check
+     * compared two different computations.
+     */
+    verified?: boolean;
   };
   /** Front-end settings that change the numbers; part of the embedding cache key. */
   settingsKey: string;
