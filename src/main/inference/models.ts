@@ -488,7 +488,10 @@ export async function ensureModel(dataDir: string, ref: string): Promise<{ manif
   const m = matches[0]!;
   const dir = join(modelsDir(dataDir), m.id);
   const file = m.exposure.status === 'exposed' ? join(dir, 'derived.onnx') : join(dir, 'model.onnx');
-  return { manifest: m, graphs: { main: readFileSync(file) } };
+  // A path: onnxruntime reads the file itself (no copy through JavaScript, about half the
+  // load time of a base-size model), and callers that need only the manifest read nothing.
+  if (!existsSync(file)) throw new NotFoundError(`the model store has no ${file}; import the model again`, 'model');
+  return { manifest: m, graphs: { main: file } };
 }
 
 /** Embed one clip with a model (convenience for tests and tools). */

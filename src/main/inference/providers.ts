@@ -4,7 +4,8 @@
  * CPU — falling back when session creation fails. The user can force one. Every result
  * records the provider that ran, the thread count and the onnxruntime version.
  */
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -69,14 +70,64 @@ export function providerOrder(platform: NodeJS.Platform = process.platform, bund
   return order;
 }
 
+let physical: number | undefined;
+
+/**
+ * Physical cores available to this process: on Linux from the CPU topology in /sys, on
+ * macOS from sysctl, elsewhere the logical count. Simultaneous multithreading siblings
+ * share one core's arithmetic units, so they add little to onnxruntime's matrix products.
+ */
+export function physicalCores(): number {
+  if (physical !== undefined) return physical;
+  const logical = availableParallelism();
+  let count = logical;
+  try {
+    if (process.platform === 'linux') {
+      const root = '/sys/devices/system/cpu';
+      const cores = new Set<string>();
+      for (const d of readdirSync(root)) {
+        if (!/^cpu\d+$/.test(d)) continue;
+        const topo = join(root, d, 'topology');
+        if (!existsSync(join(topo, 'core_id'))) continue;
+        cores.add(`${readFileSync(join(topo, 'physical_package_id'), 'utf8').trim()}/${readFileSync(join(topo, 'core_id'), 'utf8').trim()}`);
+      }
+      if (cores.size > 0) count = cores.size;
+    } else if (process.platform === 'darwin') {
+      const r = spawnSync('sysctl', ['-n', 'hw.physicalcpu'], { encoding: 'utf8' });
+      const n = Number(r.stdout?.trim());
+      if (r.status === 0 && Number.isInteger(n) && n > 0) count = n;
+    }
+  } catch {
+    count = logical;
+  }
+  physical = Math.max(1, Math.min(logical, count));
+  return physical;
+}
+
+/**
+ * Intra-op threads by default: every physical core, at most 8. Measured on a 2-core
+ * machine (bench/inference.ts): decoding a WAV in process and aggregating a clip's states
+ * take a few milliseconds next to hundreds in the model, so keeping a core free for them
+ * (the old default, cores − 1) only halved the model's speed.
+ */
 export function defaultThreads(): number {
-  // Leave a core for the UI, decoding and the database.
-  return Math.max(1, Math.min(8, availableParallelism() - 1));
+  return Math.min(8, physicalCores());
 }
 
 export interface SessionOptions {
   provider?: ProviderName | 'auto';
   threads?: number;
+}
+
+/**
+ * Whether onnxruntime's idle worker threads spin-wait for the next parallel section.
+ * Spinning saves a wake-up per section on an idle machine but burns the cores the other
+ * threads (and other programs) need; measured (bench/inference.ts) it lost up to a third
+ * of the speed on a busy 2-core machine and gained nothing measurable on a quiet one.
+ * EQUIVOX_ORT_SPIN=1 turns it back on.
+ */
+export function allowSpinning(): boolean {
+  return process.env.EQUIVOX_ORT_SPIN === '1';
 }
 
 /** Create a session on the first provider that works. */
@@ -93,6 +144,7 @@ export async function createSession(model: Uint8Array | string, o: SessionOption
         interOpNumThreads: 1,
         graphOptimizationLevel: 'all',
         logSeverityLevel: 3,
+        extra: { session: { intra_op: { allow_spinning: allowSpinning() ? '1' : '0' } } },
       };
       const session = typeof model === 'string' ? await ort.InferenceSession.create(model, options) : await ort.InferenceSession.create(model, options);
       return { session, info: { provider, threads, ortVersion: ortVersion(), fallbacks } };

@@ -73,7 +73,7 @@ describe.skipIf(unavailable !== null)(`models exported by torch.onnx.export${una
       // Whole tensors from the derived graph, fed exactly what torch was fed.
       const audio = readF32(join(fx.dir, e.input));
       const { graphs } = await ensureModel(home, m.id);
-      const session = await ort.InferenceSession.create(graphs.main);
+      const session = typeof graphs.main === 'string' ? await ort.InferenceSession.create(graphs.main) : await ort.InferenceSession.create(graphs.main);
       const x = e.frontEnd === 'whisper-logmel' ? whisperLogMel(audio, 80) : normalizeWaveform(audio);
       const feeds = { [m.inputName]: new ort.Tensor('float32', x, e.frontEnd === 'whisper-logmel' ? [1, 80, 3000] : [1, x.length]) };
       const out = await session.run(feeds);
