@@ -324,11 +324,19 @@ export async function prepareTransformer(bytes: Uint8Array, base: { frontEnd: Fr
   };
 }
 
-function stateDefinitionFor(family: Family, layout: 'final' | 'none' | 'last-only'): string {
-  if (layout === 'last-only') return 'Only last_hidden_state (layers could not be exposed).';
+/** The chunking rule in words (frontends.ts chunkRanges, embedder.ts): it changes the numbers of clips over 30 s. */
+export function chunkingRule(frontEnd: FrontEnd): string {
+  return frontEnd.kind === 'whisper-logmel'
+    ? 'Clips over 30 s: cut into consecutive 30 s chunks, each padded to 30 s and encoded on its own (no attention across chunks), keeping ceil(samples/320) frames of each; the frames of all chunks are pooled for the temporal mean/min/max.'
+    : 'Clips over 30 s: cut into consecutive 30 s chunks (a final remainder under 1 s joins the chunk before it), each encoded on its own (no attention across chunks, so a long clip\'s states differ from one pass over the whole clip); per-clip normalisation uses the whole clip\'s mean and variance; the frames of all chunks are pooled for the temporal mean/min/max.';
+}
+
+function stateDefinitionFor(family: Family, layout: 'final' | 'none' | 'last-only', frontEnd: FrontEnd): string {
+  if (layout === 'last-only') return `Only last_hidden_state (layers could not be exposed). ${chunkingRule(frontEnd)}`;
   const base =
     "Hugging Face transformers' output_hidden_states: state 0 is the transformer's input (after feature projection and positional embedding/convolution), states 1..N the blocks' outputs.";
-  return layout === 'final' ? `${base} The final layer norm is applied to the last state, as HF does (${family}).` : `${base} No final layer norm after the blocks (${family}).`;
+  const norm = layout === 'final' ? `The final layer norm is applied to the last state, as HF does (${family}).` : `No final layer norm after the blocks (${family}).`;
+  return `${base} ${norm} ${chunkingRule(frontEnd)}`;
 }
 
 /**
@@ -435,7 +443,7 @@ export async function importModel(dataDir: string, o: ImportOptions): Promise<Mo
     blocks: prep.blocks,
     states: prep.states,
     dims,
-    stateDefinition: stateDefinitionFor(family, layout),
+    stateDefinition: stateDefinitionFor(family, layout, frontEnd),
     layerAggregation: layerAggregationFor(dims),
     exposure: prep.exposure,
     settingsKey: settingsKeyFor(frontEnd, prep.exposure.status === 'exposed' ? 'hf-states' : 'last-only'),

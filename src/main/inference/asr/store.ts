@@ -279,7 +279,7 @@ export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrI
     stateDefinition: `Speech recognition model (${how}); it gives transcripts, not hidden states, and is not used for embeddings.`,
     layerAggregation: { rule: 'all-layers', layers: [], note: 'Speech recognition model: no hidden states.' },
     exposure: { status: 'native', message: '', maxAbsDiff: null, derivedSha256: null },
-    settingsKey: `${ASR_VERSION}|${fe}|${asr.kind}-greedy|chunk=30s`,
+    settingsKey: `${ASR_VERSION}|${fe}|${asr.kind}-greedy|${asr.kind === 'whisper' ? 'window=30s-quiet-cut' : 'chunk=30s'}`,
     licence: o.licence ?? null,
     source: o.source ?? folder,
     addedAt: new Date().toISOString(),
