@@ -273,10 +273,11 @@ async function longRecording(work: string): Promise<void> {
     writeClip(join(dir, 'long.wav'), seconds, 120, 9);
     const project = join(work, `project-long-${seconds}`);
     cliJson(home, ['projects', 'create', '--name', 'long', '--dir', project]);
-    const ds = { id: cliJson<{ datasetId: string }>(home, ['datasets', 'import', '--project', project, '--folder', dir, '--role', 'target']).datasetId };
+    const ds = { id: cliJson<{ datasetId: string }>(home, ['datasets', 'import', '--project', project, '--folder', dir, '--role', 'target', '--max-duration', '4000']).datasetId };
     const r = timed(process.execPath, [cli, 'embed', '--project', project, '--dataset', ds.id, '--model', model.id], { ...process.env, EQUIVOX_HOME: home });
     if (!r.ok) throw new Error(`embed of the ${label} file failed: ${r.stderr}`);
-    const s = JSON.parse(r.stdout) as { audioSeconds: number };
+    const s = JSON.parse(r.stdout) as { audioSeconds: number; computed: number };
+    if (s.computed !== 1) throw new Error(`the ${label} file was not embedded: ${r.stdout.slice(0, 400)}`);
     out.push(`${label} (${(s.audioSeconds / 60).toFixed(0)} min of audio, ${(s.audioSeconds / r.wallS).toFixed(0)} audio s/s): peak RSS ${r.maxRssMb !== null ? `${r.maxRssMb.toFixed(0)} MB` : 'unknown (no GNU time)'}`);
     rmSync(dir, { recursive: true, force: true });
   }
