@@ -105,10 +105,11 @@ export function physicalCores(): number {
 }
 
 /**
- * Intra-op threads by default: every physical core, at most 8. Measured on a 2-core
- * machine (bench/inference.ts): decoding a WAV in process and aggregating a clip's states
- * take a few milliseconds next to hundreds in the model, so keeping a core free for them
- * (the old default, cores − 1) only halved the model's speed.
+ * Intra-op threads by default: every physical core, at most 8. On a 2-core machine the old
+ * default (cores − 1) ran the model on one thread (ratio to PyTorch 0.58 against 0.83 with
+ * two, in issue 15's measurements); with WAVs read in process, what runs beside the model
+ * (reading a clip, pooling its states, storing them) takes a few milliseconds per clip
+ * against hundreds in the model (bench/inference.ts prints the breakdown).
  */
 export function defaultThreads(): number {
   return Math.min(8, physicalCores());
@@ -122,9 +123,11 @@ export interface SessionOptions {
 /**
  * Whether onnxruntime's idle worker threads spin-wait for the next parallel section.
  * Spinning saves a wake-up per section on an idle machine but burns the cores the other
- * threads (and other programs) need; measured (bench/inference.ts) it lost up to a third
- * of the speed on a busy 2-core machine and gained nothing measurable on a quiet one.
- * EQUIVOX_ORT_SPIN=1 turns it back on.
+ * threads (and other programs) need. Measured on a shared 2-core machine (base-size
+ * wav2vec2, 2 threads, graph optimisation 'all'): 0.236 CPU seconds per audio second with
+ * spinning against 0.176 without, and 1.5 against 2.3 audio seconds per second. Level
+ * 'all' also beat 'extended' (0.180–0.185) and 'basic' (0.190). EQUIVOX_ORT_SPIN=1 turns
+ * spinning back on.
  */
 export function allowSpinning(): boolean {
   return process.env.EQUIVOX_ORT_SPIN === '1';
