@@ -77,7 +77,7 @@ export function modelCommands(api: () => Api): CliCommand[] {
         const threads = threadsRaw === undefined ? undefined : Number(threadsRaw);
         if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new UsageError('--threads must be a positive integer');
         // Inline rather than through a worker, so progress can carry throughput and ETA.
-        const dir = existsSync(join(resolve(projectRef), PROJECT_FILE)) ? resolve(projectRef) : (await api().invoke('projects.open', { id: projectRef })).path;
+        const dir = existsSync(join(resolve(projectRef), PROJECT_FILE)) ? resolve(projectRef) : (await (ctx.loadApi ? await ctx.loadApi() : api()).invoke('projects.open', { id: projectRef })).path;
         const db = openDatabase(join(dir, PROJECT_FILE), projectMigrations);
         let last = 0;
         const onProgress = (p: EmbedProgress) => {
