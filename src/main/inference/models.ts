@@ -482,15 +482,19 @@ export async function listModels(dataDir: string): Promise<ModelManifest[]> {
 export async function ensureModel(dataDir: string, ref: string): Promise<{ manifest: ModelManifest; graphs: ModelGraphs }> {
   const alias = BUILTIN_ALIASES.find((a) => a === ref);
   if (alias) return loadBuiltin(alias);
-  for (const a of BUILTIN_ALIASES) {
-    try {
-      const b = await loadBuiltin(a);
-      if (b.manifest.id === ref || (ref.length >= 8 && b.manifest.id.startsWith(ref))) return b;
-    } catch {
-      // unavailable built-in: keep looking
+  // Imported models first: looking a built-in up by id loads it (speech_embedding starts a
+  // session to learn its widths), which an embedding run with an imported model need not pay.
+  const matches = listImportedModels(dataDir).filter((m) => m.id === ref || (ref.length >= 8 && m.id.startsWith(ref)));
+  if (matches.length === 0) {
+    for (const a of BUILTIN_ALIASES) {
+      try {
+        const b = await loadBuiltin(a);
+        if (b.manifest.id === ref || (ref.length >= 8 && b.manifest.id.startsWith(ref))) return b;
+      } catch {
+        // unavailable built-in: keep looking
+      }
     }
   }
-  const matches = listImportedModels(dataDir).filter((m) => m.id === ref || (ref.length >= 8 && m.id.startsWith(ref)));
   if (matches.length === 0) throw new NotFoundError(`no model ${ref}; see "models list"`, 'model');
   if (matches.length > 1) throw new UserError(`"${ref}" matches ${matches.length} models; give more of the id`, 'model');
   const m = matches[0]!;
