@@ -245,7 +245,7 @@ async function torchComparison(work: string): Promise<void> {
   const eqM = median(rows.map((r) => r.equivox));
   const tM = median(rows.map((r) => r.torchLoop));
   console.log(`PyTorch comparison: base-size wav2vec2 (12 × 768, random weights, exported by torch ${JSON.parse(readFileSync(join(modelDir, 'index.json'), 'utf8')).torch ?? '?'}), ${nClips} clips of 4 s, ${threads} thread(s) each side, ${rounds} interleaved round(s); load average now ${load}`);
-  console.log(`  PyTorch BLAS: ${blas.note}; spin-waiting in onnxruntime: ${allowSpinning() ? 'on' : 'off'}`);
+  console.log(`  PyTorch BLAS: ${blas.note}; spin-waiting in onnxruntime (decided per run from the load average) would now be ${allowSpinning() ? 'on' : 'off'}`);
   console.log(`  equivox embed (process start included, default settings): ${rows.map((r) => r.equivox.toFixed(2)).join(', ')} audio s/s`);
   console.log(`  eager PyTorch, clip loop only:                         ${rows.map((r) => r.torchLoop.toFixed(2)).join(', ')} audio s/s`);
   console.log(`  eager PyTorch, process start included:                 ${rows.map((r) => r.torchWhole.toFixed(2)).join(', ')} audio s/s`);

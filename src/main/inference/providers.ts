@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 
@@ -122,15 +122,19 @@ export interface SessionOptions {
 
 /**
  * Whether onnxruntime's idle worker threads spin-wait for the next parallel section.
- * Spinning saves a wake-up per section on an idle machine but burns the cores the other
- * threads (and other programs) need. Measured on a shared 2-core machine (base-size
- * wav2vec2, 2 threads, graph optimisation 'all'): 0.236 CPU seconds per audio second with
- * spinning against 0.176 without, and 1.5 against 2.3 audio seconds per second. Level
- * 'all' also beat 'extended' (0.180–0.185) and 'basic' (0.190). EQUIVOX_ORT_SPIN=1 turns
- * spinning back on.
+ * Spinning saves a sleep and wake-up per section while the machine is otherwise idle, but
+ * burns the cores the other threads need when it is busy. Measured on a 2-core machine
+ * (base-size wav2vec2, 2 threads, bench/inference.ts): idle (load average about 2), 12.1
+ * against 11.4 audio seconds per second with spinning; busy (load average 10), 1.5 against
+ * 2.3, and 0.236 against 0.176 CPU seconds per audio second. So Equivox spins when the
+ * 1-minute load average is below the number of cores (always on Windows, which reports no
+ * load average). EQUIVOX_ORT_SPIN=1 or 0 forces it. The numbers are the same either way.
+ * (Graph optimisation 'all' and 'extended' measured alike; 'basic' was 8% slower.)
  */
-export function allowSpinning(): boolean {
-  return process.env.EQUIVOX_ORT_SPIN === '1';
+export function allowSpinning(load = loadavg()[0]!, cores = availableParallelism()): boolean {
+  if (process.env.EQUIVOX_ORT_SPIN === '1') return true;
+  if (process.env.EQUIVOX_ORT_SPIN === '0') return false;
+  return load < cores;
 }
 
 /** Create a session on the first provider that works. */

@@ -44,13 +44,17 @@ describe('execution providers', () => {
     expect(defaultThreads()).toBe(Math.min(8, cores));
   });
 
-  it('does not spin-wait unless EQUIVOX_ORT_SPIN=1', () => {
+  it('spin-waits only while the machine is otherwise idle, unless EQUIVOX_ORT_SPIN says', () => {
     const before = process.env.EQUIVOX_ORT_SPIN;
     try {
       delete process.env.EQUIVOX_ORT_SPIN;
-      expect(allowSpinning()).toBe(false);
+      expect(allowSpinning(0.5, 2)).toBe(true);
+      expect(allowSpinning(9.7, 2)).toBe(false);
+      expect(allowSpinning(0, 8)).toBe(true); // Windows reports a load average of 0
       process.env.EQUIVOX_ORT_SPIN = '1';
-      expect(allowSpinning()).toBe(true);
+      expect(allowSpinning(9.7, 2)).toBe(true);
+      process.env.EQUIVOX_ORT_SPIN = '0';
+      expect(allowSpinning(0.5, 2)).toBe(false);
     } finally {
       if (before === undefined) delete process.env.EQUIVOX_ORT_SPIN;
       else process.env.EQUIVOX_ORT_SPIN = before;
