@@ -1,64 +1,343 @@
 /**
- * Inference bench: audio-seconds per second for each built-in and fixture model on the
- * demo corpus (resources/demo/target, or generated clips when it is absent), the share of
- * wall time spent outside onnxruntime (decoding waits, front end, aggregation, storage),
- * and the cost of a second, fully cached run.
+ * Inference bench (`npm run bench:inference`). Prints figures; asserts nothing.
  *
- *   npx tsx bench/inference.ts [--provider auto|cpu|cuda|…] [--threads N]
+ * 1. Against eager PyTorch. A base-size wav2vec2 (12 blocks × 768, random weights,
+ *    exported by torch 1.13: test/fixtures/models/export_torch.py --bench), 40 clips of
+ *    4 s (16 kHz mono WAV), clip by clip. Interleaved rounds of
+ *      - `equivox embed` (node out/cli/equivox.mjs, process start included, default
+ *        settings: every physical core, the 13 hidden states and their mean/min/max stored),
+ *      - eager PyTorch (bench/inference_torch.py: the same weights, the same threads,
+ *        OMP_WAIT_POLICY=PASSIVE, the same 13 states and their mean/min/max),
+ *      - onnxruntime alone (the same exported graph and session options, clips decoded
+ *        beforehand, nothing stored) for reference.
+ *    Audio seconds per second of wall time for each; with GNU time, CPU seconds too.
+ * 2. Whisper's key/value cache: a whisper-tiny layout (random weights) decoding a 30 s clip
+ *    with the cache (merged decoder) and without it; the speed-up and whether the tokens agree.
+ * 3. Memory for long recordings: peak RSS of `equivox embed` on a 1-minute and a 1-hour
+ *    WAV (the chunking rule streams both in 30 s chunks; the small test encoder from
+ *    test/fixtures/models/build.ts keeps the hour quick).
+ * 4. With --models: audio seconds per second of each built-in and fixture model on the
+ *    demo corpus, the share of time outside onnxruntime, and the cost of a cached re-run.
  *
- * "Outside ORT" = (total − session set-up − time inside session.run) / (total − set-up).
- * Decoding runs in ffmpeg processes ahead of the model; only the time the model waits for
- * it counts. Prints one JSON document; never used as a timed test.
+ *   npx tsx bench/inference.ts [--rounds N] [--clips N] [--skip-torch] [--skip-whisper] [--skip-long] [--models]
+ *
+ * PyTorch's speed depends on its BLAS. Debian's python3-torch uses whichever libblas.so.3
+ * the system selects; the reference (netlib) one is several times slower than OpenBLAS
+ * and would make the comparison meaningless. The bench uses OpenBLAS when it is installed
+ * (libopenblas0-pthread) or when EQUIVOX_BENCH_BLAS_DIR names a folder holding its
+ * libblas.so.3, and says which it used.
  */
 import '../src/main/security/telemetry-off'; // first: onnxruntime-node's native telemetry off (src/main/security/telemetry.ts)
-import { randomUUID, createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { embedDataset, importModel, type ProviderName } from '../src/main/inference';
+import * as ort from '../src/main/inference/ort';
+import { decodeAudio } from '../src/main/audio';
+import { createRecognizer, embedDataset, importModel, type ProviderName } from '../src/main/inference';
+import { normalizeWaveform } from '../src/main/inference/frontends';
+import { allowSpinning, createSession, defaultThreads } from '../src/main/inference/providers';
 import { inlineContext } from '../src/main/jobs/task';
 import { openDatabase } from '../src/main/store/open';
 import { projectMigrations } from '../src/main/store/schema';
 import { buildWav2vec2Fixture, buildWhisperFixture } from '../test/fixtures/models/build';
 
+const root = resolve(import.meta.dirname, '..');
+const cli = join(root, 'out/cli/equivox.mjs');
+const SR = 16000;
+
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
+const flag = (name: string) => process.argv.includes(`--${name}`);
 
-function wav(samples: Float32Array): Buffer {
-  const data = Buffer.alloc(samples.length * 2);
-  samples.forEach((v, i) => data.writeInt16LE(Math.round(Math.max(-1, Math.min(1, v)) * 32767), i * 2));
+function wavHeader(samples: number): Buffer {
   const h = Buffer.alloc(44);
-  h.write('RIFF', 0); h.writeUInt32LE(36 + data.length, 4); h.write('WAVE', 8); h.write('fmt ', 12);
-  h.writeUInt32LE(16, 16); h.writeUInt16LE(1, 20); h.writeUInt16LE(1, 22); h.writeUInt32LE(16000, 24);
-  h.writeUInt32LE(32000, 28); h.writeUInt16LE(2, 32); h.writeUInt16LE(16, 34); h.write('data', 36); h.writeUInt32LE(data.length, 40);
-  return Buffer.concat([h, data]);
+  h.write('RIFF', 0);
+  h.writeUInt32LE(36 + samples * 2, 4);
+  h.write('WAVE', 8);
+  h.write('fmt ', 12);
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(SR, 24);
+  h.writeUInt32LE(SR * 2, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36);
+  h.writeUInt32LE(samples * 2, 40);
+  return h;
 }
 
-async function main(): Promise<void> {
-  const provider = (arg('provider') ?? 'auto') as ProviderName | 'auto';
-  const threads = arg('threads') ? Number(arg('threads')) : undefined;
-  const work = mkdtempSync(join(tmpdir(), 'equivox-bench-'));
+/** A speech-like test signal (harmonics, slow envelope, noise), written block by block so an hour never sits in memory. */
+function writeClip(file: string, seconds: number, f0: number, seed: number): void {
+  const n = Math.round(seconds * SR);
+  const fd = openSync(file, 'w');
+  writeSync(fd, wavHeader(n));
+  let s = seed >>> 0;
+  const block = Buffer.alloc(SR * 2 * 10);
+  for (let start = 0; start < n; start += SR * 10) {
+    const m = Math.min(SR * 10, n - start);
+    for (let i = 0; i < m; i += 1) {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      const t = (start + i) / SR;
+      let v = 0;
+      for (let h = 1; h <= 5; h += 1) v += Math.sin(2 * Math.PI * f0 * h * t) / h;
+      v = 0.2 * v * (0.6 + 0.4 * Math.sin(2 * Math.PI * 3 * t)) + 0.02 * (s / 4294967296 - 0.5);
+      block.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(v * 32767))), i * 2);
+    }
+    writeSync(fd, block, 0, m * 2);
+  }
+  closeSync(fd);
+}
+
+interface Timed {
+  wallS: number;
+  cpuS: number | null;
+  maxRssMb: number | null;
+  stdout: string;
+  stderr: string;
+  ok: boolean;
+}
+
+const gnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%e', 'true']).status === 0;
+
+/** Run a command; with GNU time also its CPU seconds and peak RSS. */
+function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Timed {
+  const statsFile = join(tmpdir(), `equivox-bench-time-${process.pid}`);
+  const t0 = performance.now();
+  const r = gnuTime
+    ? spawnSync('/usr/bin/time', ['-o', statsFile, '-f', '%U %S %M', cmd, ...args], { encoding: 'utf8', env, maxBuffer: 1 << 26 })
+    : spawnSync(cmd, args, { encoding: 'utf8', env, maxBuffer: 1 << 26 });
+  const wallS = (performance.now() - t0) / 1000;
+  let cpuS: number | null = null;
+  let maxRssMb: number | null = null;
+  if (gnuTime && existsSync(statsFile)) {
+    const [u, s, m] = readFileSync(statsFile, 'utf8').trim().split(/\s+/).slice(-3).map(Number);
+    cpuS = u! + s!;
+    maxRssMb = m! / 1024;
+    rmSync(statsFile, { force: true });
+  }
+  return { wallS, cpuS, maxRssMb, stdout: r.stdout ?? '', stderr: r.stderr ?? '', ok: r.status === 0 };
+}
+
+function cliJson<T>(home: string, args: string[]): T {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, EQUIVOX_HOME: home }, maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`equivox ${args.join(' ')} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+/** The bench model, exported once and cached by the export script's hash. */
+function benchModel(): string | null {
+  const script = join(root, 'test/fixtures/models/export_torch.py');
+  const hash = createHash('sha256').update(readFileSync(script)).digest('hex').slice(0, 16);
+  const dir = join(root, 'test/fixtures/models/.torch-export', `bench-${hash}`);
+  if (existsSync(join(dir, 'index.json'))) return dir;
+  const py = process.env.EQUIVOX_TORCH_PYTHON ?? '/usr/bin/python3';
+  process.stderr.write(`exporting the base-size wav2vec2 with ${py} (once; cached in ${dir})\n`);
+  const tmp = `${dir}.tmp-${process.pid}`;
+  const r = spawnSync(py, [script, '--bench', tmp], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) return null;
+  mkdirSync(join(root, 'test/fixtures/models/.torch-export'), { recursive: true });
+  renameSync(tmp, dir);
+  return dir;
+}
+
+/** LD_LIBRARY_PATH for an OpenBLAS libblas.so.3, and words for the report. */
+function blasFor(): { env: NodeJS.ProcessEnv; note: string } {
+  const candidates = [process.env.EQUIVOX_BENCH_BLAS_DIR, '/usr/lib/x86_64-linux-gnu/openblas-pthread', '/usr/lib/aarch64-linux-gnu/openblas-pthread'].filter((d): d is string => !!d);
+  const dir = candidates.find((d) => existsSync(join(d, 'libblas.so.3')));
+  if (dir) return { env: { LD_LIBRARY_PATH: [dir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':') }, note: `OpenBLAS (${dir}/libblas.so.3)` };
+  let selected = 'unknown';
+  try {
+    selected = realpathSync('/usr/lib/x86_64-linux-gnu/libblas.so.3');
+  } catch {
+    // not Debian-like
+  }
+  return {
+    env: {},
+    note: `the system libblas.so.3 (${selected})${/\/blas\/libblas/.test(selected) ? ' — the reference BLAS, several times slower than OpenBLAS: install libopenblas0-pthread or set EQUIVOX_BENCH_BLAS_DIR for a fair baseline' : ''}`,
+  };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+async function ortAlone(modelFile: string, inputName: string, outputs: string[], clips: string[], threads: number): Promise<{ wallS: number; audioS: number; cpuS: number }> {
+  const audio = await Promise.all(clips.map(async (c) => (await decodeAudio(c)).samples));
+  const { session } = await createSession(modelFile, { provider: 'cpu', threads });
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  let audioS = 0;
+  for (const a of audio) {
+    const x = normalizeWaveform(a);
+    const r = await session.run({ [inputName]: new ort.Tensor('float32', x, [1, x.length]) }, outputs);
+    for (const k of Object.keys(r)) r[k]!.dispose?.();
+    audioS += a.length / SR;
+  }
+  const wallS = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  await session.release();
+  return { wallS, audioS, cpuS: (c.user + c.system) / 1e6 };
+}
+
+async function torchComparison(work: string): Promise<void> {
+  const modelDir = benchModel();
+  if (!modelDir) {
+    console.log('PyTorch comparison: skipped (the base-size wav2vec2 could not be exported: is python3-torch installed?)');
+    return;
+  }
+  const nClips = Number(arg('clips') ?? 40);
+  const rounds = Number(arg('rounds') ?? 2);
+  const threads = defaultThreads();
+  const clipsDir = join(work, 'clips');
+  mkdirSync(clipsDir);
+  const clips = Array.from({ length: nClips }, (_, k) => {
+    const f = join(clipsDir, `c${String(k).padStart(2, '0')}.wav`);
+    writeClip(f, 4, 100 + 5 * k, k + 1);
+    return f;
+  });
   const home = join(work, 'home');
+  const project = join(work, 'project');
+  process.stderr.write('importing the base-size model (verification included; once)\n');
+  cliJson(home, ['projects', 'create', '--name', 'bench', '--dir', project]);
+  const ds = { id: cliJson<{ datasetId: string }>(home, ['datasets', 'import', '--project', project, '--folder', clipsDir, '--role', 'target']).datasetId };
+  const model = cliJson<{ id: string }>(home, ['models', 'import', '--folder', modelDir]);
+  const manifest = JSON.parse(readFileSync(join(home, 'models', model.id, 'manifest.json'), 'utf8')) as { states: { output: string }[]; inputName: string };
+  const blas = blasFor();
+  const torchEnv = { ...process.env, ...blas.env, OMP_WAIT_POLICY: 'PASSIVE', OMP_NUM_THREADS: String(threads), OPENBLAS_NUM_THREADS: String(threads) };
+  const py = process.env.EQUIVOX_TORCH_PYTHON ?? '/usr/bin/python3';
+  const rows: { round: number; equivox: number; equivoxCpuPerAudioS: number | null; torchLoop: number; torchWhole: number; torchCpuPerAudioS: number | null; ortAlone: number; ortCpuPerAudioS: number }[] = [];
+  for (let round = 1; round <= rounds; round += 1) {
+    // Forget the previous round's embeddings so embed computes every clip again.
+    const db = openDatabase(join(project, 'project.sqlite'), projectMigrations);
+    db.prepare('DELETE FROM embeddings').run();
+    db.close();
+    const eq = timed(process.execPath, [cli, 'embed', '--project', project, '--dataset', ds.id, '--model', model.id], { ...process.env, EQUIVOX_HOME: home });
+    if (!eq.ok) throw new Error(`equivox embed failed: ${eq.stderr}`);
+    const summary = JSON.parse(eq.stdout) as { audioSeconds: number; computed: number; provider: string; timings: Record<string, number> };
+    const th = timed(py, [join(root, 'bench/inference_torch.py'), modelDir, String(threads), ...clips], torchEnv);
+    if (!th.ok) throw new Error(`PyTorch baseline failed: ${th.stderr.slice(-2000)}`);
+    const t = JSON.parse(th.stdout.trim().split('\n').pop()!) as { audioSeconds: number; loopSeconds: number };
+    const alone = await ortAlone(join(home, 'models', model.id, 'derived.onnx'), manifest.inputName, manifest.states.map((s) => s.output), clips, threads);
+    const row = {
+      round,
+      equivox: summary.audioSeconds / eq.wallS,
+      equivoxCpuPerAudioS: eq.cpuS !== null ? eq.cpuS / summary.audioSeconds : null,
+      torchLoop: t.audioSeconds / t.loopSeconds,
+      torchWhole: t.audioSeconds / th.wallS,
+      torchCpuPerAudioS: th.cpuS !== null ? th.cpuS / t.audioSeconds : null,
+      ortAlone: alone.audioS / alone.wallS,
+      ortCpuPerAudioS: alone.cpuS / alone.audioS,
+    };
+    rows.push(row);
+    process.stderr.write(
+      `round ${round}: equivox embed ${row.equivox.toFixed(2)} audio s/s (${summary.computed} clips, ${summary.provider}); ` +
+        `PyTorch ${row.torchLoop.toFixed(2)} (clip loop) / ${row.torchWhole.toFixed(2)} (process start included); onnxruntime alone ${row.ortAlone.toFixed(2)}\n` +
+        `  equivox: ${eq.wallS.toFixed(2)} s wall, of which before the job ${(eq.wallS - summary.timings.totalMs! / 1000).toFixed(2)} s (process start, modules, database); ` +
+        `job ${Object.entries(summary.timings).map(([k, v]) => `${k.replace(/Ms$/, '')} ${(v / 1000).toFixed(2)}`).join(', ')} s\n`,
+    );
+  }
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const eqM = median(rows.map((r) => r.equivox));
+  const tM = median(rows.map((r) => r.torchLoop));
+  console.log(`PyTorch comparison: base-size wav2vec2 (12 × 768, random weights, exported by torch ${JSON.parse(readFileSync(join(modelDir, 'index.json'), 'utf8')).torch ?? '?'}), ${nClips} clips of 4 s, ${threads} thread(s) each side, ${rounds} interleaved round(s); load average now ${load}`);
+  console.log(`  PyTorch BLAS: ${blas.note}; spin-waiting in onnxruntime (decided per run from the load average) would now be ${allowSpinning() ? 'on' : 'off'}`);
+  console.log(`  equivox embed (process start included, default settings): ${rows.map((r) => r.equivox.toFixed(2)).join(', ')} audio s/s`);
+  console.log(`  eager PyTorch, clip loop only:                         ${rows.map((r) => r.torchLoop.toFixed(2)).join(', ')} audio s/s`);
+  console.log(`  eager PyTorch, process start included:                 ${rows.map((r) => r.torchWhole.toFixed(2)).join(', ')} audio s/s`);
+  console.log(`  onnxruntime alone (pre-decoded clips, nothing stored): ${rows.map((r) => r.ortAlone.toFixed(2)).join(', ')} audio s/s`);
+  if (rows.every((r) => r.equivoxCpuPerAudioS !== null)) {
+    console.log(
+      `  CPU seconds per audio second (less sensitive to other load): equivox ${rows.map((r) => r.equivoxCpuPerAudioS!.toFixed(3)).join(', ')} (process start included); ` +
+        `PyTorch ${rows.map((r) => r.torchCpuPerAudioS!.toFixed(3)).join(', ')} (process start included); onnxruntime alone ${rows.map((r) => r.ortCpuPerAudioS.toFixed(3)).join(', ')}`,
+    );
+    const cpuRatio = median(rows.map((r) => r.torchCpuPerAudioS!)) / median(rows.map((r) => r.equivoxCpuPerAudioS!));
+    console.log(`  ratio of CPU cost, PyTorch / equivox (medians): ${cpuRatio.toFixed(2)}`);
+  }
+  console.log(`  ratio equivox / PyTorch clip loop (medians): ${(eqM / tM).toFixed(2)} (required ≥ 1.0, goal 1.3); per round: ${rows.map((r) => (r.equivox / r.torchLoop).toFixed(2)).join(', ')}`);
+}
+
+async function longRecording(work: string): Promise<void> {
+  const home = join(work, 'home-long');
+  const modelFile = join(work, 'tiny-w2v.onnx');
+  writeFileSync(modelFile, buildWav2vec2Fixture());
+  const model = cliJson<{ id: string }>(home, ['models', 'import', '--file', modelFile]);
+  const out: string[] = [];
+  for (const [label, seconds] of [['1 minute', 60], ['1 hour', 3600]] as const) {
+    const dir = join(work, `long-${seconds}`);
+    mkdirSync(dir);
+    writeClip(join(dir, 'long.wav'), seconds, 120, 9);
+    const project = join(work, `project-long-${seconds}`);
+    cliJson(home, ['projects', 'create', '--name', 'long', '--dir', project]);
+    const ds = { id: cliJson<{ datasetId: string }>(home, ['datasets', 'import', '--project', project, '--folder', dir, '--role', 'target', '--max-duration', '4000']).datasetId };
+    const r = timed(process.execPath, [cli, 'embed', '--project', project, '--dataset', ds.id, '--model', model.id], { ...process.env, EQUIVOX_HOME: home });
+    if (!r.ok) throw new Error(`embed of the ${label} file failed: ${r.stderr}`);
+    const s = JSON.parse(r.stdout) as { audioSeconds: number; computed: number };
+    if (s.computed !== 1) throw new Error(`the ${label} file was not embedded: ${r.stdout.slice(0, 400)}`);
+    out.push(`${label} (${(s.audioSeconds / 60).toFixed(0)} min of audio, ${(s.audioSeconds / r.wallS).toFixed(0)} audio s/s): peak RSS ${r.maxRssMb !== null ? `${r.maxRssMb.toFixed(0)} MB` : 'unknown (no GNU time)'}`);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`Long recordings through \`equivox embed\` (small test encoder, 30 s chunks streamed from the file): ${out.join('; ')}`);
+}
+
+/**
+ * Whisper with and without the key/value cache: a whisper-tiny layout (random weights,
+ * exported with the bench model) decoding one 30 s clip greedily to its token limit, the
+ * merged decoder with its cache against decoder_model.onnx re-run on the whole sequence.
+ */
+async function whisperCache(work: string): Promise<void> {
+  const modelDir = benchModel();
+  const folder = modelDir ? join(modelDir, 'whisper-tiny-layout') : null;
+  if (!folder || !existsSync(folder)) {
+    console.log('Whisper key/value cache: skipped (no exported whisper-tiny layout: is python3-torch installed?)');
+    return;
+  }
+  const home = join(work, 'home-whisper');
+  const model = await importModel(home, { folder });
+  const clip = join(work, 'whisper-30s.wav');
+  writeClip(clip, 30, 140, 5);
+  const audio = (await decodeAudio(clip)).samples;
+  const rows: { label: string; seconds: number; tokens: number; ids: string }[] = [];
+  for (const [label, noCache] of [['with the cache (merged decoder)', false], ['without (decoder_model.onnx on the whole sequence)', true]] as const) {
+    const rec = await createRecognizer(model, { provider: 'cpu', threads: defaultThreads() }, { language: 'en', noCache });
+    await rec.transcribe(audio.subarray(0, 16000)); // warm-up
+    const t0 = performance.now();
+    const t = await rec.transcribe(audio);
+    rows.push({ label, seconds: (performance.now() - t0) / 1000, tokens: t.tokens, ids: JSON.stringify(t.ids) });
+    await rec.release();
+  }
+  const [cache, plain] = rows as [(typeof rows)[0], (typeof rows)[0]];
+  console.log(
+    `Whisper key/value cache (whisper-tiny layout, random weights, one 30 s clip, ${cache.tokens} tokens, greedy): ` +
+      `${cache.label} ${cache.seconds.toFixed(2)} s; ${plain.label} ${plain.seconds.toFixed(2)} s; speed-up ${(plain.seconds / cache.seconds).toFixed(1)}× (goal ≥ 3); same tokens: ${cache.ids === plain.ids ? 'yes' : 'NO'}`,
+  );
+}
+
+/** Section 3 (--models): every model's throughput on the demo corpus, the old table. */
+async function perModel(work: string, provider: ProviderName | 'auto', threads: number | undefined): Promise<void> {
+  const home = join(work, 'home-models');
   let clips: string[];
-  const demo = resolve('resources/demo/target');
-  if (existsSync(demo)) clips = readdirSync(demo).filter((f) => /\.(opus|wav|flac|mp3)$/.test(f)).sort().map((f) => join(demo, f));
+  const demo = resolve(root, 'resources/demo/target');
+  if (existsSync(demo)) clips = (await import('node:fs')).readdirSync(demo).filter((f) => /\.(opus|wav|flac|mp3)$/.test(f)).sort().map((f) => join(demo, f));
   else {
-    mkdirSync(join(work, 'clips'));
+    mkdirSync(join(work, 'demo-clips'));
     clips = Array.from({ length: 24 }, (_, k) => {
-      const f = join(work, 'clips', `c${k}.wav`);
-      writeFileSync(f, wav(Float32Array.from({ length: 48000 }, (_, i) => 0.3 * Math.sin((2 * Math.PI * (100 + 10 * k) * i) / 16000))));
+      const f = join(work, 'demo-clips', `c${k}.wav`);
+      writeClip(f, 3, 100 + 10 * k, k);
       return f;
     });
   }
-  const db = openDatabase(join(work, 'project.sqlite'), projectMigrations);
+  const db = openDatabase(join(work, 'models.sqlite'), projectMigrations);
   const now = new Date().toISOString();
-  db.prepare('INSERT INTO project (id, name, created_at) VALUES (?, ?, ?)').run(randomUUID(), 'bench', now);
-  const datasetId = randomUUID();
-  db.prepare(`INSERT INTO datasets (id, name, role, source_kind, source_path, status, created_at, updated_at) VALUES (?, 'bench', 'target', 'folder', ?, 'ready', ?, ?)`).run(datasetId, work, now, now);
+  db.prepare('INSERT INTO project (id, name, created_at) VALUES (?, ?, ?)').run('bench', 'bench', now);
+  db.prepare(`INSERT INTO datasets (id, name, role, source_kind, source_path, status, created_at, updated_at) VALUES ('d', 'bench', 'target', 'folder', ?, 'ready', ?, ?)`).run(work, now, now);
   clips.forEach((f, i) =>
-    db.prepare('INSERT INTO clips (id, dataset_id, row_index, path, rel_path, sha256) VALUES (?, ?, ?, ?, ?, ?)').run(randomUUID(), datasetId, i + 1, f, f, createHash('sha256').update(readFileSync(f)).digest('hex')),
+    db.prepare('INSERT INTO clips (id, dataset_id, row_index, path, rel_path, sha256) VALUES (?, ?, ?, ?, ?, ?)').run(`c${i}`, 'd', i + 1, f, f, createHash('sha256').update(readFileSync(f)).digest('hex')),
   );
   const fixtures = join(work, 'fixtures');
   mkdirSync(fixtures);
@@ -70,33 +349,42 @@ async function main(): Promise<void> {
     writeFileSync(join(fixtures, file), bytes);
     models.push({ label, ref: (await importModel(home, { file: join(fixtures, file) })).id });
   };
-  await add('tiny wav2vec2 fixture (test size: d32, 3 blocks)', 'tiny-w2v.onnx', buildWav2vec2Fixture());
-  await add('wav2vec2 fixture, bench size (d384, 6 blocks, ffn 1536, conv 256)', 'bench-w2v.onnx', buildWav2vec2Fixture({ dim: 384, layers: 6, heads: 6, ffn: 1536, convDim: 256, seed: 7 }));
+  await add('tiny wav2vec2 fixture (d32, 3 blocks)', 'tiny-w2v.onnx', buildWav2vec2Fixture());
+  await add('wav2vec2 fixture (d384, 6 blocks)', 'bench-w2v.onnx', buildWav2vec2Fixture({ dim: 384, layers: 6, heads: 6, ffn: 1536, convDim: 256, seed: 7 }));
   await add('tiny Whisper fixture (d32, 2 blocks)', 'tiny-whisper.onnx', buildWhisperFixture());
   const rows = [];
   for (const m of models) {
-    const first = await embedDataset(db, { dataDir: home, datasetId, model: m.ref, provider, ...(threads ? { threads } : {}) }, inlineContext());
+    const first = await embedDataset(db, { dataDir: home, datasetId: 'd', model: m.ref, provider, ...(threads ? { threads } : {}) }, inlineContext());
     const t0 = performance.now();
-    const second = await embedDataset(db, { dataDir: home, datasetId, model: m.ref }, inlineContext());
-    const secondMs = performance.now() - t0;
+    const second = await embedDataset(db, { dataDir: home, datasetId: 'd', model: m.ref }, inlineContext());
     const t = first.timings;
     const net = t.totalMs - t.setupMs;
     rows.push({
       model: m.label,
-      clips: first.clips,
-      audioSeconds: Number(first.audioSeconds.toFixed(1)),
       audioSecondsPerSecond: Number((first.audioSecondsPerSecond ?? 0).toFixed(1)),
       provider: first.provider,
       shareOutsideOrt: Number(((net - t.ortMs) / net).toFixed(3)),
       breakdownMs: Object.fromEntries(Object.entries(t).map(([k, v]) => [k, Math.round(v)])),
-      secondRunMs: Math.round(secondMs),
-      secondRunShareOfFirst: Number((secondMs / t.totalMs).toFixed(3)),
+      secondRunMs: Math.round(performance.now() - t0),
       secondRunComputed: second.computed,
     });
-    process.stderr.write(`${m.label}: ${rows[rows.length - 1]!.audioSecondsPerSecond} audio s/s, ${(rows[rows.length - 1]!.shareOutsideOrt * 100).toFixed(1)}% outside ORT\n`);
   }
   db.close();
   console.log(JSON.stringify({ corpus: existsSync(demo) ? 'resources/demo/target' : 'generated', rows }, null, 2));
 }
 
-void main();
+async function main(): Promise<void> {
+  if (!existsSync(cli)) spawnSync(process.execPath, [join(root, 'scripts/build-cli.mjs')], { cwd: root, stdio: 'inherit' });
+  const work = mkdtempSync(join(tmpdir(), 'equivox-bench-inference-'));
+  try {
+    console.log(`node ${process.version}, onnxruntime-node ${ort.env.versions?.common ?? '?'}, ${process.platform}/${process.arch}, default threads ${defaultThreads()}`);
+    if (!flag('skip-torch')) await torchComparison(work);
+    if (!flag('skip-whisper')) await whisperCache(work);
+    if (!flag('skip-long')) await longRecording(work);
+    if (flag('models')) await perModel(work, (arg('provider') ?? 'auto') as ProviderName | 'auto', arg('threads') ? Number(arg('threads')) : undefined);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -3,12 +3,14 @@
 // each command group is its own chunk, so `equivox stats …` loads neither the engine
 // nor onnxruntime nor the PDF stack, and starts in a fraction of a second instead of
 // the ~1 s tsx needs to compile everything on the fly.
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { build } from 'esbuild';
 
 rmSync('out/cli', { recursive: true, force: true });
-await build({
-  entryPoints: { equivox: 'src/main/cli.ts' },
+const result = await build({
+  // The job worker is its own entry: worker threads load it by file name (jobs/runner.ts).
+  entryPoints: { equivox: 'src/main/cli.ts', worker: 'src/main/jobs/worker.ts' },
   outdir: 'out/cli',
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',
@@ -20,4 +22,8 @@ await build({
   packages: 'external',
   banner: { js: '#!/usr/bin/env node' },
   logLevel: 'warning',
+  metafile: true,
 });
+// The sources it was built from, for scripts/cli.mjs's freshness check.
+const inputs = Object.keys(result.metafile.inputs).map((f) => relative('.', f)).sort();
+writeFileSync('out/cli/meta.json', JSON.stringify({ inputs }, null, 1));

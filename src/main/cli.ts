@@ -35,17 +35,23 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
     }
     return api;
   };
+  const loadEngine = async () => {
+    if (engineModules) return;
+    const [apiModule, engineModule] = await Promise.all([import('./api'), import('./engine')]);
+    engineModules = { createApi: apiModule.createApi, createEngine: engineModule.createEngine };
+  };
   const ctx: CliContext = {
     log: (m) => io.stderr(`${m}\n`),
     progress: (stage, done, total) => io.stderr(`${stage}: ${done}/${total}\n`),
+    async loadApi() {
+      await loadEngine();
+      return getApi();
+    },
   };
   try {
     const args = parseArgs(argv);
     const first = args.positionals[0];
-    if (first === undefined || !ENGINE_FREE_GROUPS.has(first)) {
-      const [apiModule, engineModule] = await Promise.all([import('./api'), import('./engine')]);
-      engineModules = { createApi: apiModule.createApi, createEngine: engineModule.createEngine };
-    }
+    if (first === undefined || !ENGINE_FREE_GROUPS.has(first)) await loadEngine();
     const commands = await loadCommands(args.options.has('help') ? undefined : first, getApi);
     if (args.positionals.length === 0 || args.options.has('help')) {
       io.stderr(`${usage(commands)}\n`);

@@ -74,7 +74,14 @@ export const WerPlan = z.strictObject({
   dataset: Id,
   hypotheses: z.discriminatedUnion('source', [
     z.strictObject({ source: z.literal('column') }),
-    z.strictObject({ source: z.literal('model'), modelId: Id }),
+    z.strictObject({
+      source: z.literal('model'),
+      modelId: Id,
+      /** Whisper: the language spoken in this dataset (a code such as de), or auto to detect it per recording. Default: English. */
+      language: z.string().regex(/^(auto|[a-z]{2,3})$/, 'a language code such as en or de, or auto').optional(),
+      /** Whisper: transcribe (default) or translate into English. */
+      task: z.enum(['transcribe', 'translate']).optional(),
+    }),
   ]).default({ source: 'column' }),
   /** One label, or several for intersectional groups. */
   groupBy: z.array(Label).min(1).max(4),

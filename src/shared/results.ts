@@ -247,6 +247,9 @@ export interface WerSection {
   config: {
     hypotheses: 'column' | 'csv' | 'model';
     asrModel: string | null;
+    /** Whisper recognisers: the language token used (a code, or the detected one) and the task. */
+    asrLanguage?: string;
+    asrTask?: 'transcribe' | 'translate';
     normalize: 'basic' | 'none' | 'english';
     groupBy: string[];
     referenceGroup: string;

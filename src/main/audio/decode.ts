@@ -3,13 +3,15 @@
  * archived upstream and only builds the same argument list we write here, while hiding
  * the child process we need for cancellation and for reading stderr.
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { closeSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { CancelledError, UserError } from '../../shared/errors';
 import { findFfmpeg } from '../ffmpeg';
 import { LevelMeter, type LevelStats } from './analyse';
 import { ffmpegInputArgs, refusedInputReason, whitelistRefusal } from './ffmpeg-input';
+import { openWav, readWavBlock } from './wav';
 
 export const TARGET_SAMPLE_RATE = 16000;
 
@@ -106,7 +108,7 @@ interface DecodeRun {
 /** Spawn ffmpeg decoding `file` to f32le mono at `sampleRate`, handing stdout chunks to `onData`. */
 function runDecode(
   file: string,
-  options: { signal?: AbortSignal; sampleRate?: number; ffmpeg?: string },
+  options: { signal?: AbortSignal; sampleRate?: number; ffmpeg?: string; onChild?: (child: ChildProcessByStdio<null, Readable, Readable>) => void },
   onData: (chunk: Buffer) => void,
 ): Promise<DecodeRun> {
   const sampleRate = options.sampleRate ?? TARGET_SAMPLE_RATE;
@@ -121,6 +123,7 @@ function runDecode(
       ['-hide_banner', '-nostats', '-nostdin', '-loglevel', 'info', ...ffmpegInputArgs(file), '-vn', '-map', '0:a:0', '-f', 'f32le', '-ac', '1', '-ar', String(sampleRate), '-'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    options.onChild?.(child);
     let stderr = '';
     let aborted = false;
     const onAbort = () => {
@@ -156,15 +159,32 @@ function runDecode(
   });
 }
 
+const WAV_CODECS: Record<string, string> = { 'pcm/8': 'pcm_u8', 'pcm/16': 'pcm_s16le', 'pcm/24': 'pcm_s24le', 'pcm/32': 'pcm_s32le', 'float/32': 'pcm_f32le', 'float/64': 'pcm_f64le' };
+
 /**
- * Decode any file ffmpeg reads to 16 kHz mono float32. Cancelling through `signal`
- * kills the child process and rejects with CancelledError.
+ * Decode any file ffmpeg reads to 16 kHz mono float32. A 16 kHz mono PCM or float WAV is
+ * read in process (audio/wav.ts: the same samples, no ffmpeg process); everything else
+ * goes through ffmpeg. Cancelling through `signal` kills the child process and rejects
+ * with CancelledError.
  */
 export async function decodeAudio(
   file: string,
   options: { signal?: AbortSignal; sampleRate?: number; ffmpeg?: string } = {},
 ): Promise<DecodedAudio> {
   const sampleRate = options.sampleRate ?? TARGET_SAMPLE_RATE;
+  if (sampleRate === TARGET_SAMPLE_RATE) {
+    if (options.signal?.aborted) throw new CancelledError();
+    const w = openWav(file);
+    if (w.fd !== null) {
+      try {
+        const samples = readWavBlock(w.fd, w.layout, 0, w.layout.samples);
+        const codec = WAV_CODECS[`${w.layout.format}/${w.layout.bits}`] ?? null;
+        return { samples, sampleRate, durationS: samples.length / sampleRate, source: { codec, sampleRate, channels: 1, declaredDurationS: samples.length / sampleRate }, warnings: [], damaged: null };
+      } finally {
+        closeSync(w.fd);
+      }
+    }
+  }
   const chunks: Buffer[] = [];
   let bytes = 0;
   const run = await runDecode(file, options, (c) => {
@@ -173,6 +193,61 @@ export async function decodeAudio(
   });
   const samples = float32View(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes));
   return { samples, sampleRate, durationS: samples.length / sampleRate, ...run };
+}
+
+/**
+ * One streaming pass of ffmpeg over `file`: 16 kHz mono float32 blocks as they are
+ * decoded, with back-pressure (ffmpeg's output is paused while the consumer is busy), so
+ * a long file never sits in memory whole. Throws AudioDecodeError at the end of a failed
+ * decode; stopping early (break) kills ffmpeg.
+ */
+export async function* decodeStream(file: string, options: { signal?: AbortSignal; ffmpeg?: string } = {}): AsyncGenerator<Float32Array> {
+  const queue: Buffer[] = [];
+  let child: ChildProcessByStdio<null, Readable, Readable> | undefined;
+  let wake: (() => void) | null = null;
+  let finished = false;
+  let failure: unknown = null;
+  const notify = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const run = runDecode(file, { ...options, onChild: (c) => (child = c) }, (chunk) => {
+    queue.push(chunk);
+    if (queue.length > 8) child?.stdout.pause();
+    notify();
+  }).then(
+    () => {
+      finished = true;
+      notify();
+    },
+    (err: unknown) => {
+      failure = err;
+      finished = true;
+      notify();
+    },
+  );
+  let carry = Buffer.alloc(0);
+  try {
+    for (;;) {
+      if (queue.length === 0) {
+        if (finished) break;
+        child?.stdout.resume();
+        await new Promise<void>((r) => (wake = r));
+        continue;
+      }
+      const c = queue.shift()!;
+      if (queue.length <= 2) child?.stdout.resume();
+      const buf = carry.length ? Buffer.concat([carry, c]) : c;
+      const whole = buf.length - (buf.length % 4);
+      carry = Buffer.from(buf.subarray(whole));
+      if (whole > 0) yield float32View(Buffer.from(buf.subarray(0, whole)));
+    }
+    await run;
+    if (failure) throw failure;
+  } finally {
+    if (!finished) child?.kill('SIGKILL');
+  }
 }
 
 export interface AnalysedAudio {

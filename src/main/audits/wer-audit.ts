@@ -41,19 +41,21 @@ async function asrManifest(ctx: AuditContext, ref: string): Promise<ModelManifes
  * run resumes where it stopped; the recogniser is only loaded when some clip is not done.
  * Clips that cannot be decoded are left out (null) and counted.
  */
-async function transcribeClips(ctx: AuditContext, model: ModelManifest, clips: Clip[]): Promise<{ byId: Map<string, Transcript>; failed: number }> {
+async function transcribeClips(ctx: AuditContext, model: ModelManifest, clips: Clip[], decode: { language?: string; task?: 'transcribe' | 'translate' }): Promise<{ byId: Map<string, Transcript>; failed: number }> {
   const byId = new Map<string, Transcript>();
   let rec: Recognizer | null = null;
   let failed = 0;
+  // Language and task change the transcripts, so they are part of each unit's key.
+  const settings = model.asr?.kind === 'whisper' ? `/${decode.language ?? 'default'}/${decode.task ?? 'transcribe'}` : '';
   try {
     for (const [i, c] of clips.entries()) {
       ctx.task.throwIfCancelled();
       ctx.task.progress('Transcribing', i, clips.length);
       try {
         const sha = c.sha256 ?? createHash('sha256').update(readFileSync(c.path)).digest('hex');
-        const t = await ctx.units.once<Transcript>(`wer-asr/${model.id}/${sha}`, 'wer', async () => {
+        const t = await ctx.units.once<Transcript>(`wer-asr/${model.id}${settings}/${sha}`, 'wer', async () => {
           const audio = (await decodeAudio(c.path)).samples;
-          rec ??= await createRecognizer(model);
+          rec ??= await createRecognizer(model, undefined, decode);
           return rec.transcribe(audio);
         });
         byId.set(c.id, t);
@@ -62,6 +64,8 @@ async function transcribeClips(ctx: AuditContext, model: ModelManifest, clips: C
         // A clip that cannot be read or decoded must not stop the audit; the model failing
         // to load does (a plain error before any recogniser exists).
         if (rec === null && !(err instanceof UserError) && (err as NodeJS.ErrnoException).code === undefined) throw err;
+        // A language the model does not know is the plan's problem, not the clip's.
+        if (err instanceof UserError && err.field === 'language') throw new UserError(`WER: ${err.message}`, 'plan.wer.hypotheses.language');
         failed += 1;
       }
     }
@@ -94,10 +98,18 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
     candidates.push({ clip: c, group: g });
   }
   let transcripts: Map<string, Transcript> | null = null;
+  const hyp = wer.hypotheses.source === 'model' ? wer.hypotheses : null;
   if (asr) {
-    const t = await transcribeClips(ctx, asr, candidates.map((x) => x.clip));
+    const decode = { ...(hyp?.language ? { language: hyp.language } : {}), ...(hyp?.task ? { task: hyp.task } : {}) };
+    const t = await transcribeClips(ctx, asr, candidates.map((x) => x.clip), decode);
     transcripts = t.byId;
     if (t.failed) ctx.warn(`WER: ${t.failed} clip(s) could not be decoded or transcribed with ${asr.name} and were left out.`);
+    if (hyp?.language === 'auto') {
+      const counts = new Map<string, number>();
+      for (const tr of t.byId.values()) if (tr.language) counts.set(tr.language, (counts.get(tr.language) ?? 0) + 1);
+      const listed = [...counts].sort((a, b) => b[1] - a[1]).map(([l, n]) => `${l} ${n}`).join(', ');
+      ctx.warn(`WER: ${asr.name} detected the language of each recording itself (${listed || 'none'}); a wrong guess makes its transcripts, and so the error rates, worse for that recording.`);
+    }
   }
   for (const { clip: c, group: g } of candidates) {
     const hypothesis = transcripts ? transcripts.get(c.id)?.text : c.hypothesis;
@@ -114,7 +126,8 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
   }
   if (wer.by === 'speaker' && noSpeaker > 0) throw new UserError(`WER: the plan resamples speakers, but ${noSpeaker} utterance(s) have no speaker id`, 'plan.wer.by');
   // The model is part of the key: a plan changed to another ASR model must not reuse numbers.
-  const key = asr ? `wer/${wer.dataset}/${wer.groupBy.join('+')}/asr/${asr.id}` : `wer/${wer.dataset}/${wer.groupBy.join('+')}`;
+  const decodeKey = hyp && (hyp.language || hyp.task) ? `/${hyp.language ?? 'default'}/${hyp.task ?? 'transcribe'}` : '';
+  const key = asr ? `wer/${wer.dataset}/${wer.groupBy.join('+')}/asr/${asr.id}${decodeKey}` : `wer/${wer.dataset}/${wer.groupBy.join('+')}`;
   const analysis = await ctx.units.once(key, 'wer', () => {
     try {
       return analyseWer(rows, {
@@ -151,7 +164,15 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
     if (cal.length) calibration = calibrationByGroup(cal);
   }
   return {
-    ...werSectionFrom(rows, analysis, { hypotheses: wer.hypotheses.source, asrModel: asr ? asr.name : null, groupBy: wer.groupBy, alpha: wer.alpha, nAGQ: wer.nAGQ, datasetId: wer.dataset }),
+    ...werSectionFrom(rows, analysis, {
+      hypotheses: wer.hypotheses.source,
+      asrModel: asr ? asr.name : null,
+      ...(asr?.asr?.kind === 'whisper' && wer.hypotheses.source === 'model' ? { asrLanguage: wer.hypotheses.language ?? 'en', asrTask: wer.hypotheses.task ?? 'transcribe' } : {}),
+      groupBy: wer.groupBy,
+      alpha: wer.alpha,
+      nAGQ: wer.nAGQ,
+      datasetId: wer.dataset,
+    }),
     ...(calibration ? { calibration } : {}),
   };
 }

@@ -24,12 +24,19 @@ export function werSectionGroups(rows: readonly WerRow[], analysis: WerAnalysis)
 export function werSectionFrom(
   rows: readonly WerRow[],
   analysis: WerAnalysis,
-  facts: { hypotheses: WerSection['config']['hypotheses']; asrModel: string | null; groupBy: string[]; alpha: number; nAGQ: number; datasetId: string },
+  facts: {
+    hypotheses: WerSection['config']['hypotheses'];
+    asrModel: string | null;
+    asrLanguage?: string;
+    asrTask?: WerSection['config']['asrTask'];
+    groupBy: string[]; alpha: number; nAGQ: number; datasetId: string },
 ): Omit<WerSection, 'calibration'> {
   return {
     config: {
       hypotheses: facts.hypotheses,
       asrModel: facts.asrModel,
+      ...(facts.asrLanguage !== undefined ? { asrLanguage: facts.asrLanguage } : {}),
+      ...(facts.asrTask !== undefined ? { asrTask: facts.asrTask } : {}),
       normalize: analysis.normalize,
       groupBy: facts.groupBy,
       referenceGroup: analysis.referenceGroup,

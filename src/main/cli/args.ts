@@ -1,3 +1,4 @@
+import type { Api } from '../api';
 import { ApiError } from '../../shared/errors';
 
 /** Bad command-line usage: exit code 2. */
@@ -102,6 +103,8 @@ export interface CliContext {
   log(message: string): void;
   /** Progress lines on stderr, already throttled by the caller of this function. */
   progress(stage: string, done: number, total: number): void;
+  /** The API, loading the engine first: for engine-free commands that need it only sometimes. */
+  loadApi?(): Promise<Api>;
 }
 
 /** A command result with its own exit code (e.g. `report verify`: 1 when invalid). */

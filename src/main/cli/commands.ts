@@ -26,8 +26,12 @@ const groups: Record<string, () => Promise<Group>> = {
   cluster: async () => (await import('./cluster')).clusterCommands,
 };
 
-/** Commands whose first word needs no engine (pure computations on files). */
-export const ENGINE_FREE_GROUPS = new Set(['stats']);
+/**
+ * Commands whose first word needs no engine: pure computations on files (stats), and
+ * embed, which works on the project database directly and loads the engine (with the PDF
+ * stack behind it, about a second of start-up) only to resolve a project given by id.
+ */
+export const ENGINE_FREE_GROUPS = new Set(['stats', 'embed']);
 
 /** The commands of one group, or of every group (for usage text and unknown commands). */
 export async function loadCommands(first: string | undefined, api: () => Api): Promise<CliCommand[]> {

@@ -77,13 +77,17 @@ export function modelCommands(api: () => Api): CliCommand[] {
         const threads = threadsRaw === undefined ? undefined : Number(threadsRaw);
         if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new UsageError('--threads must be a positive integer');
         // Inline rather than through a worker, so progress can carry throughput and ETA.
-        const dir = existsSync(join(resolve(projectRef), PROJECT_FILE)) ? resolve(projectRef) : (await api().invoke('projects.open', { id: projectRef })).path;
+        const dir = existsSync(join(resolve(projectRef), PROJECT_FILE)) ? resolve(projectRef) : (await (ctx.loadApi ? await ctx.loadApi() : api()).invoke('projects.open', { id: projectRef })).path;
         const db = openDatabase(join(dir, PROJECT_FILE), projectMigrations);
         let last = 0;
+        let lastDone = -1;
         const onProgress = (p: EmbedProgress) => {
           const now = Date.now();
-          if (p.done < p.total && now - last < 1000) return;
+          // A line a second, or for every further 1% of the clips: a fast run still shows
+          // its progress (and a supervisor watching for it sees it), a long one stays quiet.
+          if (p.done < p.total && now - last < 1000 && p.done - lastDone < Math.max(1, Math.ceil(p.total / 100))) return;
           last = now;
+          lastDone = p.done;
           const rate = p.audioSecondsPerSecond !== null ? `, ${p.audioSecondsPerSecond.toFixed(1)} audio s/s` : '';
           const eta = p.etaSeconds !== null && p.done < p.total ? `, about ${Math.ceil(p.etaSeconds)} s left` : '';
           ctx.log(`embedding: ${p.done}/${p.total} clips (${p.cached} cached, ${p.failed} failed${rate}${eta})`);

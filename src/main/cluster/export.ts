@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3';
 import type { ClusterExportSummary } from '../../shared/api/cluster';
 import { UserError } from '../../shared/errors';
 import { sha256File } from '../audio';
-import { cachedAudioShas, datasetClips, ensureModel, modelsDir, type ModelManifest } from '../inference';
+import { cachedAudioShas, datasetClips, ensureModel, modelsDir, type ModelGraphs, type ModelManifest } from '../inference';
 import { isInside } from '../security/path-policy';
 import { VERSION } from '../version';
 import { balanceShards } from './balance';
@@ -57,7 +57,7 @@ function toManifestPath(root: string, file: string): string {
 }
 
 /** Copy the model's files into the job: an imported model as its model-store folder, a built-in one as a record. */
-async function copyModel(dataDir: string, manifest: ModelManifest, graphs: { main: Uint8Array }, target: string): Promise<{ dir: string; files: JobFile['model']['files'] }> {
+async function copyModel(dataDir: string, manifest: ModelManifest, graphs: ModelGraphs, target: string): Promise<{ dir: string; files: JobFile['model']['files'] }> {
   const dir = manifest.builtin ? `models/builtin-${manifest.alias ?? manifest.family}` : `models/${manifest.id}`;
   const to = join(target, dir);
   mkdirSync(to, { recursive: true });
@@ -65,7 +65,11 @@ async function copyModel(dataDir: string, manifest: ModelManifest, graphs: { mai
     // Built-in models ship with Equivox itself; run-shard uses the node's copy after
     // checking its id (the SHA-256 of these files) equals the job's.
     for (const f of manifest.files) copyFileSync(f.path, join(to, basename(f.path)));
-    if (manifest.exposure.derivedSha256) writeFileSync(join(to, 'derived.onnx'), graphs.main);
+    if (manifest.exposure.derivedSha256) {
+      // The store may hand the derived graph as bytes or as the path of its file.
+      if (typeof graphs.main === 'string') copyFileSync(graphs.main, join(to, 'derived.onnx'));
+      else writeFileSync(join(to, 'derived.onnx'), graphs.main);
+    }
     writeFileSync(join(to, 'manifest.json'), JSON.stringify(manifest, null, 2));
   } else {
     // The same layout as the Equivox model store, so run-shard finds it with the job folder as its data folder.

@@ -30,7 +30,7 @@ export function modelLayers(m: ModelManifest): ModelLayers {
     stateDefinition: m.stateDefinition,
     states: m.states,
     layerAggregation: m.layerAggregation,
-    exposure: { status: m.exposure.status, message: m.exposure.message, maxAbsDiff: m.exposure.maxAbsDiff },
+    exposure: { status: m.exposure.status, message: m.exposure.message, maxAbsDiff: m.exposure.maxAbsDiff, verified: m.exposure.verified ?? null },
   };
 }
 

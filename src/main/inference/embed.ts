@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { EmbedSummary } from '../../shared/api/models';
 import { CancelledError, NotFoundError, UserError } from '../../shared/errors';
-import { decodeAudio } from '../audio';
+import { openAudio, type AudioSource } from '../audio/source';
 import type { Task, TaskContext } from '../jobs/task';
 import { openDatabase } from '../store/open';
 import { PROJECT_FILE } from '../store/projects';
@@ -20,7 +20,7 @@ import { createEmbedder } from './embedder';
 import { ensureModel } from './models';
 import type { ProviderName } from './providers';
 
-/** Clips decoded ahead of the model, concurrently. */
+/** Clips opened (and, for ffmpeg formats, decoded) ahead of the model, concurrently. */
 const DECODE_AHEAD = 4;
 
 export interface EmbedOptions {
@@ -112,57 +112,63 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
     summary.fallbacks = embedder.info.fallbacks;
     summary.timings.setupMs = performance.now() - t0;
     const abort = new AbortController();
-    // Decode ahead, several clips at once: starting ffmpeg costs more wall time (process
-    // start-up, linking) than CPU, so a few concurrent decodes keep the model fed.
-    const pending = new Map<number, Promise<{ samples: Float32Array }>>();
-    const ensureDecoding = (from: number) => {
+    // Open clips ahead of the model: a WAV only has its header read; other formats start
+    // their ffmpeg decode now, so it runs while the model works on the clips before.
+    const pending = new Map<number, Promise<AudioSource>>();
+    const ensureOpening = (from: number) => {
       for (let j = from; j < Math.min(todo.length, from + DECODE_AHEAD); j += 1) {
         if (pending.has(j)) continue;
-        const p = decodeAudio(todo[j]!.path, { signal: abort.signal });
+        const p = openAudio(todo[j]!.path, { signal: abort.signal });
         p.catch(() => {});
         pending.set(j, p);
       }
     };
     const insert = db.transaction((sha: string, e: Parameters<typeof saveEmbedding>[4]) => saveEmbedding(db, sha, manifest.id, manifest.settingsKey, e, summary.provider!));
+    const fail = (clip: ClipRow, err: unknown) => {
+      summary.failed.push({ clipId: clip.id, path: clip.path, error: err instanceof Error ? err.message : String(err) });
+      report();
+    };
     try {
       for (let i = 0; i < todo.length; i += 1) {
         if (ctx.cancelled()) throw new CancelledError('Embedding cancelled; finished clips are kept and a re-run resumes from here');
         const clip = todo[i]!;
-        ensureDecoding(i);
+        ensureOpening(i);
         const tw = performance.now();
-        let audio: Float32Array;
+        let source: AudioSource;
         try {
-          audio = (await pending.get(i)!).samples;
+          source = await pending.get(i)!;
         } catch (err) {
           if (err instanceof CancelledError) throw err;
-          summary.failed.push({ clipId: clip.id, path: clip.path, error: err instanceof Error ? err.message : String(err) });
-          report();
+          fail(clip, err);
           continue;
         } finally {
           pending.delete(i);
           summary.timings.decodeWaitMs += performance.now() - tw;
         }
-        if (audio.length === 0) {
-          summary.failed.push({ clipId: clip.id, path: clip.path, error: 'the clip decodes to no audio' });
-          report();
-          continue;
+        ensureOpening(i + 1);
+        let e: Awaited<ReturnType<typeof embedder.embedSource>>;
+        try {
+          e = await embedder.embedSource(source, abort.signal);
+        } catch (err) {
+          // A clip that turns out unreadable or empty part-way fails alone; model errors stop the job.
+          if (err instanceof UserError && !(err instanceof CancelledError)) {
+            fail(clip, err);
+            continue;
+          }
+          throw err;
+        } finally {
+          source.close();
         }
-        const running = embedder.embed(audio);
-        // Spawning ffmpeg blocks this thread for a few ms; do it while onnxruntime computes
-        // on its own threads.
-        const tSpawn = performance.now();
-        ensureDecoding(i + 1);
-        summary.timings.decodeWaitMs += performance.now() - tSpawn;
-        const e = await running;
         const ts = performance.now();
         insert(clip.sha, e);
         summary.timings.storeMs += performance.now() - ts;
         summary.computed += 1;
-        summary.audioSeconds += audio.length / 16000;
+        summary.audioSeconds += e.samples / 16000;
         report();
       }
     } finally {
       abort.abort();
+      for (const p of pending.values()) void p.then((src) => src.close(), () => {});
       Object.assign(summary.timings, { frontEndMs: embedder.timings.frontEndMs, ortMs: embedder.timings.ortMs, aggregateMs: embedder.timings.aggregateMs });
       await embedder.release();
     }

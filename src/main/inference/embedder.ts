@@ -4,7 +4,9 @@
  * share spent outside ORT.
  */
 import * as ort from './ort';
-import { chunkRanges, normalizeWaveform, SAMPLE_RATE, WHISPER_FRAMES, WHISPER_SAMPLES, whisperFramesFor, whisperLogMel } from './frontends';
+import { UserError } from '../../shared/errors';
+import { arraySource, type AudioSource } from '../audio/source';
+import { SAMPLE_RATE, WHISPER_FRAMES, WHISPER_SAMPLES, whisperFramesFor, whisperLogMel } from './frontends';
 import type { ModelManifest } from './manifest';
 import { createSession, type RunInfo, type SessionOptions } from './providers';
 
@@ -60,13 +62,15 @@ export interface Embedder {
   readonly manifest: ModelManifest;
   readonly info: RunInfo;
   readonly timings: EmbedTimings;
-  embed(audio: Float32Array): Promise<ClipEmbedding>;
+  embed(audio: Float32Array): Promise<ClipEmbedding & { samples: number }>;
+  /** The same from a source read in passes (long clips stream through in 30 s chunks). */
+  embedSource(source: AudioSource, signal?: AbortSignal): Promise<ClipEmbedding & { samples: number }>;
   release(): Promise<void>;
 }
 
 export interface ModelGraphs {
-  /** The (derived) model producing the states; for speech_embedding, the embedding model. */
-  main: Uint8Array;
+  /** The (derived) model producing the states (bytes or a file path); for speech_embedding, the embedding model. */
+  main: Uint8Array | string;
   /** speech_embedding's melspectrogram model. */
   mel?: Uint8Array;
 }
@@ -82,60 +86,119 @@ async function timedRun(session: ort.InferenceSession, feeds: Record<string, ort
   return r;
 }
 
-/** Transformer encoders (raw waveform or Whisper log-mel) and the acoustic baseline. */
+/**
+ * Transformer encoders (raw waveform or Whisper log-mel) and the acoustic baseline, fed
+ * chunk by chunk from a source that may be far longer than memory should hold.
+ *
+ * The chunking rule (frontends.ts, chunkRanges): consecutive 30 s chunks; for raw-waveform
+ * models a final remainder under 1 s joins the chunk before it; each chunk is run on its
+ * own and the frames of all chunks are aggregated together. Per-clip normalisation
+ * (do_normalize) uses the whole clip's mean and variance, computed in two passes before
+ * the chunks, with the same arithmetic as normalizeWaveform: a clip gives the same numbers
+ * whether it was held in memory or streamed.
+ */
 async function frameModelEmbedder(manifest: ModelManifest, graphs: ModelGraphs, o: SessionOptions): Promise<Embedder> {
   const { session, info } = await createSession(graphs.main, o);
   const timings: EmbedTimings = { ortMs: 0, frontEndMs: 0, aggregateMs: 0 };
   const outputs = manifest.states.map((s) => s.output);
   const fe = manifest.frontEnd;
-  return {
+  const whisper = fe.kind === 'whisper-logmel';
+  const normalize = fe.kind === 'raw-waveform' && fe.doNormalize;
+  // Raw-waveform models need at least one conv receptive field (~25 ms): pad tiny clips.
+  const minLen = 400;
+  // Whisper pads every chunk to 30 s, so a short last chunk is kept as is (merging it
+  // would push the chunk past the 30 s window and lose audio).
+  const minLast = whisper ? 0 : SAMPLE_RATE;
+
+  async function runChunk(chunkIn: Float32Array, acc: StatsAccumulator[]): Promise<void> {
+    let chunk = chunkIn;
+    let t0 = performance.now();
+    let feeds: Record<string, ort.Tensor>;
+    let keepFrames = Infinity;
+    if (fe.kind === 'whisper-logmel') {
+      const feats = whisperLogMel(chunk, fe.nMels);
+      feeds = { [manifest.inputName]: new ort.Tensor('float32', feats, [1, fe.nMels, WHISPER_FRAMES]) };
+      keepFrames = whisperFramesFor(chunk.length);
+    } else {
+      if (chunk.length < minLen) {
+        const p = new Float32Array(minLen);
+        p.set(chunk);
+        chunk = p;
+      }
+      feeds = { [manifest.inputName]: new ort.Tensor('float32', chunk, [1, chunk.length]) };
+    }
+    timings.frontEndMs += performance.now() - t0;
+    const r = await timedRun(session, feeds, outputs, timings);
+    t0 = performance.now();
+    manifest.states.forEach((s, i) => {
+      const data = r[s.output]!.data as Float32Array;
+      const rows = data.length / s.width;
+      acc[i]!.add(data, Math.min(rows, keepFrames));
+    });
+    for (const k of Object.keys(r)) r[k]!.dispose?.();
+    timings.aggregateMs += performance.now() - t0;
+  }
+
+  const embedder: Embedder = {
     manifest,
     info,
     timings,
-    async embed(audio) {
+    embed(audio) {
+      return embedder.embedSource(arraySource(audio));
+    },
+    async embedSource(source, signal) {
       let t0 = performance.now();
-      const x = fe.kind === 'raw-waveform' && fe.doNormalize ? normalizeWaveform(audio) : audio;
+      let mean = 0;
+      let inv = 1;
+      if (normalize) {
+        // Two passes for the clip's mean and variance, as normalizeWaveform computes them.
+        let n = 0;
+        for await (const b of source.blocks(signal)) {
+          for (let i = 0; i < b.length; i += 1) mean += b[i]!;
+          n += b.length;
+        }
+        mean /= Math.max(1, n);
+        let v = 0;
+        for await (const b of source.blocks(signal)) for (let i = 0; i < b.length; i += 1) v += (b[i]! - mean) ** 2;
+        v /= Math.max(1, n);
+        inv = 1 / Math.sqrt(v + 1e-7);
+      }
       timings.frontEndMs += performance.now() - t0;
       const acc = manifest.states.map((s) => new StatsAccumulator(s.width));
-      // Raw-waveform models need at least one conv receptive field (~25 ms): pad tiny clips.
-      const minLen = 400;
-      // Whisper pads every chunk to 30 s, so a short last chunk is kept as is (merging it
-      // would push the chunk past the 30 s window and lose audio).
-      for (const [a, b] of chunkRanges(x.length, WHISPER_SAMPLES, fe.kind === 'whisper-logmel' ? 0 : SAMPLE_RATE)) {
-        let chunk = x.subarray(a, b);
+      // Chunk i goes to the model once the buffer holds it and at least minLast samples
+      // more, so a short remainder can still join the last chunk.
+      const buf = new Float32Array(WHISPER_SAMPLES + minLast);
+      let len = 0;
+      let samples = 0;
+      for await (const b of source.blocks(signal)) {
         t0 = performance.now();
-        let feeds: Record<string, ort.Tensor>;
-        let keepFrames = Infinity;
-        if (fe.kind === 'whisper-logmel') {
-          const feats = whisperLogMel(chunk, fe.nMels);
-          feeds = { [manifest.inputName]: new ort.Tensor('float32', feats, [1, fe.nMels, WHISPER_FRAMES]) };
-          keepFrames = whisperFramesFor(chunk.length);
-        } else {
-          if (chunk.length < minLen) {
-            const p = new Float32Array(minLen);
-            p.set(chunk);
-            chunk = p;
+        samples += b.length;
+        let i = 0;
+        while (i < b.length) {
+          const take = Math.min(b.length - i, buf.length - len);
+          if (normalize) for (let k = 0; k < take; k += 1) buf[len + k] = (b[i + k]! - mean) * inv;
+          else buf.set(b.subarray(i, i + take), len);
+          len += take;
+          i += take;
+          if (len === buf.length) {
+            timings.frontEndMs += performance.now() - t0;
+            await runChunk(buf.subarray(0, WHISPER_SAMPLES), acc);
+            t0 = performance.now();
+            buf.copyWithin(0, WHISPER_SAMPLES, len);
+            len -= WHISPER_SAMPLES;
           }
-          feeds = { [manifest.inputName]: new ort.Tensor('float32', chunk, [1, chunk.length]) };
         }
         timings.frontEndMs += performance.now() - t0;
-        const r = await timedRun(session, feeds, outputs, timings);
-        t0 = performance.now();
-        manifest.states.forEach((s, i) => {
-          const t = r[s.output]!;
-          const data = t.data as Float32Array;
-          const rows = data.length / s.width;
-          acc[i]!.add(data, Math.min(rows, keepFrames));
-        });
-        for (const k of Object.keys(r)) r[k]!.dispose?.();
-        timings.aggregateMs += performance.now() - t0;
       }
-      return finish(acc, acc[acc.length - 1]!.frames);
+      if (samples === 0) throw new UserError('the clip decodes to no audio');
+      if (len > 0) await runChunk(buf.subarray(0, len), acc);
+      return { ...finish(acc, acc[acc.length - 1]!.frames), samples };
     },
     async release() {
       await session.release();
     },
   };
+  return embedder;
 }
 
 /** openWakeWord's framing of Google's speech_embedding model. */
@@ -147,11 +210,16 @@ async function speechEmbeddingEmbedder(manifest: ModelManifest, graphs: ModelGra
   const emb = await createSession(graphs.main, o);
   const timings: EmbedTimings = { ortMs: 0, frontEndMs: 0, aggregateMs: 0 };
   const outputs = manifest.states.slice(1).map((s) => s.output);
-  return {
+  const embedder: Embedder = {
     manifest,
     info: emb.info,
     timings,
+    async embedSource(source, signal) {
+      // The mel model takes the whole clip at once (openWakeWord's framing).
+      return embedder.embed(await source.whole(signal));
+    },
     async embed(audio) {
+      if (audio.length === 0) throw new UserError('the clip decodes to no audio');
       let t0 = performance.now();
       // Int16 scale, zero-padded to the 76 mel frames of one window.
       const n = Math.max(audio.length, OWW.minSamples);
@@ -179,13 +247,14 @@ async function speechEmbeddingEmbedder(manifest: ModelManifest, graphs: ModelGra
         manifest.states.slice(1).forEach((s, i) => acc[i + 1]!.add(r[s.output]!.data as Float32Array, batch.length));
         timings.aggregateMs += performance.now() - t0;
       }
-      return finish(acc, starts.length);
+      return { ...finish(acc, starts.length), samples: audio.length };
     },
     async release() {
       await mel.session.release();
       await emb.session.release();
     },
   };
+  return embedder;
 }
 
 export async function createEmbedder(manifest: ModelManifest, graphs: ModelGraphs, o: SessionOptions = {}): Promise<Embedder> {

@@ -33,8 +33,9 @@ export interface LayerAggregation {
 }
 
 export interface ModelFile {
-  // 'decoder' and 'vocab': a Whisper ASR export's decoder_model.onnx and an ASR model's vocab.json.
-  role: 'model' | 'melspectrogram' | 'embedding' | 'decoder' | 'vocab';
+  // 'decoder', 'decoder-with-past', 'decoder-merged' and 'vocab': a Whisper ASR export's
+  // decoder_model.onnx, decoder_with_past_model.onnx, decoder_model_merged.onnx, and an ASR model's vocab.json.
+  role: 'model' | 'melspectrogram' | 'embedding' | 'decoder' | 'decoder-with-past' | 'decoder-merged' | 'vocab';
   path: string;
   sha256: string;
   bytes: number;
@@ -63,9 +64,15 @@ export interface ModelManifest {
   exposure: {
     status: 'exposed' | 'last-layer-only' | 'native';
     message: string;
-    /** Largest |difference| between the recomputed and the original last_hidden_state. */
+    /** Largest |difference| found by the import check (models.ts, prepareTransformer); null when none ran. */
     maxAbsDiff: number | null;
     derivedSha256: string | null;
+    /**
+     * Whether the exposed states were checked against an independent computation. False:
+     * "not verified" (the message says why). Absent in manifests written before the check
+     * compared two different computations.
+     */
+    verified?: boolean;
   };
   /** Front-end settings that change the numbers; part of the embedding cache key. */
   settingsKey: string;
@@ -96,8 +103,16 @@ export type AsrSpec =
     }
   | {
       kind: 'whisper';
-      /** Forced decoder prefix: decoder_start_token_id, then <|en|>, <|transcribe|>, <|notimestamps|> where the vocabulary has them. */
+      /** The default forced prefix (English transcription without timestamps); the prefix used is built per plan (asr/whisper.ts, whisperPrefix). */
       prefix: number[];
+      /** decoder_start_token_id (<|startoftranscript|>). Absent in manifests written before language support: prefix[0]. */
+      startId?: number;
+      /** Language code → token id (<|de|> …); empty for English-only models. */
+      languages?: Record<string, number>;
+      tasks?: { transcribe?: number; translate?: number };
+      noTimestampsId?: number | null;
+      /** Which decoder graphs the store holds: 'merged' and 'with-past' decode with a key/value cache. */
+      decoder?: 'plain' | 'with-past' | 'merged';
       eosId: number;
       /** Generated tokens at most (the prefix not counted). */
       maxNewTokens: number;

@@ -4,9 +4,10 @@
  * CPU — falling back when session creation fails. The user can force one. Every result
  * records the provider that ran, the thread count and the onnxruntime version.
  */
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as ort from './ort';
 
@@ -69,14 +70,71 @@ export function providerOrder(platform: NodeJS.Platform = process.platform, bund
   return order;
 }
 
+let physical: number | undefined;
+
+/**
+ * Physical cores available to this process: on Linux from the CPU topology in /sys, on
+ * macOS from sysctl, elsewhere the logical count. Simultaneous multithreading siblings
+ * share one core's arithmetic units, so they add little to onnxruntime's matrix products.
+ */
+export function physicalCores(): number {
+  if (physical !== undefined) return physical;
+  const logical = availableParallelism();
+  let count = logical;
+  try {
+    if (process.platform === 'linux') {
+      const root = '/sys/devices/system/cpu';
+      const cores = new Set<string>();
+      for (const d of readdirSync(root)) {
+        if (!/^cpu\d+$/.test(d)) continue;
+        const topo = join(root, d, 'topology');
+        if (!existsSync(join(topo, 'core_id'))) continue;
+        cores.add(`${readFileSync(join(topo, 'physical_package_id'), 'utf8').trim()}/${readFileSync(join(topo, 'core_id'), 'utf8').trim()}`);
+      }
+      if (cores.size > 0) count = cores.size;
+    } else if (process.platform === 'darwin') {
+      const r = spawnSync('sysctl', ['-n', 'hw.physicalcpu'], { encoding: 'utf8' });
+      const n = Number(r.stdout?.trim());
+      if (r.status === 0 && Number.isInteger(n) && n > 0) count = n;
+    }
+  } catch {
+    count = logical;
+  }
+  physical = Math.max(1, Math.min(logical, count));
+  return physical;
+}
+
+/**
+ * Intra-op threads by default: every physical core, at most 8. On a 2-core machine the old
+ * default (cores − 1) ran the model on one thread (ratio to PyTorch 0.58 against 0.83 with
+ * two, in issue 15's measurements); with WAVs read in process, what runs beside the model
+ * (reading a clip, pooling its states, storing them) takes a few milliseconds per clip
+ * against hundreds in the model (bench/inference.ts prints the breakdown).
+ */
 export function defaultThreads(): number {
-  // Leave a core for the UI, decoding and the database.
-  return Math.max(1, Math.min(8, availableParallelism() - 1));
+  return Math.min(8, physicalCores());
 }
 
 export interface SessionOptions {
   provider?: ProviderName | 'auto';
   threads?: number;
+}
+
+/**
+ * Whether onnxruntime's idle worker threads spin-wait for the next parallel section.
+ * Spinning saves a sleep and wake-up per section while the machine is otherwise idle, but
+ * burns the cores the other threads need when it is busy. Measured on a 2-core machine
+ * (base-size wav2vec2, 2 threads, bench/inference.ts): idle (load average about 2), 12.1
+ * against 11.4 audio seconds per second with spinning; busy (load average 10), 1.5 against
+ * 2.3, and 0.236 against 0.176 CPU seconds per audio second. So Equivox spins when the
+ * 1-minute load average is below the number of cores (always on Windows, which reports no
+ * load average). EQUIVOX_ORT_SPIN=1 or 0 forces it. The numbers are the same either way.
+ * (Graph optimisation 'all' and 'extended' measured alike; 'basic' was 8% slower.)
+ */
+export function allowSpinning(load = loadavg()[0]!, cores = availableParallelism()): boolean {
+  if (process.env.EQUIVOX_ORT_SPIN === '1') return true;
+  if (process.env.EQUIVOX_ORT_SPIN === '0') return false;
+  return load < cores;
 }
 
 /** Create a session on the first provider that works. */
@@ -93,6 +151,7 @@ export async function createSession(model: Uint8Array | string, o: SessionOption
         interOpNumThreads: 1,
         graphOptimizationLevel: 'all',
         logSeverityLevel: 3,
+        extra: { session: { intra_op: { allow_spinning: allowSpinning() ? '1' : '0' } } },
       };
       const session = typeof model === 'string' ? await ort.InferenceSession.create(model, options) : await ort.InferenceSession.create(model, options);
       return { session, info: { provider, threads, ortVersion: ortVersion(), fallbacks } };

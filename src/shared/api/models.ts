@@ -26,7 +26,8 @@ export interface ModelLayers {
   stateDefinition: string;
   states: { index: number; label: string; output: string; width: number }[];
   layerAggregation: { rule: 'all-layers' | 'final-width'; layers: number[]; note: string };
-  exposure: { status: string; message: string; maxAbsDiff: number | null };
+  /** verified: the import check compared two different computations and they agreed (null: no check applies or it predates this field). */
+  exposure: { status: string; message: string; maxAbsDiff: number | null; verified: boolean | null };
 }
 
 export interface EmbedSummary {

@@ -14,7 +14,7 @@ import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runWer } from '../../../src/main/audits/wer-audit';
 import { importModel } from '../../../src/main/inference';
-import { CTC_LEVELS, ctcFrameLogits, ctcUtterance, writeCtcFolder } from '../../fixtures/models/asr';
+import { CTC_LEVELS, ctcFrameLogits, ctcUtterance, writeCtcFolder, writeWhisperFolder } from '../../fixtures/models/asr';
 import { writeWav } from '../inference/helpers';
 import { buildContext, fixtureProject, insertDataset, tempDir, type FixtureClip } from './fixture';
 
@@ -118,3 +118,42 @@ describe('WER audit with hypotheses from the CTC fixture', () => {
     f.store.close();
   });
 });
+
+describe('WER audit with a Whisper model and the plan’s language', () => {
+  async function whisperFixture(language: string | undefined) {
+    const dataDir = tempDir('wer-whisper-data');
+    const model = await importModel(dataDir, { folder: writeWhisperFolder(join(tempDir('wer-whisper-src'), 'tiny-whisper')), name: 'Tiny Whisper' });
+    const audioDir = tempDir('wer-whisper-audio');
+    const { db, store } = fixtureProject('WER Whisper fixture');
+    const ds = insertDataset(db, 'asr', [
+      { speaker: 's1', groups: { accent: 'g1' }, transcript: 'hello world, café', hypothesis: null },
+      { speaker: 's2', groups: { accent: 'g2' }, transcript: 'hello world', hypothesis: null },
+    ]);
+    ds.clipIds.forEach((id, i) => {
+      const file = join(audioDir, `${i}.wav`);
+      writeWav(file, ctcUtterance(i === 0 ? 'ab' : 'ba'));
+      db.prepare('UPDATE clips SET path = ? WHERE id = ?').run(file, id);
+    });
+    const hypotheses = { source: 'model' as const, modelId: model.id, ...(language ? { language } : {}) };
+    const b = buildContext(db, { title: 'WER Whisper', sections: ['wer'], wer: { dataset: ds.id, groupBy: ['accent'], referenceGroup: 'g1', hypotheses, bootstrap: 50, permutations: 50 } });
+    b.ctx.dataDir = dataDir;
+    return { store, ...b };
+  }
+
+  it('auto-detects the language per recording and says which it found', async () => {
+    const f = await whisperFixture('auto');
+    const wer = await runWer(f.ctx);
+    expect(wer.config).toMatchObject({ asrLanguage: 'auto', asrTask: 'transcribe' });
+    // The fixture's vocabulary has one language, so detection can only find English.
+    expect(f.warnings.some((w) => /Tiny Whisper detected the language of each recording itself \(en 2\)/.test(w))).toBe(true);
+    expect(wer.groups.g1!.errors).toBe(0);
+    f.store.close();
+  });
+
+  it('stops with the plan field named when the model does not know the language', async () => {
+    const f = await whisperFixture('de');
+    await expect(runWer(f.ctx)).rejects.toMatchObject({ field: 'plan.wer.hypotheses.language', message: expect.stringMatching(/no language token for "de"; it knows en/) });
+    f.store.close();
+  });
+});
+

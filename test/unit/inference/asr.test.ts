@@ -8,6 +8,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bytesToUnicode, ctcGreedy, ctcVocabFromJson, decodeByteLevel, detectAsrFolder, whisperSpec } from '../../../src/main/inference/asr';
+import { whisperWindows } from '../../../src/main/inference/asr/whisper';
 import { calibrationByGroup, createRecognizer, ensureModel, importModel, listImportedModels } from '../../../src/main/inference';
 import {
   CTC_LEVELS,
@@ -133,6 +134,22 @@ describe('Whisper greedy decoding', () => {
     } finally {
       await rec.release();
     }
+  });
+});
+
+describe('Whisper long-form windows', () => {
+  it('cuts at most every 30 s, at the quietest 100 ms within the last 5 s before the limit', () => {
+    const sr = 16000;
+    const audio = new Float32Array(70 * sr).map((_, i) => (i % 2 ? 0.3 : -0.3));
+    // A pause at 27.2–27.3 s: the first window ends in its middle; none before the 2nd limit.
+    audio.fill(0, Math.round(27.2 * sr), Math.round(27.3 * sr));
+    const w = whisperWindows(audio);
+    expect(w[0]).toEqual([0, Math.round(27.25 * sr)]);
+    // Without a pause every frame is as loud; ties go to the latest frame: the cut is 50 ms before the limit.
+    expect(w[1]).toEqual([Math.round(27.25 * sr), Math.round(27.25 * sr) + 480000 - 800]);
+    expect(w[2]![1]).toBe(audio.length);
+    for (const [a, b] of w) expect(b - a).toBeLessThanOrEqual(480000);
+    expect(whisperWindows(new Float32Array(480000))).toEqual([[0, 480000]]);
   });
 });
 

@@ -2,11 +2,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeAudio } from '../../../src/main/audio';
-import { createEmbedder } from '../../../src/main/inference/embedder';
-import { goldenTestSignal } from '../../../src/main/inference/frontends';
+import { createEmbedder, StatsAccumulator } from '../../../src/main/inference/embedder';
+import { chunkRanges, goldenTestSignal, normalizeWaveform } from '../../../src/main/inference/frontends';
+import * as ort from '../../../src/main/inference/ort';
 import { ensureModel, importModel } from '../../../src/main/inference/models';
 import { W2V_CONV, writeFixtures } from '../../fixtures/models/build';
-import { tempDir } from './helpers';
+import { openAudio } from '../../../src/main/audio/source';
+import { spawnSync } from 'node:child_process';
+import { tempDir, testClip, writeWav } from './helpers';
 
 let home: string;
 let fx: Record<string, string>;
@@ -41,6 +44,54 @@ describe('long clips', () => {
     expect((await e.embed(goldenTestSignal(480000 + 24000))).frames).toBe(1500 + 75);
     // A remainder under 1 s is its own chunk here (never merged past the 30 s window).
     expect((await e.embed(goldenTestSignal(480000 + 3200))).frames).toBe(1500 + 10);
+    await e.release();
+  });
+});
+
+describe('streamed long clips', () => {
+  it('a long clip read in passes from a WAV (or streamed by ffmpeg) gives exactly the in-memory numbers', async () => {
+    const m = await importModel(home, { file: fx.wav2vec2! });
+    expect(m.frontEnd).toMatchObject({ doNormalize: true });
+    const { manifest, graphs } = await ensureModel(home, m.id);
+    const e = await createEmbedder(manifest, graphs, { provider: 'cpu', threads: 1 });
+    const dir = tempDir('stream');
+    // 30 s + 30 s + 5.5 s, and 30 s + 0.5 s (the remainder joins the first chunk).
+    for (const samples of [480000 * 2 + 88000, 480000 + 8000]) {
+      const clip = testClip(samples / 16000, 150, 3);
+      const file = join(dir, `c${samples}.wav`);
+      writeWav(file, clip);
+      const inMemory = await e.embed((await decodeAudio(file)).samples);
+      const wav = await openAudio(file);
+      expect(wav.via).toBe('wav');
+      const streamed = await e.embedSource(wav);
+      wav.close();
+      expect(streamed.samples).toBe(samples);
+      expect(streamed.frames).toBe(inMemory.frames);
+      const chunks = samples > 960000 ? [480000, 480000, 88000] : [488000];
+      expect(streamed.frames).toBe(chunks.reduce((s, c) => s + convFrames(c), 0));
+      for (let l = 0; l < manifest.states.length; l += 1) {
+        expect(Array.from(streamed.mean[l]!)).toEqual(Array.from(inMemory.mean[l]!));
+        expect(Array.from(streamed.max[l]!)).toEqual(Array.from(inMemory.max[l]!));
+      }
+      // The rule written out: normalise the whole clip, cut by chunkRanges, run each chunk.
+      const x = normalizeWaveform((await decodeAudio(file)).samples);
+      const session = await ort.InferenceSession.create(graphs.main as string);
+      const acc = manifest.states.map((st) => new StatsAccumulator(st.width));
+      for (const [a, b] of chunkRanges(x.length)) {
+        const r = await session.run({ [manifest.inputName]: new ort.Tensor('float32', x.slice(a, b), [1, b - a]) });
+        manifest.states.forEach((st, i) => acc[i]!.add(r[st.output]!.data as Float32Array, (r[st.output]!.data as Float32Array).length / st.width));
+      }
+      await session.release();
+      acc.forEach((a, l) => expect(Array.from(a.mean())).toEqual(Array.from(streamed.mean[l]!)));
+      if (samples > 960000) {
+        const flac = join(dir, 'c.flac');
+        expect(spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', file, flac]).status).toBe(0);
+        const ff = await openAudio(flac, { keepInMemoryS: 10 });
+        expect(ff.length).toBeNull();
+        const viaFfmpeg = await e.embedSource(ff);
+        for (let l = 0; l < manifest.states.length; l += 1) expect(Array.from(viaFfmpeg.mean[l]!)).toEqual(Array.from(inMemory.mean[l]!));
+      }
+    }
     await e.release();
   });
 });

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeAudio } from '../../../src/main/audio';
 import { aggregate, layerIndex, loadEmbeddings } from '../../../src/main/inference/cache';
@@ -103,6 +105,24 @@ describe('embedding a dataset', () => {
     // Windows = floor((T - 76) / 8) + 1 with T = ceil(samples / 160) - 3 mel frames:
     // 0.6 s is padded to one window; 1.2 s → T 117 → 6; 1.5 s → T 147 → 9; 2.0 s → T 197 → 16.
     expect(all.map((r) => r.frames).sort((a, b) => a - b)).toEqual([1, 6, 9, 16]);
+  });
+
+  it('reads WAV clips without ffmpeg; other formats need it (and say so when it is missing)', async () => {
+    const p = makeProject([{ seconds: 1, f0: 120 }, { seconds: 1.5, f0: 160 }]);
+    const flac = p.files[1]!.replace(/\.wav$/, '.flac');
+    expect(spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', p.files[1]!, flac]).status).toBe(0);
+    p.db.prepare('UPDATE clips SET path = ? WHERE path = ?').run(flac, p.files[1]!);
+    p.db.close();
+    // No ffmpeg anywhere: an empty PATH and no EQUIVOX_FFMPEG.
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: tempDir('no-ffmpeg'), EQUIVOX_HOME: home };
+    delete env.EQUIVOX_FFMPEG;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'embed', '--project', p.dir, '--dataset', p.datasetId, '--model', 'acoustic-baseline'], { env, encoding: 'utf8', cwd: join(__dirname, '../../..') });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { computed: number; failed: { path: string; error: string }[] };
+    expect(out.computed).toBe(1);
+    expect(out.failed).toHaveLength(1);
+    expect(out.failed[0]!.path).toBe(flac);
+    expect(out.failed[0]!.error).toMatch(/ffmpeg was not found/);
   });
 
   it('runs through the JobRunner (worker thread) too', async () => {

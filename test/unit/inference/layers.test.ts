@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import * as ort from '../../../src/main/inference/ort';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureModel, importModel } from '../../../src/main/inference/models';
+import { embedOnce, ensureModel, importModel } from '../../../src/main/inference/models';
 import { decodeModel, encodeModel } from '../../../src/main/inference/onnx-graph';
 import { goldenTestSignal, normalizeWaveform, whisperLogMel } from '../../../src/main/inference/frontends';
-import { writeFixtures } from '../../fixtures/models/build';
+import { exposeLayers, findLayers } from '../../../src/main/inference/expose';
+import { probeStates, verifyLayerMap } from '../../../src/main/inference/verify-layers';
+import { buildWav2vec2Fixture, writeFixtures } from '../../fixtures/models/build';
 import { tempDir } from './helpers';
 
 let fx: Record<string, string>;
@@ -15,9 +17,9 @@ beforeAll(() => {
 });
 
 /** Independent check: the original model's last_hidden_state vs the derived model's last state. */
-async function lastStateMatches(orig: Uint8Array, derived: Uint8Array, feeds: Record<string, ort.Tensor>, lastState: string): Promise<number> {
+async function lastStateMatches(orig: Uint8Array, derived: Uint8Array | string, feeds: Record<string, ort.Tensor>, lastState: string): Promise<number> {
   const a = await ort.InferenceSession.create(orig);
-  const b = await ort.InferenceSession.create(derived);
+  const b = typeof derived === 'string' ? await ort.InferenceSession.create(derived) : await ort.InferenceSession.create(derived);
   const ra = (await a.run(feeds)).last_hidden_state!.data as Float32Array;
   const rb = (await b.run(feeds, [lastState]))[lastState]!.data as Float32Array;
   let m = 0;
@@ -75,9 +77,80 @@ describe('layer exposure', () => {
     (await import('node:fs')).writeFileSync(file, encodeModel(model));
     const m = await importModel(home, { file });
     expect(m.exposure.status).toBe('last-layer-only');
-    expect(m.exposure.message).toMatch(/Only the last layer is available: no nodes named like …\/layers\.N\//);
+    expect(m.exposure.message).toMatch(/Only the last layer is available: no transformer blocks found: no node is named like …\/layers\.N\//);
     expect(m.dims).toEqual([32]);
     expect(m.settingsKey).toContain('last-only');
+  });
+
+  it('verifies with a figure from two different computations (pre-norm, post-norm, data2vec-like, metadata scopes)', async () => {
+    for (const file of [fx.wav2vec2!, fx.wav2vec2PostNorm!, fx.data2vec!, fx.metadataScopes!]) {
+      const m = await importModel(home, { file });
+      expect(m.exposure.verified, m.exposure.message).toBe(true);
+      expect(m.exposure.message).toMatch(/^Verified on a 1 s test clip: 3 blocks found/);
+      expect(m.exposure.message).toMatch(/recomputed outside onnxruntime in float64/);
+      // The layer norm is recomputed in float64 here, so the figure is small but not 0.
+      expect(m.exposure.maxAbsDiff!).toBeGreaterThan(0);
+      expect(m.exposure.maxAbsDiff!).toBeLessThanOrEqual(1e-4);
+    }
+  });
+
+  it('counts only the encoder’s blocks, not data2vec-audio’s five numbered positional-conv layers', async () => {
+    const found = findLayers(decodeModel(readFileSync(fx.data2vec!)).graph!);
+    expect(found.ok).toBe(true);
+    if (!found.ok) return;
+    expect(found.map.blocks).toBe(3);
+    expect(found.map.blockList).toBe('/encoder/layers');
+    // Post-norm: state 0 after the encoder layer norm, not inside the positional convolution.
+    expect(found.map.states[0]).toBe('/encoder/layer_norm/LayerNormalization_output_0');
+  });
+
+  it('reads module scopes from node metadata when node names are generic (dynamo exporter)', async () => {
+    const m = await importModel(home, { file: fx.metadataScopes! });
+    expect(m.blocks).toBe(3);
+    expect(m.exposure.message).toMatch(/from the module scopes in the nodes' metadata/);
+    expect(m.states.map((s) => s.output.replace(/^val_\d+_0$/, 'val'))).toEqual(['val', 'val', 'val', 'last_hidden_state']);
+    // Same numbers as the same weights with scopes in the node names.
+    const named = await importModel(home, { file: fx.wav2vec2PostNorm! });
+    const a = await embedOnce(home, m.id, goldenTestSignal(20000));
+    const b = await embedOnce(home, named.id, goldenTestSignal(20000));
+    expect(a.mean).toEqual(b.mean);
+  });
+
+  it('the check fails when a state is not the block boundary (a corrupted layer map)', async () => {
+    const bytes = readFileSync(fx.wav2vec2!);
+    const found = exposeLayers(bytes);
+    expect(found.ok).toBe(true);
+    if (!found.ok) return;
+    const x = normalizeWaveform(goldenTestSignal(16000));
+    const feeds = { input_values: new ort.Tensor('float32', x, [1, x.length]) };
+    const good = await verifyLayerMap(bytes, found.map, feeds, await probeStates(bytes, found.map, feeds));
+    expect(good.kind).toBe('verified');
+    // State 1 replaced by block 1's attention output: block 2 then needs states 0 and 1.
+    const wrong = { ...found.map, states: found.map.states.map((s, i) => (i === 1 ? '/encoder/layers.0/attention/out_proj/Add_output_0' : s)) };
+    const bad = await verifyLayerMap(bytes, wrong, feeds, await probeStates(bytes, wrong, feeds));
+    expect(bad.kind).toBe('mismatch');
+    expect(bad.message).toMatch(/state 2 is computed from states 0 and 1, not from state 1 alone/);
+    // A final layer norm read with the wrong scale: the float64 recomputation disagrees.
+    const norm = found.map.trailingNorm!;
+    const off = { ...found.map, trailingNorm: { ...norm, scale: norm.scale.map((v) => v * 1.01) } };
+    const numeric = await verifyLayerMap(bytes, off, feeds, await probeStates(bytes, off, feeds));
+    expect(numeric.kind).toBe('mismatch');
+    expect(numeric.kind === 'mismatch' && numeric.maxAbsDiff!).toBeGreaterThan(1e-3);
+  });
+
+  it('a block that reads the audio around the state before it is not exposed', async () => {
+    const model = decodeModel(buildWav2vec2Fixture());
+    const nodes = model.graph!.node!;
+    const pos = nodes.findIndex((n) => n.name === '/encoder/layers.1/Add_1');
+    const out = nodes[pos]!.output![0]!;
+    nodes[pos]!.output = ['bypass_in'];
+    nodes.splice(pos + 1, 0, { opType: 'Add', name: '/encoder/layers.1/Add_bypass', input: ['bypass_in', '/feature_projection/projection/Add_output_0'], output: [out] });
+    const dir = tempDir('bypass');
+    const file = `${dir}/bypass.onnx`;
+    (await import('node:fs')).writeFileSync(file, encodeModel(model));
+    const m = await importModel(home, { file });
+    expect(m.exposure.status).toBe('last-layer-only');
+    expect(m.exposure.message).toMatch(/state 2 also depends on the audio by a path that bypasses state 1/);
   });
 
   it('re-importing the same bytes returns the stored model', async () => {

@@ -17,7 +17,7 @@ import { decodeModel } from '../onnx-graph';
 import type { SessionOptions } from '../providers';
 import { createCtcRecognizer, CTC_DEFAULTS, ctcVocabFromJson } from './ctc';
 import type { Recognizer } from './types';
-import { createWhisperRecognizer, whisperIdToToken, whisperSpec, type WhisperTokenFiles } from './whisper';
+import { createWhisperRecognizer, whisperIdToToken, whisperSpec, type WhisperDecodeOptions, type WhisperGraphs, type WhisperTokenFiles } from './whisper';
 
 /** Bumped when decoding changes the hypotheses for every ASR model. */
 export const ASR_VERSION = 'asr-v1';
@@ -25,7 +25,10 @@ export const ASR_VERSION = 'asr-v1';
 /** Tokenizer and config files copied beside the model (the ones decoding reads, and the rest for the record). */
 const SIDE_FILES = ['config.json', 'preprocessor_config.json', 'generation_config.json', 'vocab.json', 'added_tokens.json', 'tokenizer_config.json', 'special_tokens_map.json', 'tokenizer.json'];
 
-export type AsrFolder = { kind: 'ctc'; folder: string; model: string } | { kind: 'whisper'; folder: string; encoder: string; decoder: string };
+export type AsrFolder =
+  | { kind: 'ctc'; folder: string; model: string }
+  /** Whisper: the encoder and whichever decoder graphs the export has (merged preferred; see detectAsrFolder). */
+  | { kind: 'whisper'; folder: string; encoder: string; decoder?: string; decoderWithPast?: string; decoderMerged?: string };
 
 function readJson<T>(file: string): T | null {
   if (!existsSync(file)) return null;
@@ -47,7 +50,8 @@ function firstExisting(paths: string[]): string | null {
 /**
  * An ASR export in an HF-style folder, or null for anything else (left to the embedding
  * import). CTC: config.json architectures has *ForCTC, a vocab.json and onnx/model.onnx.
- * Whisper: onnx/encoder_model.onnx + onnx/decoder_model.onnx and a vocab.json. A vocab.json
+ * Whisper: onnx/encoder_model.onnx with onnx/decoder_model_merged.onnx, or
+ * decoder_model.onnx (with decoder_with_past_model.onnx for the cache), and a vocab.json. A vocab.json
  * is required for both, so a folder downloaded for embeddings (config + model only) stays
  * an embedding model.
  */
@@ -57,6 +61,12 @@ export function detectAsrFolder(folderIn: string): AsrFolder | null {
   const onnxDirs = [join(folder, 'onnx'), folder];
   const enc = firstExisting(onnxDirs.map((d) => join(d, 'encoder_model.onnx')));
   const dec = firstExisting(onnxDirs.map((d) => join(d, 'decoder_model.onnx')));
+  const past = firstExisting(onnxDirs.map((d) => join(d, 'decoder_with_past_model.onnx')));
+  const merged = firstExisting(onnxDirs.map((d) => join(d, 'decoder_model_merged.onnx')));
+  // A merged decoder holds both the first step and the cached steps in one graph; else the
+  // pair decoder + decoder-with-past; else decoder_model.onnx alone (no cache).
+  if (enc && merged) return { kind: 'whisper', folder, encoder: enc, decoderMerged: merged };
+  if (enc && dec && past) return { kind: 'whisper', folder, encoder: enc, decoder: dec, decoderWithPast: past };
   if (enc && dec) return { kind: 'whisper', folder, encoder: enc, decoder: dec };
   const config = readJson<{ architectures?: string[] }>(join(folder, 'config.json'));
   if (!(config?.architectures ?? []).some((a) => /ForCTC$/.test(a))) return null;
@@ -124,8 +134,8 @@ function whisperFiles(dir: string): WhisperTokenFiles {
   };
 }
 
-/** A recogniser for a stored (or about-to-be-stored) ASR manifest. */
-export async function createRecognizer(manifest: ModelManifest, session?: SessionOptions): Promise<Recognizer> {
+/** A recogniser for a stored (or about-to-be-stored) ASR manifest; `decode` sets a Whisper model's language and task. */
+export async function createRecognizer(manifest: ModelManifest, session?: SessionOptions, decode: WhisperDecodeOptions & { noCache?: boolean } = {}): Promise<Recognizer> {
   if (manifest.task !== 'asr' || !manifest.asr) throw new UserError(`${manifest.name} is not a speech recognition model (import a CTC or Whisper encoder-decoder export)`, 'model');
   const model = manifest.files.find((f) => f.role === 'model');
   if (!model) throw new UserError(`${manifest.name}: its manifest lists no model file`, 'model');
@@ -145,10 +155,36 @@ export async function createRecognizer(manifest: ModelManifest, session?: Sessio
       ...(session ? { session } : {}),
     });
   }
-  const decoder = manifest.files.find((f) => f.role === 'decoder');
-  if (!decoder) throw new UserError(`${manifest.name}: its manifest lists no decoder file`, 'model');
+  const file = (role: ModelFile['role']) => manifest.files.find((f) => f.role === role)?.path;
+  const graphs: WhisperGraphs = { encoder: model.path };
+  for (const [role, key] of [['decoder', 'decoder'], ['decoder-with-past', 'decoderWithPast'], ['decoder-merged', 'decoderMerged']] as const) {
+    const f = file(role);
+    if (f) graphs[key] = f;
+  }
+  if (!graphs.decoder && !graphs.decoderMerged) throw new UserError(`${manifest.name}: its manifest lists no decoder file`, 'model');
   const nMels = manifest.frontEnd.kind === 'whisper-logmel' ? manifest.frontEnd.nMels : 80;
-  return createWhisperRecognizer(bytes, readFileSync(decoder.path), { spec: manifest.asr, idToToken: whisperIdToToken(whisperFiles(dir)), nMels, ...(session ? { session } : {}) });
+  const files = whisperFiles(dir);
+  // Manifests written before language support lack the language and task tokens: read them
+  // from the stored tokenizer files (the ids that end decoding and are suppressed stay as stored).
+  const fresh = whisperSpec(files);
+  const spec = { ...manifest.asr, startId: manifest.asr.startId ?? fresh.startId, languages: manifest.asr.languages ?? fresh.languages, tasks: manifest.asr.tasks ?? fresh.tasks, noTimestampsId: manifest.asr.noTimestampsId ?? fresh.noTimestampsId };
+  const heads = files.config?.decoder_attention_heads;
+  const dModel = files.config?.d_model;
+  try {
+    return await createWhisperRecognizer(graphs, {
+      spec,
+      idToToken: whisperIdToToken(files),
+      nMels,
+      ...(session ? { session } : {}),
+      ...(decode.language !== undefined ? { language: decode.language } : {}),
+      ...(decode.task ? { task: decode.task } : {}),
+      ...(decode.noCache ? { noCache: true } : {}),
+      ...(heads && dModel ? { heads, headDim: dModel / heads } : {}),
+    });
+  } catch (err) {
+    if (err instanceof Error && /has no language token|has no <\|translate\|>/.test(err.message)) throw new UserError(`${manifest.name}: ${err.message}`, 'language');
+    throw err;
+  }
 }
 
 export interface AsrImportOptions {
@@ -169,10 +205,21 @@ export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrI
   const mainPath = found.kind === 'ctc' ? found.model : found.encoder;
   const mainBytes = readFileSync(mainPath);
   if (mainBytes.length === 0) throw new UserError(`${mainPath} is empty (0 bytes): not an ONNX model`, 'folder');
-  const decBytes = found.kind === 'whisper' ? readFileSync(found.decoder) : null;
+  // Whisper decoder graphs the store keeps, under their export names.
+  const decoders: { role: ModelFile['role']; name: string; src: string; bytes: Buffer }[] = [];
+  if (found.kind === 'whisper') {
+    for (const [role, name, src] of [
+      ['decoder', 'decoder_model.onnx', found.decoder],
+      ['decoder-with-past', 'decoder_with_past_model.onnx', found.decoderWithPast],
+      ['decoder-merged', 'decoder_model_merged.onnx', found.decoderMerged],
+    ] as const) {
+      if (src) decoders.push({ role, name, src, bytes: readFileSync(src) });
+    }
+  }
   const io = graphIo(mainBytes, mainPath);
   // The id covers everything that changes the transcripts: the graph(s) and the vocabulary.
-  const parts = [sha256(mainBytes), decBytes ? sha256(decBytes) : '', sha256(vocabBytes)];
+  // (A plain decoder keeps the id it had before cached decoders were supported.)
+  const parts = [sha256(mainBytes), decoders.map((d) => sha256(d.bytes)).join('+'), sha256(vocabBytes)];
   const id = sha256(`${ASR_VERSION}\n${parts.join('\n')}\n`);
   const root = join(dataDir, 'models');
   const dir = join(root, id);
@@ -198,16 +245,21 @@ export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrI
     if (n !== 80 && n !== 128) throw new UserError(`a Whisper encoder with ${n} mel bins is not supported (80 or 128)`, 'folder');
     frontEnd = { kind: 'whisper-logmel', sampleRate: 16000, nMels: n };
     try {
-      asr = whisperSpec(whisperFiles(folder));
+      const spec = whisperSpec(whisperFiles(folder));
+      asr = { ...spec, decoder: found.decoderMerged ? 'merged' : found.decoderWithPast ? 'with-past' : 'plain' };
     } catch (err) {
       throw new UserError(`${folder}: ${err instanceof Error ? err.message : String(err)}`, 'folder');
     }
-    how = `greedy decoding, forced prefix [${asr.prefix.join(', ')}] (English, transcribe, no timestamps), at most ${asr.maxNewTokens} tokens, no KV cache`;
+    const langs = Object.keys(asr.languages ?? {});
+    const cache = asr.decoder === 'plain' ? 'no key/value cache (decoder_model.onnx only)' : `key/value cache (${asr.decoder === 'merged' ? 'merged decoder' : 'decoder with past'})`;
+    how =
+      `greedy decoding with ${cache}, at most ${asr.maxNewTokens} tokens per 30 s window; ` +
+      (langs.length > 0 ? `${langs.length} languages (${langs.slice(0, 8).join(', ')}${langs.length > 8 ? ', …' : ''}), chosen per plan or detected, English by default` : 'English only');
   }
   const fe = frontEnd.kind === 'raw-waveform' ? (frontEnd.doNormalize ? 'raw16k-norm' : 'raw16k') : `whisper-logmel${(frontEnd as { nMels: number }).nMels}`;
   const files: ModelFile[] = [
     { role: 'model', path: join(dir, 'model.onnx'), sha256: parts[0]!, bytes: mainBytes.length },
-    ...(decBytes ? [{ role: 'decoder' as const, path: join(dir, 'decoder_model.onnx'), sha256: parts[1]!, bytes: decBytes.length }] : []),
+    ...decoders.map((d) => ({ role: d.role, path: join(dir, d.name), sha256: sha256(d.bytes), bytes: d.bytes.length })),
     { role: 'vocab', path: join(dir, 'vocab.json'), sha256: parts[2]!, bytes: vocabBytes.length },
   ];
   const manifest: ModelManifest = {
@@ -227,7 +279,7 @@ export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrI
     stateDefinition: `Speech recognition model (${how}); it gives transcripts, not hidden states, and is not used for embeddings.`,
     layerAggregation: { rule: 'all-layers', layers: [], note: 'Speech recognition model: no hidden states.' },
     exposure: { status: 'native', message: '', maxAbsDiff: null, derivedSha256: null },
-    settingsKey: `${ASR_VERSION}|${fe}|${asr.kind}-greedy|chunk=30s`,
+    settingsKey: `${ASR_VERSION}|${fe}|${asr.kind}-greedy|${asr.kind === 'whisper' ? 'window=30s-quiet-cut' : 'chunk=30s'}`,
     licence: o.licence ?? null,
     source: o.source ?? folder,
     addedAt: new Date().toISOString(),
@@ -238,7 +290,7 @@ export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrI
   const tmp = `${dir}.partial-${process.pid}`;
   mkdirSync(tmp, { recursive: true });
   copyFileSync(mainPath, join(tmp, 'model.onnx'));
-  if (found.kind === 'whisper') copyFileSync(found.decoder, join(tmp, 'decoder_model.onnx'));
+  for (const d of decoders) copyFileSync(d.src, join(tmp, d.name));
   for (const f of SIDE_FILES) if (existsSync(join(folder, f))) copyFileSync(join(folder, f), join(tmp, f));
   // Verify before it enters the store: decode the 1 s test clip (a few tokens are enough
   // to show the graphs run and fit together).

@@ -11,6 +11,10 @@ export interface Transcript {
   confidence: number | null;
   /** Tokens the confidence averages over. */
   tokens: number;
+  /** Multilingual Whisper: the language decoded as (the plan's, or the one detected). */
+  language?: string | null;
+  /** Whisper: the generated token ids, window by window (the forced prefix and eos left out). */
+  ids?: number[][];
 }
 
 export interface Recognizer {
