@@ -135,6 +135,7 @@ function datasetSummary(db: Database.Database, id: string): ResultDataset {
     id,
     name: f.dataset.name,
     role: f.dataset.role,
+    roles: f.dataset.roles,
     manifestSha256: (db.prepare('SELECT manifest_sha256 AS s FROM datasets WHERE id = ?').get(id) as { s: string | null }).s,
     clips: f.totals.usable,
     excluded: f.totals.excluded,

@@ -3,8 +3,11 @@
  * store one clip at a time, each in its own transaction, so a cancel or a crash leaves
  * a consistent subset and a re-run picks up where it stopped.
  *
- * Re-import identity: a dataset is found again by (source kind, canonical source path,
- * role). Rows already stored with the same row index and the same path are skipped;
+ * Re-import identity: a dataset is found again by (source kind, canonical source path),
+ * preferring one that already serves the requested role; importing the same file for
+ * another role adds that role to the same dataset instead of a second copy (one dataset
+ * serves several roles, src/shared/roles.ts). Rows already stored with the same row
+ * index and the same path are skipped;
  * a row whose path changed (the manifest was edited) is re-imported; rows beyond the
  * manifest's end are removed. A changed column mapping or changed limits re-derive
  * every row (the stored clips are cleared first), since labels and statuses depend on them.
@@ -24,11 +27,14 @@ import { cpus } from 'node:os';
 import { AudioDecodeError, analyseAudio, sha256File, wavShortfallBytes } from '../audio';
 import { loadSource, resolveClipPath, type SourceRow, type SourceTable } from './sources';
 import { audioIssues, issue, statusOf, withDefaults } from './validate';
-import { collectImportReport, type ClipDbRow } from './repository';
+import { addDatasetRoles, collectImportReport, datasetRoles, removeDatasetRoles, type ClipDbRow } from './repository';
+import { COLUMN_PLAIN, importRoles, ROLE_COLUMN, ROLE_PLAIN } from '../../shared/roles';
 
 export interface ImportParams {
   source: ImportSource;
   role: DatasetRole;
+  /** Every role the import serves; `role` is always among them (importRoles). */
+  roles?: DatasetRole[] | undefined;
   mapping?: ColumnMapping | undefined;
   mappingName?: string | undefined;
   name?: string | undefined;
@@ -45,30 +51,45 @@ export interface ImportControl {
   concurrency?: number;
 }
 
-const REQUIRED_ROLE: Partial<Record<DatasetRole, keyof ColumnMapping>> = {
-  attribute: 'valence',
-  asr: 'transcript',
-  verification: 'speaker',
-};
-
 export function loadSavedMapping(db: Database.Database, name: string): ColumnMapping {
   const row = db.prepare('SELECT mapping_json FROM column_mappings WHERE name = ?').get(name) as { mapping_json: string } | undefined;
   if (!row) throw new UserError(`no saved column mapping named "${name}"`, 'mappingName');
   return ColumnMapping.parse(JSON.parse(row.mapping_json));
 }
 
-/** Check a mapping against a table's header and a dataset role; throws UserError naming the column. */
-export function checkMapping(mapping: ColumnMapping, header: string[], role: DatasetRole): void {
+/** Check a mapping against a table's header and the dataset's roles; throws UserError naming the column. */
+export function checkMapping(mapping: ColumnMapping, header: string[], roles: DatasetRole | readonly DatasetRole[]): void {
   const cols: [string, string][] = [['path', mapping.path]];
   for (const k of ['speaker', 'transcript', 'valence', 'hypothesis'] as const) if (mapping[k]) cols.push([k, mapping[k]]);
   for (const g of mapping.groups) cols.push(['group', g]);
   for (const [roleName, col] of cols) {
     if (!header.includes(col)) throw new UserError(`the ${roleName} column "${col}" is not in the manifest (columns: ${header.join(', ')})`, `mapping.${roleName}`);
   }
-  const required = REQUIRED_ROLE[role];
-  if (required && !mapping[required]) {
-    throw new UserError(`a ${role} dataset needs a ${required} column; map one (e.g. --map COLUMN=${required})`, `mapping.${required}`);
+  for (const role of typeof roles === 'string' ? [roles] : roles) {
+    const required = ROLE_COLUMN[role];
+    if (required && !mapping[required]) {
+      throw new UserError(`${ROLE_PLAIN[role]} need a ${COLUMN_PLAIN[required]} column; map one (e.g. --map COLUMN=${required})`, `mapping.${required}`);
+    }
   }
+}
+
+/** The name a dataset gets when none is given: the file (or folder) name, never an internal role name. */
+export function defaultDatasetName(sourcePath: string): string {
+  const parts = sourcePath.split(/[\\/]/).filter(Boolean);
+  return parts[parts.length - 1] ?? sourcePath;
+}
+
+/**
+ * The dataset an import of this source fills: one already made from the same file,
+ * preferring one that serves the requested role, or none.
+ */
+function existingDatasetFor(db: Database.Database, kind: string, sourcePath: string, role: DatasetRole): ExistingDataset | undefined {
+  return db
+    .prepare(
+      `SELECT d.id, d.mapping_json, d.settings_json FROM datasets d WHERE d.source_kind = ? AND d.source_path = ?
+       ORDER BY EXISTS (SELECT 1 FROM dataset_roles r WHERE r.dataset_id = d.id AND r.role = ?) DESC, d.created_at LIMIT 1`,
+    )
+    .get(kind, sourcePath, role) as ExistingDataset | undefined;
 }
 
 interface ExistingDataset {
@@ -88,15 +109,18 @@ function findOrCreateDataset(
   const now = new Date().toISOString();
   const mappingJson = JSON.stringify(mapping);
   const settingsJson = JSON.stringify({ limits });
-  const name = params.name ?? `${params.role}: ${table.sourcePath.split(/[\\/]/).slice(-2).join('/')}`;
+  const name = params.name ?? defaultDatasetName(table.sourcePath);
+  const roles = importRoles(params.role, params.roles);
   return db.transaction(() => {
-    const existing = db
-      .prepare('SELECT id, mapping_json, settings_json FROM datasets WHERE source_kind = ? AND source_path = ? AND role = ? ORDER BY created_at LIMIT 1')
-      .get(table.kind, table.sourcePath, params.role) as ExistingDataset | undefined;
+    const existing = existingDatasetFor(db, table.kind, table.sourcePath, params.role);
     if (existing) {
       if (existing.mapping_json !== mappingJson || existing.settings_json !== settingsJson) {
         db.prepare('DELETE FROM clips WHERE dataset_id = ?').run(existing.id);
+        // Roles the new mapping can no longer serve (a column was unmapped) are dropped.
+        const lost = datasetRoles(db, existing.id).filter((r) => !roles.includes(r) && ROLE_COLUMN[r] !== undefined && !mapping[ROLE_COLUMN[r]!]);
+        removeDatasetRoles(db, existing.id, lost);
       }
+      addDatasetRoles(db, existing.id, roles);
       db.prepare(
         `UPDATE datasets SET mapping_json = ?, settings_json = ?, manifest_sha256 = ?, status = 'importing', updated_at = ?${params.name ? ', name = ?' : ''} WHERE id = ?`,
       ).run(...[mappingJson, settingsJson, table.sha256, now, ...(params.name ? [params.name] : []), existing.id]);
@@ -107,6 +131,7 @@ function findOrCreateDataset(
       `INSERT INTO datasets (id, name, role, source_kind, source_path, manifest_sha256, mapping_json, settings_json, status, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'importing', ?, ?)`,
     ).run(id, name, params.role, table.kind, table.sourcePath, table.sha256, mappingJson, settingsJson, now, now);
+    addDatasetRoles(db, id, roles);
     return { id, reused: false };
   })();
 }
@@ -259,7 +284,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   else if (params.mappingName) mapping = loadSavedMapping(db, params.mappingName);
   else if (table.defaultMapping) mapping = table.defaultMapping;
   else throw new UserError('no column mapping given and no path column could be guessed; map one (e.g. --map file=path)', 'mapping');
-  checkMapping(mapping, table.header, params.role);
+  checkMapping(mapping, table.header, importRoles(params.role, params.roles));
   const limits = withDefaults(params.limits);
   const { id: datasetId } = findOrCreateDataset(db, table, params, mapping, limits, control.datasetId);
 
@@ -316,7 +341,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
     db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(
       new Date().toISOString(),
       'dataset.imported',
-      JSON.stringify({ datasetId, role: params.role, source: table.sourcePath, manifestSha256: table.sha256, rows: total, processed: todo.length }),
+      JSON.stringify({ datasetId, role: params.role, roles: importRoles(params.role, params.roles), source: table.sourcePath, manifestSha256: table.sha256, rows: total, processed: todo.length }),
     );
   })();
   return { ...collectImportReport(db, datasetId), processed: todo.length, status: 'ready' };
@@ -325,7 +350,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
 /**
  * Check an import before starting it as a job (missing manifest, unknown columns and
  * role requirements fail here, synchronously) and say which dataset it will fill: the
- * existing one for the same source and role, or a new id.
+ * existing one made from the same source (preferring one serving the role), or a new id.
  */
 export function planImport(db: Database.Database, params: ImportParams): { datasetId: string; reusesDataset: boolean; rows: number } {
   const table = loadSource(params.source);
@@ -335,9 +360,7 @@ export function planImport(db: Database.Database, params: ImportParams): { datas
       ? loadSavedMapping(db, params.mappingName)
       : table.defaultMapping;
   if (!mapping) throw new UserError('no column mapping given and no path column could be guessed; map one (e.g. --map file=path)', 'mapping');
-  checkMapping(mapping, table.header, params.role);
-  const existing = db
-    .prepare('SELECT id FROM datasets WHERE source_kind = ? AND source_path = ? AND role = ? ORDER BY created_at LIMIT 1')
-    .get(table.kind, table.sourcePath, params.role) as { id: string } | undefined;
+  checkMapping(mapping, table.header, importRoles(params.role, params.roles));
+  const existing = existingDatasetFor(db, table.kind, table.sourcePath, params.role);
   return { datasetId: existing?.id ?? randomUUID(), reusesDataset: !!existing, rows: table.rows.length };
 }

@@ -5,6 +5,8 @@ import { demoDir, demoPlan, loadDemoDescription } from '../audits/demo-plan';
 import { listPlans, lockPlan, parsePlan, savePlan } from '../audits/plans';
 import { createAudit, getAudit, listAudits, storedResults, type AuditRow } from '../audits/run';
 import { listDatasets } from '../data/repository';
+import type { DatasetRole } from '../../shared/api/datasets';
+import { ROLE_PLAIN } from '../../shared/roles';
 import type { Engine } from '../engine';
 import type { HandlerMap } from './types';
 
@@ -33,9 +35,9 @@ export const auditHandlers: HandlerMap<
   'plans.lock': ({ projectId, planId }, { store }) => lockPlan(store.db(projectId), planId),
   'plans.demo': ({ projectId, fast }, { store }) => {
     const ids: Record<string, string> = {};
-    for (const d of listDatasets(store.db(projectId))) if (d.sourcePath.startsWith(demoDir())) ids[d.role] = d.id;
+    for (const d of listDatasets(store.db(projectId))) if (d.sourcePath.startsWith(demoDir())) for (const r of d.roles) ids[r] ??= d.id;
     for (const role of ['attribute', 'target', 'asr', 'verification']) {
-      if (!ids[role]) throw new UserError(`the demo ${role} dataset is not in this project yet: import the demo corpus first`, 'projectId');
+      if (!ids[role]) throw new UserError(`the demo's ${ROLE_PLAIN[role as DatasetRole]} are not in this project yet: import the demo recordings first`, 'projectId');
     }
     return parsePlan(demoPlan(loadDemoDescription(), ids, { fast }));
   },
