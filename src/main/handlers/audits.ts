@@ -3,6 +3,8 @@ import { UserError } from '../../shared/errors';
 import type { AuditRunInfo } from '../../shared/api/audits';
 import { demoDir, demoPlan, loadDemoDescription } from '../audits/demo-plan';
 import { listPlans, lockPlan, parsePlan, savePlan } from '../audits/plans';
+import { checkRequirements, modelFacts } from '../audits/requirements';
+import { listModels } from '../inference/models';
 import { createAudit, getAudit, listAudits, storedResults, type AuditRow } from '../audits/run';
 import { listDatasets } from '../data/repository';
 import type { DatasetRole } from '../../shared/api/datasets';
@@ -28,11 +30,12 @@ function startRun(engine: Engine, projectId: string, auditId: string): { auditId
 }
 
 export const auditHandlers: HandlerMap<
-  'plans.save' | 'plans.list' | 'plans.lock' | 'plans.demo' | 'audits.start' | 'audits.resume' | 'audits.list' | 'audits.results' | 'demo.describe' | 'demo.import'
+  'plans.save' | 'plans.list' | 'plans.check' | 'plans.lock' | 'plans.demo' | 'audits.start' | 'audits.resume' | 'audits.list' | 'audits.results' | 'demo.describe' | 'demo.import'
 > = {
   'plans.save': ({ projectId, planId, config }, { store }) => savePlan(store.db(projectId), { ...(planId ? { planId } : {}), config }),
   'plans.list': ({ projectId }, { store }) => listPlans(store.db(projectId)),
-  'plans.lock': ({ projectId, planId }, { store }) => lockPlan(store.db(projectId), planId),
+  'plans.check': async ({ projectId, plan }, { store, dataDir }) => checkRequirements(store.db(projectId), plan, modelFacts(await listModels(dataDir))),
+  'plans.lock': async ({ projectId, planId }, { store, dataDir }) => lockPlan(store.db(projectId), planId, { models: modelFacts(await listModels(dataDir)) }),
   'plans.demo': ({ projectId, fast }, { store }) => {
     const ids: Record<string, string> = {};
     for (const d of listDatasets(store.db(projectId))) if (d.sourcePath.startsWith(demoDir())) for (const r of d.roles) ids[r] ??= d.id;
