@@ -215,6 +215,15 @@ export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
     });
     const wer = await section('wer', () => runWer(ctx));
     const fdi = await section('fdi', () => runFdi(ctx));
+    // A section that ran but produced nothing is not a result: say so, as for one that failed.
+    const empty = (name: Section, nothing: boolean, why: string) => {
+      if (nothing && !errors.some((e) => e.section === name)) errors.push({ section: name, message: why });
+      return nothing;
+    };
+    const speatOut = speat && !empty('speat', speat.results.length === 0, 'no comparison produced an effect size') ? speat : undefined;
+    const serOut = ser && !empty('ser', ser.models.length === 0, 'no emotion predictor could be trained') ? ser : undefined;
+    const werOut = wer && !empty('wer', Object.keys(wer.groups).length === 0, 'no group had recordings to compare') ? wer : undefined;
+    const fdiOut = fdi && !empty('fdi', fdi.groupings.length === 0, 'no attribute set produced verification trials') ? fdi : undefined;
 
     const dev = deviations(db, plan);
     if (dev.differences.length) warn(`The plan was changed after it was locked (${dev.differences.map((d) => d.path).join(', ')}); see the deviations.`);
@@ -241,10 +250,10 @@ export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
       environment: { platform: platform(), arch: arch(), node: process.versions.node, onnxruntime: ortVersion(), cpus: cpus().length },
       datasets: summaries,
       models: [...new Set(models.values())].map((m) => modelSummary(db, m)),
-      ...(speat ? { speat } : {}),
-      ...(ser ? { ser } : {}),
-      ...(wer ? { wer } : {}),
-      ...(fdi ? { fdi } : {}),
+      ...(speatOut ? { speat: speatOut } : {}),
+      ...(serOut ? { ser: serOut } : {}),
+      ...(werOut ? { wer: werOut } : {}),
+      ...(fdiOut ? { fdi: fdiOut } : {}),
       warnings,
       errors,
     };

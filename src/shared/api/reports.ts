@@ -22,6 +22,13 @@ export interface IdentitySummary {
 
 export interface ReportVerification {
   valid: boolean;
+  /**
+   * Added by the work on signer trust (issue 12): whether the signing certificate is one
+   * this computer trusts, and a plain note when it is not. Optional here until both
+   * changes meet; the app shows them when present.
+   */
+  trusted?: boolean;
+  trustNote?: string | null;
   signer: string | null;
   fingerprint: string | null;
   signedAt: string | null;
@@ -61,6 +68,11 @@ export const reportOperations = {
         passphrase: z.string().optional(),
         auditor: Text.optional(),
         organisation: Text.optional(),
+        /**
+         * Sign a report of an audit in which a planned section did not run. Without it
+         * such a build is refused; with it the cover says "Incomplete audit".
+         */
+        allowIncomplete: z.boolean().default(false),
       })
       .refine((v) => v.resultsPath !== undefined || (v.project !== undefined && v.auditId !== undefined), {
         message: 'give project and auditId, or resultsPath',
