@@ -26,7 +26,7 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
       engine.events.subscribe((e) => {
         if (e.type === 'job.progress') {
           const p = e.progress;
-          io.stderr(`${p.stage}: ${p.done}/${p.total}${p.etaSeconds !== null ? ` (about ${Math.ceil(p.etaSeconds)} s left)` : ''}\n`);
+          io.stderr(`${p.stage}: ${p.done}/${p.total}${p.label ? ` — ${p.label}` : ''}${p.etaSeconds !== null ? ` (about ${Math.ceil(p.etaSeconds)} s left)` : ''}\n`);
         }
       });
       api = createApi(engine);

@@ -2,7 +2,7 @@
  * Electron host: window, security settings, the app:// protocol, IPC. Kept thin: the
  * engine (api.ts and below) runs identically in the CLI and the web host.
  */
-import { app, BrowserWindow, dialog, net, protocol, safeStorage, session, type OpenDialogOptions, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, net, protocol, safeStorage, session, shell, type OpenDialogOptions, type WebContents } from 'electron';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createApi } from './api';
@@ -88,6 +88,8 @@ async function main(): Promise<void> {
     dataDir: process.env.EQUIVOX_HOME ?? join(app.getPath('userData'), 'data'),
     pathPolicy: 'granted',
     picker: (purpose) => pickWithDialog(purpose, windows[0]),
+    // Reports open in the desktop's own viewer; the engine passes only paths it recorded.
+    shell: { openPath: (path) => shell.openPath(path), showItemInFolder: (path) => shell.showItemInFolder(path) },
   });
   const api = createApi(engine);
   registerIpc(api, engine.events, () => windows.map((w) => w.webContents));

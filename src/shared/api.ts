@@ -13,7 +13,7 @@ import { reportOperations } from './api/reports';
 import { auditOperations } from './api/audits';
 import { clipOperations } from './api/clips';
 import { fileOperations } from './api/files';
-import { uiOperations } from './api/ui';
+import { reportFileOperations, uiOperations } from './api/ui';
 
 export * from './api/common';
 export type { AppInfo } from './api/app';
@@ -28,6 +28,7 @@ export const operations = {
   ...clipOperations,
   ...fileOperations,
   ...uiOperations,
+  ...reportFileOperations,
 } as const;
 
 export type Operations = typeof operations;

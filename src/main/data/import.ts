@@ -42,7 +42,8 @@ export interface ImportParams {
 }
 
 export interface ImportControl {
-  progress?(stage: string, done: number, total: number): void;
+  /** `detail` names the dataset in words ("Reading “clips.csv”") and what is counted. */
+  progress?(stage: string, done: number, total: number, detail?: { label: string; unit: string }): void;
   /** Polled between clips and while a clip decodes. */
   cancelled?(): boolean;
   /** Use this dataset id when creating a new dataset (lets a caller know the id before the job runs). */
@@ -305,8 +306,10 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   const setStatus = (status: string) =>
     db.prepare('UPDATE datasets SET status = ?, updated_at = ? WHERE id = ?').run(status, new Date().toISOString(), datasetId);
   const concurrency = Math.max(1, control.concurrency ?? Math.min(4, Math.max(2, cpus().length)));
+  const dsName = (db.prepare('SELECT name FROM datasets WHERE id = ?').get(datasetId) as { name: string }).name;
+  const detail = { label: `Reading and checking the recordings of “${dsName}”`, unit: 'recording' };
   try {
-    control.progress?.('importing', done, total);
+    control.progress?.('importing', done, total, detail);
     let next = 0;
     // A few files at a time: starting ffmpeg dominates for short clips, and no clip's
     // PCM is ever held (levels are measured while it streams), so memory stays flat.
@@ -316,7 +319,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
         const row = todo[next++]!;
         await processRow(db, datasetId, table, row, mapping, limits, abort.signal);
         done += 1;
-        control.progress?.('importing', done, total);
+        control.progress?.('importing', done, total, detail);
       }
     };
     const lanes = Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, lane);

@@ -5,6 +5,7 @@ import { demoDir, demoPlan, loadDemoDescription } from '../audits/demo-plan';
 import { listPlans, lockPlan, parsePlan, savePlan } from '../audits/plans';
 import { checkRequirements, modelFacts } from '../audits/requirements';
 import { listModels } from '../inference/models';
+import { estimateDemo } from '../audits/task';
 import { createAudit, getAudit, listAudits, storedResults, type AuditRow } from '../audits/run';
 import { listDatasets } from '../data/repository';
 import type { DatasetRole } from '../../shared/api/datasets';
@@ -30,7 +31,7 @@ function startRun(engine: Engine, projectId: string, auditId: string): { auditId
 }
 
 export const auditHandlers: HandlerMap<
-  'plans.save' | 'plans.list' | 'plans.check' | 'plans.lock' | 'plans.demo' | 'audits.start' | 'audits.resume' | 'audits.list' | 'audits.results' | 'demo.describe' | 'demo.import'
+  'plans.save' | 'plans.list' | 'plans.check' | 'plans.lock' | 'plans.demo' | 'audits.start' | 'audits.resume' | 'audits.list' | 'audits.results' | 'demo.describe' | 'demo.import' | 'demo.start' | 'demo.estimate'
 > = {
   'plans.save': ({ projectId, planId, config }, { store }) => savePlan(store.db(projectId), { ...(planId ? { planId } : {}), config }),
   'plans.list': ({ projectId }, { store }) => listPlans(store.db(projectId)),
@@ -61,6 +62,16 @@ export const auditHandlers: HandlerMap<
   'demo.describe': () => {
     const d = loadDemoDescription();
     return { description: d.description, synthetic: d.synthetic, datasets: d.datasets.map((x) => ({ name: x.name, role: x.role, manifest: join(demoDir(), x.manifest), mapping: x.mapping })) };
+  },
+  'demo.start': ({ projectId, quick }, engine) => {
+    const project = engine.store.get(projectId);
+    // Opening applies pending migrations before the worker opens its own connection.
+    engine.store.db(projectId);
+    return { jobId: engine.jobs.start('demo.run', { projectPath: project.path, dataDir: engine.dataDir, quick }).jobId };
+  },
+  'demo.estimate': async ({ quick }, { dataDir }) => {
+    const e = await estimateDemo(dataDir, quick);
+    return { seconds: Math.round(e.importSeconds.reduce((a, b) => a + b, 0) + e.auditSeconds), measured: e.measured };
   },
   'demo.import': ({ projectId }, engine) => {
     const project = engine.store.get(projectId);

@@ -2,7 +2,7 @@ import type { Task } from './task';
 import { countTask } from './selftest-task';
 import { importTask } from '../data/import-task';
 import { embedTask } from '../inference/embed';
-import { auditTask, demoImportTask } from '../audits/task';
+import { auditTask, demoImportTask, demoRunTask } from '../audits/task';
 
 /**
  * Every kind of job a worker can run. Workers import this module, so each task's code
@@ -14,4 +14,5 @@ export const taskRegistry: Record<string, Task<never, unknown>> = {
   'inference.embed': embedTask,
   'audits.run': auditTask,
   'demo.import': demoImportTask,
+  'demo.run': demoRunTask,
 };

@@ -92,6 +92,16 @@ export const auditOperations = {
     result: null as unknown as DemoInfo,
     summary: 'The bundled synthetic demo corpus: its datasets and column mappings',
   },
+  'demo.start': {
+    input: z.strictObject({ projectId: Id, quick: z.boolean().default(true) }),
+    result: null as unknown as { jobId: string },
+    summary: 'The one-click demo: import the bundled corpus, plan, lock and run the audit in one background job',
+  },
+  'demo.estimate': {
+    input: z.strictObject({ quick: z.boolean().default(true) }),
+    result: null as unknown as { seconds: number; measured: boolean },
+    summary: "How long the demo takes on this computer, from the speeds measured on it (or, before its first run, on Equivox's build machine)",
+  },
   'demo.import': {
     input: z.strictObject({ projectId: Id }),
     result: null as unknown as { jobId: string },
