@@ -10,7 +10,7 @@ import type { TaskContext } from '../jobs/task';
 import { PROJECT_FILE } from '../store/projects';
 import { createIdentity, getKeyProtector, listIdentities } from '../identity';
 import { buildReportFiles } from '../report/service';
-import { demoDir, demoPlan, loadDemoDescription } from './demo-plan';
+import { demoDatasetName, demoDir, demoPlan, loadDemoDescription } from './demo-plan';
 import { listPlans, lockPlan, parsePlan, savePlan } from './plans';
 import { createAudit, listAudits, runAudit, unfinishedAudits } from './run';
 
@@ -38,8 +38,8 @@ export async function prepareDemoProject(engine: Engine, out: string, task: Task
     // Re-importing the same manifest finds the existing dataset and skips finished rows.
     const r = await importDataset(
       db,
-      { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: ds.name },
-      { progress: (_s, d, t) => task.progress(`Importing ${ds.name}`, d, t), cancelled: () => task.cancelled() },
+      { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: demoDatasetName(ds) },
+      { progress: (_s, d, t) => task.progress(`Importing ${demoDatasetName(ds)}`, d, t), cancelled: () => task.cancelled() },
     );
     task.throwIfCancelled();
     ids[ds.role] = r.datasetId;

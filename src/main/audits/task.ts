@@ -6,7 +6,7 @@ import { PROJECT_FILE } from '../store/projects';
 import { projectMigrations } from '../store/schema';
 import { runAudit } from './run';
 import { importDataset } from '../data/import';
-import { demoDir, demoPlan, loadDemoDescription, type DemoDescription } from './demo-plan';
+import { demoDatasetName, demoDir, demoPlan, loadDemoDescription, type DemoDescription } from './demo-plan';
 import { listPlans, lockPlan, parsePlan, savePlan } from './plans';
 import { createAudit, unfinishedAudits } from './run';
 import { canonicalJson } from '../../shared/plan';
@@ -42,8 +42,8 @@ export const demoImportTask: Task<{ projectPath: string }, { datasets: Record<st
       ctx.throwIfCancelled();
       const r = await importDataset(
         db,
-        { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: ds.name },
-        { progress: (_s, d, t) => ctx.progress(`Importing ${ds.name}`, d, t), cancelled: () => ctx.cancelled() },
+        { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: demoDatasetName(ds) },
+        { progress: (_s, d, t) => ctx.progress(`Importing ${demoDatasetName(ds)}`, d, t), cancelled: () => ctx.cancelled() },
       );
       out[ds.role] = r.datasetId;
     }
@@ -60,7 +60,7 @@ export async function estimateDemo(dataDir: string, quick: boolean, rates: RateB
   const config = parsePlan(demoPlan(desc, ids, { fast: quick }));
   const models = new Map<string, ModelManifest>();
   for (const ref of new Set([...config.models, ...(config.fdi?.source.kind === 'verification' ? [config.fdi.source.modelId] : [])])) models.set(ref, (await ensureModel(dataDir, ref)).manifest);
-  const stages = auditStages(config, models, { datasetName: (id) => desc.datasets.find((d) => d.role === id)?.name ?? id, clips, toEmbed: (id) => clips(id) });
+  const stages = auditStages(config, models, { datasetName: (id) => { const d = desc.datasets.find((x) => x.role === id); return d ? demoDatasetName(d) : id; }, clips, toEmbed: (id) => clips(id) });
   const importSeconds = desc.datasets.map((d) => clips(d.role) * rateFor(rates, 'import:clip'));
   const keys = ['import:clip', ...stages.map((s) => s.rateKey)];
   return { importSeconds, auditSeconds: estimatedSeconds(stages, rates).reduce((a, b) => a + b, 0), measured: keys.every((k) => rates[k] !== undefined) };
@@ -85,12 +85,12 @@ export const demoRunTask: Task<{ projectPath: string; dataDir: string; quick: bo
       const started = Date.now();
       const r = await importDataset(
         db,
-        { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: ds.name },
+        { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: demoDatasetName(ds) },
         {
           progress: (_s, d, t, detail) => {
             const f = t > 0 ? d / t : 0;
             const done = before + est.importSeconds[i]! * f;
-            ctx.progress(`Importing ${ds.name}`, d, t, { label: detail?.label ?? `Reading ${ds.name}`, unit: 'recording', overall: total > 0 ? done / total : 0, estimatedSecondsLeft: total - done });
+            ctx.progress(`Importing ${demoDatasetName(ds)}`, d, t, { label: detail?.label ?? `Reading ${demoDatasetName(ds)}`, unit: 'recording', overall: total > 0 ? done / total : 0, estimatedSecondsLeft: total - done });
           },
           cancelled: () => ctx.cancelled(),
         },

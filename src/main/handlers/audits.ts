@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { UserError } from '../../shared/errors';
 import type { AuditRunInfo } from '../../shared/api/audits';
-import { demoDir, demoPlan, loadDemoDescription } from '../audits/demo-plan';
+import { DEMO_PLAIN_DESCRIPTION, demoDatasetName, demoDir, demoPlan, loadDemoDescription } from '../audits/demo-plan';
 import { listPlans, lockPlan, parsePlan, savePlan } from '../audits/plans';
 import { checkRequirements, modelFacts } from '../audits/requirements';
 import { listModels } from '../inference/models';
@@ -61,7 +61,7 @@ export const auditHandlers: HandlerMap<
   },
   'demo.describe': () => {
     const d = loadDemoDescription();
-    return { description: d.description, synthetic: d.synthetic, datasets: d.datasets.map((x) => ({ name: x.name, role: x.role, manifest: join(demoDir(), x.manifest), mapping: x.mapping })) };
+    return { description: DEMO_PLAIN_DESCRIPTION, synthetic: d.synthetic, datasets: d.datasets.map((x) => ({ name: demoDatasetName(x), role: x.role, manifest: join(demoDir(), x.manifest), mapping: x.mapping })) };
   },
   'demo.start': ({ projectId, quick }, engine) => {
     const project = engine.store.get(projectId);
