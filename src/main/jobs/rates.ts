@@ -20,18 +20,19 @@ export type RateBook = Record<string, Rate>;
 const FILE = 'rates.json';
 
 /**
- * Seconds per unit measured on the development machine (2 cores, npm tests running
- * beside): `npm run demo` and the e2e journeys, November 2026. Keys are documented where
- * they are measured (src/main/audits/progress.ts).
+ * Seconds per unit measured on the development machine: the one-click demo in the e2e
+ * journey (test/e2e/journey.spec.ts), 2 cores with other test suites running beside
+ * (load average about 10), November 2026; so they err on the slow side. Keys are
+ * documented in src/main/audits/progress.ts.
  */
 export const DEFAULT_RATES: Record<string, number> = {
-  'import:clip': 0.12,
-  'embed:acoustic-baseline': 0.06,
-  'embed:speech-embedding': 0.12,
-  'embed:model': 0.5,
-  'transcribe:model': 1.5,
+  'import:clip': 0.19,
+  'embed:acoustic-baseline': 0.21,
+  'embed:speech-embedding': 0.4,
+  'embed:model': 0.8,
+  'transcribe:model': 2,
   'speat:kresample': 0.02,
-  'ser:kstep': 3,
+  'ser:kstep': 1.4,
   'wer:kresample': 0.04,
   'fdi:grouping': 1.5,
 };
