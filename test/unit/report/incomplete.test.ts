@@ -5,7 +5,7 @@
  * summary speaks only of the section that ran. An audit where nothing ran is refused.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { savePlan } from '../../../src/main/audits/plans';
 import { createAudit, runAudit } from '../../../src/main/audits/run';
 import { importDataset } from '../../../src/main/data/import';
 import { createEngine, type Engine } from '../../../src/main/engine';
+import { createApi } from '../../../src/main/api';
 import { createIdentity } from '../../../src/main/identity';
 import { inlineContext } from '../../../src/main/jobs/task';
 import { buildReportFiles } from '../../../src/main/report/service';
@@ -93,5 +94,31 @@ describe('reports of incomplete audits', () => {
     await expect(buildReportFiles(engine, { project: projectId, auditId: empty.id, out: join(dir, 'r3.pdf'), identityId, allowIncomplete: true })).rejects.toThrow(
       /^no section of this audit produced results \(FDI: .*\), so there is nothing to report/,
     );
+  });
+});
+
+describe('opening and downloading recorded reports', () => {
+  it('the desktop opens only a report the project recorded, with its own viewer or in its folder; the browser host downloads it', async () => {
+    const built = await buildReportFiles(engine, { project: projectId, auditId: partial.id, out: join(dir, 'r4.pdf'), identityId, allowIncomplete: true });
+    const calls: string[] = [];
+    const desktop = createEngine({ host: 'electron', dataDir: engine.dataDir, shell: { openPath: async (p) => (calls.push(`open ${p}`), ''), showItemInFolder: (p) => void calls.push(`folder ${p}`) } });
+    try {
+      const api = createApi(desktop);
+      await api.invoke('reports.open', { projectId, reportId: built.reportId!, action: 'open' });
+      await api.invoke('reports.open', { projectId, reportId: built.reportId!, action: 'folder' });
+      expect(calls).toEqual([`open ${built.path}`, `folder ${built.path}`]);
+      await expect(api.invoke('reports.open', { projectId, reportId: 'not-a-report', action: 'open' })).rejects.toMatchObject({ code: 'not_found', field: 'reportId' });
+    } finally {
+      await desktop.close();
+    }
+    const web = createApi(createEngine({ host: 'web', dataDir: engine.dataDir }));
+    try {
+      await expect(web.invoke('reports.open', { projectId, reportId: built.reportId!, action: 'open' })).rejects.toThrow('the browser preview cannot open files on this computer; use Download');
+      const file = await web.invoke('reports.download', { projectId, reportId: built.reportId! });
+      expect(file).toMatchObject({ name: 'r4.pdf', mime: 'application/pdf' });
+      expect(Buffer.from(file.base64, 'base64').equals(readFileSync(built.path))).toBe(true);
+    } finally {
+      await web.engine.close();
+    }
   });
 });

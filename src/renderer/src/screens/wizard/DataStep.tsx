@@ -393,9 +393,11 @@ function CsvImport({
   };
 
   const header = preview?.header ?? [];
-  const single = (key: ColumnKey, label: JSX.Element | string, required = false) => (
+  const single = (key: ColumnKey, label: string, required = false, term?: 'reference' | 'valence' | 'hypothesis') => (
     <div className={`field${intent?.kind === 'remap' && intent.column === key ? ' wanted' : ''}`}>
-      <label htmlFor={`map-${key}`}>{label}</label>
+      <span>
+        <label htmlFor={`map-${key}`}>{label}</label> {term && <Term k={term} question />}
+      </span>
       <select
         id={`map-${key}`}
         value={mapping?.[key] ?? ''}
@@ -469,9 +471,9 @@ function CsvImport({
             <div className="grid2">
               {single('path', 'Audio file path', true)}
               {single('speaker', 'Speaker')}
-              {single('transcript', <Term k="reference">Reference transcript</Term>)}
-              {single('valence', <Term k="valence">Pleasantness rating</Term>)}
-              {single('hypothesis', <Term k="hypothesis">Recogniser output (hypothesis)</Term>)}
+              {single('transcript', 'Reference transcript', false, 'reference')}
+              {single('valence', 'Pleasantness rating', false, 'valence')}
+              {single('hypothesis', 'Recogniser output (hypothesis)', false, 'hypothesis')}
             </div>
             <fieldset className={intent?.kind === 'remap' && intent.column === 'groups' ? 'wanted' : undefined}>
               <legend>Group labels (gender, accent, age…)</legend>
