@@ -12,7 +12,7 @@
  * no horizontal overflow, no control narrower than 12 px, no developer file names.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
@@ -34,6 +34,9 @@ test.beforeAll(async () => {
   clips = demoSubset(folder, 'asr', (r, i) => ACCENTS.has(r.accent!) && i % 2 === 0, { name: 'clips.csv', drop: ['voice'] }).file;
   // The same recordings, but the recogniser's column has a name Equivox does not guess.
   clipsNoHyp = demoSubset(folder, 'asr', (r, i) => ACCENTS.has(r.accent!) && i % 2 === 0, { name: 'recordings.csv', drop: ['voice'], rename: { hypothesis: 'recogniser_output' } }).file;
+  // Two rows an auditor's spreadsheet often has: a file that is not there, and one that is not audio.
+  writeFileSync(join(folder, 'asr', 'notes.opus'), 'not audio at all\n');
+  appendFileSync(clipsNoHyp, 'asr/missing.opus,asr-us-f2,us,female,open the window,open the window\r\nasr/notes.opus,asr-us-f2,us,female,open the window,open the window\r\n');
   const perSpeaker = new Map<string, number>();
   ratings = demoSubset(
     folder,
@@ -105,7 +108,15 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   await page.goto(host.url);
   await expect(app.heading('Projects')).toBeVisible();
   await app.record('home');
-  await app.createProject('Own data audit');
+  // The project goes where the auditor chooses (the in-app chooser in the browser).
+  await page.getByLabel('Project name').fill('Own data audit');
+  await page.getByText('Where to keep it').click();
+  await app.choose('Place for the project folder', folder, 'folder');
+  await expect(page.getByText(`The project will be stored in ${join(folder, 'own-data-audit')}`)).toBeVisible();
+  await app.record('home-project-location');
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await expect(app.heading('Own data audit')).toBeVisible();
+  await expect(page.getByText(`Stored in ${join(folder, 'own-data-audit')}`)).toBeVisible();
   await app.record('project-empty');
 
   await page.getByRole('button', { name: 'New audit' }).click();
@@ -172,6 +183,8 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   await app.expectStep(7, 'Results');
   const tabs = page.getByRole('tab');
   await expect(tabs).toHaveCount(3, { timeout: 30_000 });
+  await page.getByText('What the terms on this page mean').click();
+  await expect(page.getByRole('definition').filter({ hasText: 'The list of numbers a speech model turns a recording into' })).toBeVisible();
   for (const name of await tabs.allInnerTexts()) {
     await page.getByRole('tab', { name }).click();
     await expect(page.getByRole('tab', { name })).toHaveAttribute('aria-selected', 'true');
@@ -236,6 +249,16 @@ test('WER data without recogniser output: the Plan step names the reason and the
   // The recogniser's column is not recognised, so it stays unmapped; WER is still proposed (transcripts are there).
   await importSheet(app, clipsNoHyp, { checked: [TARGETS, WER], unchecked: [FDI] });
   await expect(page.getByLabel('Recogniser output (hypothesis)')).toHaveValue('');
+  // Errors (no file, not audio) are left out, shown as such, with nothing to exclude; not as warnings.
+  await page.getByRole('button', { name: 'Show facts and problems for recordings.csv' }).click();
+  const facts = page.getByRole('region', { name: 'recordings.csv', exact: true });
+  await expect(facts).toContainText('24 of 26 recordings can be used');
+  await expect(facts).toContainText('2 recordings have errors (for example a missing or unreadable file) and are left out automatically.');
+  const problems = facts.getByRole('list', { name: 'Validation problems in recordings.csv' });
+  await expect(problems.getByText('left out', { exact: true })).toHaveCount(2);
+  await expect(problems.getByText('warning', { exact: true })).toHaveCount(0);
+  await expect(problems.getByRole('button', { name: /^Exclude row/ })).toHaveCount(0);
+  await app.record('data-import-errors');
   await importSheet(app, ratings, { checked: [RATINGS], unchecked: [] });
   await app.next();
   await app.expectStep(3, 'Groups');

@@ -124,7 +124,7 @@ export function DatasetFacts({ projectId, datasetId, onChanged }: { projectId: s
             renderRow={(r) => (
               <div className="problem-row">
                 <span className={`badge ${KIND[rowKind(r)].badge}`}>{KIND[rowKind(r)].text}</span>
-                <span className="problem-text">
+                <span className="problem-text" title={`Row ${r.row}: ${r.issues.map((i) => i.message).join("; ") || "excluded"}`}>
                   Row {r.row}: {r.issues.map((i) => i.message).join('; ') || 'excluded'}
                   <br />
                   <code className="path small">{r.path}</code>
