@@ -41,9 +41,12 @@ export function etaOf(m: { done: number; total: number; detail?: ProgressDetail 
   const d = m.detail;
   if (d?.estimatedSecondsLeft !== undefined && d.overall !== undefined) {
     const estimatedDone = d.overall >= 1 ? 0 : (d.estimatedSecondsLeft * d.overall) / (1 - d.overall);
-    // Only once enough has happened for the ratio to mean something.
-    const speed = estimatedDone > 1 && elapsedJob > 3 ? Math.min(20, Math.max(0.05, elapsedJob / estimatedDone)) : 1;
-    return d.estimatedSecondsLeft * speed;
+    // Only once enough has happened for the ratio to mean something; and early on the
+    // measured rates weigh more than the run's own pace (the first minute's load on a
+    // shared computer says little about the rest), fully trusted from half-way.
+    const pace = estimatedDone > 1 && elapsedJob > 3 ? Math.min(20, Math.max(0.05, elapsedJob / estimatedDone)) : 1;
+    const trust = Math.min(1, d.overall / 0.5);
+    return d.estimatedSecondsLeft * (1 + (pace - 1) * trust);
   }
   return m.done > 0 && m.total > m.done && elapsedStage > 0 ? (elapsedStage / m.done) * (m.total - m.done) : m.done >= m.total ? 0 : null;
 }

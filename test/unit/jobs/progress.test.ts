@@ -48,8 +48,10 @@ describe('whole-job progress', () => {
   it('the time left is the rate-based estimate corrected by how fast the job actually goes', () => {
     // Half the estimated work done (50 of 100 estimated seconds) in 25 real seconds: twice as fast.
     expect(etaOf({ done: 1, total: 2, detail: { overall: 0.5, estimatedSecondsLeft: 50 } }, 25, 5)).toBeCloseTo(25, 10);
-    // Three times slower than estimated.
-    expect(etaOf({ done: 1, total: 2, detail: { overall: 0.25, estimatedSecondsLeft: 75 } }, 75, 5)).toBeCloseTo(225, 10);
+    // Three times slower than estimated, a quarter in: the pace counts half as much as the rates (×2).
+    expect(etaOf({ done: 1, total: 2, detail: { overall: 0.25, estimatedSecondsLeft: 75 } }, 75, 5)).toBeCloseTo(150, 10);
+    // … and fully from half-way.
+    expect(etaOf({ done: 1, total: 2, detail: { overall: 0.5, estimatedSecondsLeft: 50 } }, 150, 5)).toBeCloseTo(150, 10);
     // At the very start only the measured rates speak.
     expect(etaOf({ done: 0, total: 2, detail: { overall: 0, estimatedSecondsLeft: 80 } }, 0.5, 0.5)).toBe(80);
     // Without a job estimate: the stage's own rate.

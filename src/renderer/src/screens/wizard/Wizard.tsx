@@ -64,7 +64,8 @@ export function Wizard({ project, entry, nav }: { project: Project; entry: Wizar
   }, [draft.step]);
 
   const update: StepProps['update'] = (patch) => setDraft((d) => ({ ...d, ...(typeof patch === 'function' ? patch(d) : patch) }));
-  const go = (step: number) => update((d) => ({ step, reached: Math.max(d.reached, step) }));
+  // Leaving the Data step drops a pending "import this / choose that column" request.
+  const go = (step: number) => update((d) => ({ step, reached: Math.max(d.reached, step), ...(d.step === 1 && step !== 1 ? { intent: null } : {}) }));
 
   const fix = (f: RequirementFix) => {
     if (f.kind === 'untick') update((d) => ({ sections: d.sections.filter((s) => !f.sections.includes(s)), lockedSha: null }));
