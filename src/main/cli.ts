@@ -28,7 +28,7 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
       engine.events.subscribe((e) => {
         if (e.type === 'job.progress') {
           const p = e.progress;
-          io.stderr(`${p.stage}: ${p.done}/${p.total}${p.etaSeconds !== null ? ` (about ${Math.ceil(p.etaSeconds)} s left)` : ''}\n`);
+          io.stderr(`${p.stage}: ${p.done}/${p.total}${p.label ? ` — ${p.label}` : ''}${p.etaSeconds !== null ? ` (about ${Math.ceil(p.etaSeconds)} s left)` : ''}\n`);
         }
       });
       api = createApi(engine);
@@ -73,7 +73,8 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
     const shape = toErrorShape(err);
     const isUsage = err instanceof UsageError || shape.code === 'validation' || shape.code === 'unknown_operation';
     io.stderr(`error: ${shape.message.split('\n')[0]}\n`);
-    if (err instanceof UsageError && shape.message.includes('\n')) io.stderr(`${shape.message.split('\n').slice(1).join('\n')}\n`);
+    // Usage text, or a user error's reasons (e.g. why a plan cannot be locked), one per line.
+    if ((err instanceof UsageError || shape.code === 'user') && shape.message.includes('\n')) io.stderr(`${shape.message.split('\n').slice(1).join('\n')}\n`);
     io.stdout(`${JSON.stringify({ error: shape })}\n`);
     if (shape.code === 'internal' && process.env.EQUIVOX_DEBUG) io.stderr(`${(err as Error).stack ?? ''}\n`);
     return isUsage ? 2 : 1;

@@ -11,6 +11,13 @@ import { PathGuard, type PathPolicy } from './security/path-policy';
 /** A native file dialog (Electron's main process); resolves to the chosen path or null when cancelled. */
 export type FilePicker = (purpose: PickPurpose) => Promise<string | null>;
 
+/** The desktop's own programs (Electron's shell): open a file, show it in its folder. */
+export interface DesktopShell {
+  /** Resolves to '' on success, else the desktop's error message. */
+  openPath(path: string): Promise<string>;
+  showItemInFolder(path: string): void;
+}
+
 /** Everything the API implementation needs, created once per host process. */
 export interface Engine {
   readonly host: AppInfo['host'];
@@ -22,6 +29,8 @@ export interface Engine {
   readonly paths: PathGuard;
   /** The host's native file dialog, when it has one (Electron). */
   readonly picker?: FilePicker;
+  /** The desktop's programs for opening files, when the host has them (Electron). */
+  readonly shell?: DesktopShell;
   close(): Promise<void>;
 }
 
@@ -31,6 +40,7 @@ export function createEngine(options: {
   /** 'any' (default, the CLI: its user types paths in their own shell) or 'granted' (Electron and web hosts). */
   pathPolicy?: PathPolicy;
   picker?: FilePicker;
+  shell?: DesktopShell;
 }): Engine {
   const dataDir = options.dataDir ?? defaultDataDir();
   const events = new EventHub();
@@ -50,6 +60,7 @@ export function createEngine(options: {
     events,
     paths,
     ...(options.picker ? { picker: options.picker } : {}),
+    ...(options.shell ? { shell: options.shell } : {}),
     async close() {
       await jobs.shutdown();
       store.close();

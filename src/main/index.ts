@@ -4,7 +4,7 @@
  */
 // First, before anything can load onnxruntime-node: its native telemetry off.
 import './security/telemetry-off';
-import { app, BrowserWindow, dialog, net, protocol, safeStorage, session, type OpenDialogOptions, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, net, protocol, safeStorage, session, shell, type OpenDialogOptions, type WebContents } from 'electron';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createApi } from './api';
@@ -93,6 +93,8 @@ async function main(): Promise<void> {
     dataDir: process.env.EQUIVOX_HOME ?? join(app.getPath('userData'), 'data'),
     pathPolicy: 'granted',
     picker: (purpose) => pickWithDialog(purpose, windows[0]),
+    // Reports open in the desktop's own viewer; the engine passes only paths it recorded.
+    shell: { openPath: (path) => shell.openPath(path), showItemInFolder: (path) => shell.showItemInFolder(path) },
   });
   const api = createApi(engine);
   registerIpc(api, engine.events, () => windows.map((w) => w.webContents));

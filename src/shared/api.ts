@@ -13,7 +13,7 @@ import { reportOperations } from './api/reports';
 import { auditOperations } from './api/audits';
 import { clipOperations } from './api/clips';
 import { fileOperations } from './api/files';
-import { uiOperations } from './api/ui';
+import { reportFileOperations, uiOperations } from './api/ui';
 import { clusterOperations } from './api/cluster';
 
 export * from './api/common';
@@ -30,6 +30,7 @@ export const operations = {
   ...fileOperations,
   ...uiOperations,
   ...clusterOperations,
+  ...reportFileOperations,
 } as const;
 
 export type Operations = typeof operations;

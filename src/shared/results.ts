@@ -67,6 +67,8 @@ export interface DatasetSummary {
   id: string;
   name: string;
   role: 'target' | 'attribute' | 'asr' | 'verification';
+  /** Every role the dataset served in this audit's project (absent in results written before one dataset could serve several). */
+  roles?: ('target' | 'attribute' | 'asr' | 'verification')[];
   manifestSha256: string | null;
   clips: number;
   excluded: number;

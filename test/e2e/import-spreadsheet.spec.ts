@@ -140,7 +140,9 @@ test('an auditor imports their own spreadsheet with the keyboard-only file choos
   await page.getByLabel('Recogniser output (hypothesis)').selectOption('hypothesis');
   for (const g of ['accent', 'gender']) await page.getByRole('checkbox', { name: g, exact: true }).check();
   for (const g of ['path', 'speaker', 'transcript', 'hypothesis', 'voice']) await page.getByRole('checkbox', { name: g, exact: true }).uncheck();
-  await page.getByLabel('What these recordings are for').selectOption('asr');
+  // What the recordings are for: one import may serve several sections; here only WER.
+  await page.getByRole('checkbox', { name: 'Speaker groups to compare (SpEAT, SER)' }).uncheck();
+  await page.getByRole('checkbox', { name: 'Speech recognition errors (WER)' }).check();
   await page.getByLabel('Dataset name (optional)').fill('Own ASR recordings');
   await checkAccessibility(page, 'mapping-preview', info);
   await screenshot('mapping-preview');

@@ -42,6 +42,23 @@ export function loadDemoDescription(dir = demoDir()): DemoDescription {
 
 export const DEMO_MODELS = ['acoustic-baseline', 'speech-embedding'];
 
+/**
+ * The demo's datasets as the app and the report name them. demo.json's own names say
+ * which tools made the recordings, which the auditor does not need to know.
+ */
+const DEMO_NAMES: Record<DatasetRole, string> = {
+  target: 'Demo: speakers by accent, gender and speaking rate',
+  attribute: 'Demo: speech rated pleasant or unpleasant',
+  asr: "Demo: transcripts and a speech recogniser's output",
+  verification: 'Demo: speaker-verification recordings',
+};
+
+export function demoDatasetName(ds: Pick<DemoDataset, 'role' | 'name'>): string {
+  return DEMO_NAMES[ds.role] ?? ds.name;
+}
+
+export const DEMO_PLAIN_DESCRIPTION = 'A small set of recordings made with speech synthesisers, not real people: the numbers show how an audit works, not how any model treats real speakers.';
+
 /** The demo plan over imported dataset ids (by role). */
 export function demoPlan(desc: DemoDescription, ids: Partial<Record<DatasetRole, string>>, options: { seed?: number; fast?: boolean } = {}): AuditPlanInput {
   const target = desc.datasets.find((d) => d.role === 'target')!;

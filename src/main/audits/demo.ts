@@ -10,7 +10,7 @@ import type { Engine } from '../engine';
 import type { TaskContext } from '../jobs/task';
 import { createIdentity, getKeyProtector, listIdentities } from '../identity';
 import { buildReportFiles } from '../report/service';
-import { demoDir, demoPlan, loadDemoDescription } from './demo-plan';
+import { demoDatasetName, demoDir, demoPlan, loadDemoDescription } from './demo-plan';
 import { listPlans, lockPlan, parsePlan, savePlan } from './plans';
 import { createAudit, listAudits, runAudit, unfinishedAudits } from './run';
 
@@ -38,8 +38,8 @@ export async function prepareDemoProject(engine: Engine, out: string, task: Task
     // Re-importing the same manifest finds the existing dataset and skips finished rows.
     const r = await importDataset(
       db,
-      { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: ds.name },
-      { progress: (_s, d, t) => task.progress(`Importing ${ds.name}`, d, t), cancelled: () => task.cancelled(), protectedDirs: [engine.dataDir] },
+      { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: demoDatasetName(ds) },
+      { progress: (_s, d, t) => task.progress(`Importing ${demoDatasetName(ds)}`, d, t), cancelled: () => task.cancelled(), protectedDirs: [engine.dataDir] },
     );
     task.throwIfCancelled();
     ids[ds.role] = r.datasetId;
@@ -64,7 +64,7 @@ export async function runDemo(engine: Engine, options: { out: string; seed?: num
   writeFileAtomic(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
   options.task.progress('Signing the report', 0, 1);
   const identity = await demoIdentity(engine.dataDir);
-  const report = await buildReportFiles(engine, { project: project.id, auditId: audit.id, out: join(out, 'report.pdf'), identityId: identity, auditor: DEMO_AUDITOR.name, organisation: DEMO_AUDITOR.organisation });
+  const report = await buildReportFiles(engine, { project: project.id, auditId: audit.id, out: join(out, 'report.pdf'), identityId: identity, auditor: DEMO_AUDITOR.name, organisation: DEMO_AUDITOR.organisation, allowIncomplete: true });
   options.task.progress('Signing the report', 1, 1);
   return {
     project,

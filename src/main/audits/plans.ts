@@ -5,6 +5,7 @@ import { NotFoundError, UserError } from '../../shared/errors';
 import { AuditPlan, canonicalJson, planDifferences, type AuditPlanConfig, type AuditPlanInput } from '../../shared/plan';
 import { zodToApiError } from '../../shared/validate';
 import type { PlanInfo } from '../../shared/api/audits';
+import { assertRequirements, type ModelFacts } from './requirements';
 
 /** A stored plan: the shape the API returns (src/shared/api/audits.ts). */
 export type PlanRecord = PlanInfo;
@@ -129,10 +130,16 @@ function fileSha256(path: string): string {
   }
 }
 
-/** Lock (pre-register) a plan: store its canonical JSON hash, input hashes and the time. */
-export function lockPlan(db: Database.Database, planId: string): PlanRecord {
+/**
+ * Lock (pre-register) a plan: store its canonical JSON hash, input hashes and the time.
+ * A plan whose sections cannot run is refused first (PlanNotReadyError, one reason per
+ * unmet requirement); with `models` the check also knows which models exist and what
+ * they do.
+ */
+export function lockPlan(db: Database.Database, planId: string, options: { models?: ModelFacts[] } = {}): PlanRecord {
   const plan = getPlan(db, planId);
   if (plan.lockedAt) return plan;
+  assertRequirements(db, plan.config, options.models);
   const inputs = planInputs(db, plan.config);
   const canonical = canonicalJson({ plan: plan.config, inputs });
   const sha = sha256Hex(canonical);

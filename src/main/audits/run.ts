@@ -20,6 +20,8 @@ import { deviations, getPlan } from './plans';
 import { runSer } from './ser-audit';
 import { designTests, runSpeat } from './speat-audit';
 import { UnitStore } from './units';
+import { auditStages, databaseFacts, embeddingJobs, WorkTracker } from './progress';
+import { loadRates } from '../jobs/rates';
 import { runWer } from './wer-audit';
 
 /** A stored run: the API's run info without what only this process knows. */
@@ -74,21 +76,6 @@ function modelRefs(plan: AuditPlanConfig): string[] {
   return [...refs];
 }
 
-/** (dataset, model) pairs whose embeddings the sections read. */
-function embeddingJobs(plan: AuditPlanConfig): { datasetId: string; model: string }[] {
-  const jobs = new Map<string, { datasetId: string; model: string }>();
-  const add = (datasetId: string, model: string) => jobs.set(`${datasetId}|${model}`, { datasetId, model });
-  if (plan.sections.includes('speat') && plan.speat) {
-    for (const m of plan.models) {
-      add(plan.speat.attributeDataset, m);
-      for (const t of plan.speat.tests) add(t.targetDataset, m);
-    }
-  }
-  if (plan.sections.includes('ser') && plan.ser) for (const m of plan.models) add(plan.ser.valenceDataset, m);
-  if (plan.sections.includes('fdi') && plan.fdi?.source.kind === 'verification') add(plan.fdi.source.dataset, plan.fdi.source.modelId);
-  return [...jobs.values()];
-}
-
 function parseProvider(label: string | undefined): { provider: string; threads: number } {
   const m = /^(\S+) threads=(\d+)/.exec(label ?? '');
   return m ? { provider: m[1]!, threads: Number(m[2]) } : { provider: 'cpu', threads: 0 };
@@ -135,6 +122,7 @@ function datasetSummary(db: Database.Database, id: string): ResultDataset {
     id,
     name: f.dataset.name,
     role: f.dataset.role,
+    roles: f.dataset.roles,
     manifestSha256: (db.prepare('SELECT manifest_sha256 AS s FROM datasets WHERE id = ?').get(id) as { s: string | null }).s,
     clips: f.totals.usable,
     excluded: f.totals.excluded,
@@ -150,7 +138,12 @@ export interface RunAuditOptions {
   task: TaskContext;
   projectName: string;
   projectId: string;
+  /** Estimated seconds of work the caller does before and after the audit (the demo's import), for the time left. */
+  around?: { before: number; after: number };
 }
+
+/** The section pipelines' short stage names → the work stages of progress.ts. */
+const SECTION_STAGES: Record<string, string> = { SpEAT: 'speat', 'SER training': 'ser', Transcribing: 'wer/transcribe', WER: 'wer', FDI: 'fdi' };
 
 export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
   const { db, task } = o;
@@ -174,7 +167,10 @@ export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
         throw new UserError(`model ${ref}: ${(err as Error).message}`, 'plan.models');
       }
     }
-    const ctx: AuditContext = { db, dataDir: o.dataDir, plan: config, seed: config.seed, units, task, models, warn };
+    // Measured speeds are recorded only from a fresh run: a resumed one skips stored work and would look fast.
+    const tracker = new WorkTracker(task, auditStages(config, models, databaseFacts(db)), loadRates(o.dataDir), units.count() === 0 ? o.dataDir : null, o.around);
+    const sectionTask = tracker.context((stage) => SECTION_STAGES[stage]);
+    const ctx: AuditContext = { db, dataDir: o.dataDir, plan: config, seed: config.seed, units, task: sectionTask, models, warn };
 
     setStatus(db, audit.id, 'running', { stage: 'embedding' });
     const jobs = embeddingJobs(config);
@@ -183,8 +179,10 @@ export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
       const m = models.get(job.model)!;
       // ASR models give transcripts, not hidden states.
       if (m.task === 'asr') throw new UserError(`${m.name} is a speech recognition model and cannot give embeddings; use it for WER hypotheses`, 'plan.models');
+      // The short stage stays as it was (scripts watch it); the words come from the work stage.
       const stage = `Embedding (${k + 1}/${jobs.length}: ${m.name})`;
-      const summary = await embedDataset(db, { dataDir: o.dataDir, datasetId: job.datasetId, model: job.model }, { ...task, progress: (_s, d, t) => task.progress(stage, d, t) });
+      const jobTask = tracker.context(() => `embed/${k}`);
+      const summary = await embedDataset(db, { dataDir: o.dataDir, datasetId: job.datasetId, model: job.model }, { ...jobTask, progress: (_s, d, t) => jobTask.progress(stage, d, t) });
       if (summary.failed.length) warn(`${summary.failed.length} clip(s) of dataset ${job.datasetId} could not be embedded with ${m.name} and were left out.`);
     }
 
@@ -192,6 +190,9 @@ export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
     const section = async <T>(name: Section, run: () => Promise<T>): Promise<T | undefined> => {
       if (!config.sections.includes(name)) return undefined;
       setStatus(db, audit.id, 'running', { stage: name });
+      // Show the section's words at once, before its first count.
+      const first = { speat: 'SpEAT', ser: 'SER training', wer: config.wer?.hypotheses.source === 'model' ? 'Transcribing' : 'WER', fdi: 'FDI' }[name];
+      sectionTask.progress(first, 0, 0);
       try {
         return await run();
       } catch (err) {
@@ -214,7 +215,17 @@ export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
     });
     const wer = await section('wer', () => runWer(ctx));
     const fdi = await section('fdi', () => runFdi(ctx));
+    // A section that ran but produced nothing is not a result: say so, as for one that failed.
+    const empty = (name: Section, nothing: boolean, why: string) => {
+      if (nothing && !errors.some((e) => e.section === name)) errors.push({ section: name, message: why });
+      return nothing;
+    };
+    const speatOut = speat && !empty('speat', speat.results.length === 0, 'no comparison produced an effect size') ? speat : undefined;
+    const serOut = ser && !empty('ser', ser.models.length === 0, 'no emotion predictor could be trained') ? ser : undefined;
+    const werOut = wer && !empty('wer', Object.keys(wer.groups).length === 0, 'no group had recordings to compare') ? wer : undefined;
+    const fdiOut = fdi && !empty('fdi', fdi.groupings.length === 0, 'no attribute set produced verification trials') ? fdi : undefined;
 
+    tracker.finish();
     const dev = deviations(db, plan);
     if (dev.differences.length) warn(`The plan was changed after it was locked (${dev.differences.map((d) => d.path).join(', ')}); see the deviations.`);
     const summaries = datasetIds(config).map((id) => datasetSummary(db, id));
@@ -240,10 +251,10 @@ export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
       environment: { platform: platform(), arch: arch(), node: process.versions.node, onnxruntime: ortVersion(), cpus: cpus().length },
       datasets: summaries,
       models: [...new Set(models.values())].map((m) => modelSummary(db, m)),
-      ...(speat ? { speat } : {}),
-      ...(ser ? { ser } : {}),
-      ...(wer ? { wer } : {}),
-      ...(fdi ? { fdi } : {}),
+      ...(speatOut ? { speat: speatOut } : {}),
+      ...(serOut ? { ser: serOut } : {}),
+      ...(werOut ? { wer: werOut } : {}),
+      ...(fdiOut ? { fdi: fdiOut } : {}),
       warnings,
       errors,
     };

@@ -47,6 +47,11 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
   const models: SerSection['models'] = [];
   const totalSteps = ctx.models.size * ser.learningRates.length * ser.maxSteps;
   let stepsBefore = 0;
+  const serDetail = (m: ModelManifest, lr: number, before: number, step: number) => ({
+    label: `Training the emotion predictor on ${m.name}, learning rate ${lr} (${Math.round(before / ser.maxSteps) + 1} of ${Math.round(totalSteps / ser.maxSteps)})`,
+    unit: 'step',
+    stageFraction: totalSteps > 0 ? (before + step) / totalSteps : 1,
+  });
 
   for (const m of ctx.models.values()) {
     const layers = serLayers(m);
@@ -82,7 +87,8 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
           evalEvery: ser.evalEvery,
           patience: ser.earlyStopping?.patience ?? null,
           seed: unitSeed(ctx.seed, key),
-          onProgress: (step) => ctx.task.progress('SER training', stepsBefore + step, totalSteps),
+          // One predictor at a time in words; the stage's share of all predictors for the overall bar.
+          onProgress: (step) => ctx.task.progress('SER training', step, ser.maxSteps, serDetail(m, lr, stepsBefore, step)),
           cancelled: () => ctx.task.cancelled(),
         });
         // A cancelled training must not be stored as a finished unit.
@@ -102,7 +108,7 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
       });
       regressors.push(r);
       stepsBefore += ser.maxSteps;
-      ctx.task.progress('SER training', stepsBefore, totalSteps);
+      ctx.task.progress('SER training', ser.maxSteps, ser.maxSteps, serDetail(m, lr, stepsBefore - ser.maxSteps, ser.maxSteps));
     }
     const bestIndex = regressors.reduce((bi, r, i) => (r.validationLoss < regressors[bi]!.validationLoss ? i : bi), 0);
     const predictors = regressors.map((r): SerModel => ({ layerWeights: r.model.layerWeights, v: Float64Array.from(r.model.v), c: r.model.c, steps: r.steps, bestStep: r.bestStep ?? r.steps, bestValidationLoss: r.validationLoss }));

@@ -6,7 +6,14 @@ import { PROJECT_FILE } from '../store/projects';
 import { projectMigrations } from '../store/schema';
 import { runAudit } from './run';
 import { importDataset } from '../data/import';
-import { demoDir, loadDemoDescription } from './demo-plan';
+import { demoDatasetName, demoDir, demoPlan, loadDemoDescription, type DemoDescription } from './demo-plan';
+import { listPlans, lockPlan, parsePlan, savePlan } from './plans';
+import { createAudit, unfinishedAudits } from './run';
+import { canonicalJson } from '../../shared/plan';
+import type { DatasetRole } from '../../shared/api/datasets';
+import { ensureModel, type ModelManifest } from '../inference';
+import { loadRates, rateFor, recordRate, type RateBook } from '../jobs/rates';
+import { auditStages, estimatedSeconds } from './progress';
 
 export interface AuditTaskInput {
   projectPath: string;
@@ -35,12 +42,74 @@ export const demoImportTask: Task<{ projectPath: string }, { datasets: Record<st
       ctx.throwIfCancelled();
       const r = await importDataset(
         db,
-        { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: ds.name },
-        { progress: (_s, d, t) => ctx.progress(`Importing ${ds.name}`, d, t), cancelled: () => ctx.cancelled() },
+        { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: demoDatasetName(ds) },
+        { progress: (_s, d, t) => ctx.progress(`Importing ${demoDatasetName(ds)}`, d, t), cancelled: () => ctx.cancelled() },
       );
       out[ds.role] = r.datasetId;
     }
     return { datasets: out };
+  } finally {
+    db.close();
+  }
+};
+
+/** The demo's work in estimated seconds, from the measured rates: importing each dataset, then the audit. */
+export async function estimateDemo(dataDir: string, quick: boolean, rates: RateBook = loadRates(dataDir), desc: DemoDescription = loadDemoDescription()): Promise<{ importSeconds: number[]; auditSeconds: number; measured: boolean }> {
+  const clips = (role: string) => (desc.datasets.find((d) => d.role === role) as { expected?: { clips?: number } } | undefined)?.expected?.clips ?? 0;
+  const ids = { target: 'target', attribute: 'attribute', asr: 'asr', verification: 'verification' } as Partial<Record<DatasetRole, string>>;
+  const config = parsePlan(demoPlan(desc, ids, { fast: quick }));
+  const models = new Map<string, ModelManifest>();
+  for (const ref of new Set([...config.models, ...(config.fdi?.source.kind === 'verification' ? [config.fdi.source.modelId] : [])])) models.set(ref, (await ensureModel(dataDir, ref)).manifest);
+  const stages = auditStages(config, models, { datasetName: (id) => { const d = desc.datasets.find((x) => x.role === id); return d ? demoDatasetName(d) : id; }, clips, toEmbed: (id) => clips(id) });
+  const importSeconds = desc.datasets.map((d) => clips(d.role) * rateFor(rates, 'import:clip'));
+  const auditEach = estimatedSeconds(stages, rates);
+  // "Measured here" when most of the estimated time comes from speeds measured on this computer.
+  const measuredSeconds = (rates['import:clip'] ? importSeconds.reduce((a, b) => a + b, 0) : 0) + stages.reduce((a, s, i) => a + (rates[s.rateKey] ? auditEach[i]! : 0), 0);
+  const total = importSeconds.reduce((a, b) => a + b, 0) + auditEach.reduce((a, b) => a + b, 0);
+  return { importSeconds, auditSeconds: auditEach.reduce((a, b) => a + b, 0), measured: total > 0 && measuredSeconds / total >= 0.5 };
+}
+
+/**
+ * The one-click demo as one job: import the bundled corpus, plan (quick or full), lock,
+ * run, with progress over all of it in words and one time left for the whole.
+ */
+export const demoRunTask: Task<{ projectPath: string; dataDir: string; quick: boolean }, { auditId: string }> = async (input, ctx) => {
+  const db = openDatabase(join(input.projectPath, PROJECT_FILE), projectMigrations);
+  try {
+    const desc = loadDemoDescription();
+    const rates = loadRates(input.dataDir);
+    const est = await estimateDemo(input.dataDir, input.quick, rates, desc);
+    const importTotal = est.importSeconds.reduce((a, b) => a + b, 0);
+    const total = importTotal + est.auditSeconds;
+    const ids: Partial<Record<DatasetRole, string>> = {};
+    let before = 0;
+    for (const [i, ds] of desc.datasets.entries()) {
+      ctx.throwIfCancelled();
+      const started = Date.now();
+      const r = await importDataset(
+        db,
+        { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: demoDatasetName(ds) },
+        {
+          progress: (_s, d, t, detail) => {
+            const f = t > 0 ? d / t : 0;
+            const done = before + est.importSeconds[i]! * f;
+            ctx.progress(`Importing ${demoDatasetName(ds)}`, d, t, { label: detail?.label ?? `Reading ${demoDatasetName(ds)}`, unit: 'recording', overall: total > 0 ? done / total : 0, estimatedSecondsLeft: total - done });
+          },
+          cancelled: () => ctx.cancelled(),
+        },
+      );
+      if (r.processed > 0) recordRate(input.dataDir, 'import:clip', (Date.now() - started) / 1000, r.processed);
+      before += est.importSeconds[i]!;
+      ids[ds.role] = r.datasetId;
+    }
+    ctx.progress('Locking the plan', 0, 0, { label: 'Preparing and locking the audit plan', overall: total > 0 ? before / total : 0, estimatedSecondsLeft: est.auditSeconds });
+    const config = parsePlan(demoPlan(desc, ids, { fast: input.quick }));
+    const existing = listPlans(db).find((p) => canonicalJson(p.config) === canonicalJson(config));
+    const plan = lockPlan(db, (existing ?? savePlan(db, { config })).id);
+    const audit = unfinishedAudits(db).find((a) => a.planId === plan.id) ?? createAudit(db, plan.id);
+    const project = db.prepare('SELECT id, name FROM project').get() as { id: string; name: string };
+    await runAudit({ db, dataDir: input.dataDir, auditId: audit.id, task: ctx, projectId: project.id, projectName: project.name, around: { before: importTotal, after: 0 } });
+    return { auditId: audit.id };
   } finally {
     db.close();
   }

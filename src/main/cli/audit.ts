@@ -6,6 +6,8 @@ import { listPlans, lockPlan, parsePlan, savePlan } from '../audits/plans';
 import { createAudit, getAudit, listAudits, runAudit, storedResults, unfinishedAudits } from '../audits/run';
 import type { CliCommand, Options } from './args';
 import { cliTaskContext } from './task-context';
+import { modelFacts } from '../audits/requirements';
+import { listModels } from '../inference/models';
 
 function readPlan(file: string): unknown {
   try {
@@ -44,12 +46,13 @@ export function auditCommands(api: () => Api): CliCommand[] {
   return [
     {
       path: ['audit', 'lock'],
-      usage: 'audit lock --project DIR --plan FILE.json   (save and pre-register a plan)',
+      usage: 'audit lock --project DIR --plan FILE.json   (save and pre-register a plan; exit 1 with one line per reason when a section cannot run)',
       run: async (o, _p, ctx) => {
         const file = o.requireString('plan');
         const { db } = projectDb(api(), o);
         o.assertNoUnknown();
-        return lockPlan(db, savedPlan(db, file, undefined, ctx.log).id);
+        const models = modelFacts(await listModels(api().engine.dataDir));
+        return lockPlan(db, savedPlan(db, file, undefined, ctx.log).id, { models });
       },
     },
     {

@@ -52,7 +52,7 @@ export function datasetCommands(api: () => Api): CliCommand[] {
     {
       path: ['datasets', 'import'],
       usage:
-        'datasets import --project DIR (--manifest FILE | --folder DIR | --common-voice DIR) [--role target|attribute|asr|verification] [--map column=role,…] [--mapping-name NAME] [--save-mapping NAME] [--name NAME] [--group-label LABEL] [--split validated.tsv] [--min-duration S] [--max-duration S]',
+        'datasets import --project DIR (--manifest FILE | --folder DIR | --common-voice DIR) [--role target|attribute|asr|verification[,…]] [--map column=role,…] [--mapping-name NAME] [--save-mapping NAME] [--name NAME] [--group-label LABEL] [--split validated.tsv] [--min-duration S] [--max-duration S]',
       run: async (o, _pos, ctx) => {
         const manifest = o.string('manifest');
         const folder = o.string('folder');
@@ -68,8 +68,12 @@ export function datasetCommands(api: () => Api): CliCommand[] {
         const pid = await projectId(api(), o);
         o.assertNoUnknown();
         if ([manifest, folder, cv].filter((x) => x !== undefined).length !== 1) throw new UsageError('give exactly one of --manifest, --folder or --common-voice');
-        if (!(ROLES as readonly string[]).includes(roleText)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-        const role = roleText as DatasetRole;
+        // One import may serve several roles: --role target,asr.
+        const roleList = roleText.split(',').map((r) => r.trim()).filter(Boolean);
+        const badRole = roleList.find((r) => !(ROLES as readonly string[]).includes(r));
+        if (roleList.length === 0 || badRole !== undefined) throw new UsageError(`--role must be one or more of ${ROLES.join(', ')} (comma-separated)`);
+        const role = roleList[0] as DatasetRole;
+        const roles = roleList as DatasetRole[];
         let source: ImportSource;
         let mapping: ColumnMappingInput | undefined;
         if (manifest !== undefined) {
@@ -95,6 +99,7 @@ export function datasetCommands(api: () => Api): CliCommand[] {
           projectId: pid,
           source,
           role,
+          ...(roles.length > 1 ? { roles } : {}),
           ...(mapping ? { mapping } : {}),
           ...(mappingName ? { mappingName } : {}),
           ...(name ? { name } : {}),

@@ -17,7 +17,7 @@ export function cliTaskContext(write: (line: string) => void): TaskContext & { d
   };
   process.on('SIGINT', onSigint);
   return {
-    progress(stage, done, total) {
+    progress(stage, done, total, detail) {
       const now = Date.now();
       if (!started.has(stage)) started.set(stage, now);
       if (stage === lastStage && done < total && now - lastAt < 1000) return;
@@ -25,7 +25,10 @@ export function cliTaskContext(write: (line: string) => void): TaskContext & { d
       lastAt = now;
       const elapsed = (now - started.get(stage)!) / 1000;
       const eta = done > 0 && done < total ? Math.ceil((elapsed / done) * (total - done)) : null;
-      write(`${stage}: ${done}/${total}${eta !== null ? ` (about ${eta} s left)` : ''}`);
+      const left = detail?.estimatedSecondsLeft !== undefined ? Math.ceil(detail.estimatedSecondsLeft) : eta;
+      // "stage: done/total" first: scripts and tests read that part.
+      const what = detail?.label ? ` — ${detail.label}${detail.unit ? `, ${detail.unit} ${done} of ${total}` : ''}` : '';
+      write(`${stage}: ${done}/${total}${what}${left !== null ? ` (about ${left} s left)` : ''}`);
     },
     cancelled: () => cancelled,
     throwIfCancelled() {

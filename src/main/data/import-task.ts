@@ -22,7 +22,7 @@ export const importTask: Task<ImportTaskInput, ImportResult> = async (input, ctx
   const db = openDatabase(join(input.projectPath, PROJECT_FILE), projectMigrations);
   try {
     return await importDataset(db, input.params, {
-      progress: (stage, done, total) => ctx.progress(stage, done, total),
+      progress: (stage, done, total, detail) => ctx.progress(stage, done, total, detail),
       cancelled: () => ctx.cancelled(),
       ...(input.datasetId ? { datasetId: input.datasetId } : {}),
       ...(input.protectedDirs ? { protectedDirs: input.protectedDirs } : {}),

@@ -3,8 +3,11 @@
  * store one clip at a time, each in its own transaction, so a cancel or a crash leaves
  * a consistent subset and a re-run picks up where it stopped.
  *
- * Re-import identity: a dataset is found again by (source kind, canonical source path,
- * role). Rows already stored with the same row index and the same path are skipped;
+ * Re-import identity: a dataset is found again by (source kind, canonical source path),
+ * preferring one that already serves the requested role; importing the same file for
+ * another role adds that role to the same dataset instead of a second copy (one dataset
+ * serves several roles, src/shared/roles.ts). Rows already stored with the same row
+ * index and the same path are skipped;
  * a row whose path changed (the manifest was edited) is re-imported; rows beyond the
  * manifest's end are removed. A changed column mapping or changed limits re-derive
  * every row (the stored clips are cleared first), since labels and statuses depend on them.
@@ -25,11 +28,14 @@ import { dirname, join } from 'node:path';
 import { AudioDecodeError, analyseAudio, sha256File, wavShortfallBytes } from '../audio';
 import { loadSource, resolveClipPath, type SourceRow, type SourceTable } from './sources';
 import { audioIssues, issue, statusOf, withDefaults } from './validate';
-import { collectImportReport, type ClipDbRow } from './repository';
+import { addDatasetRoles, collectImportReport, datasetRoles, removeDatasetRoles, type ClipDbRow } from './repository';
+import { COLUMN_PLAIN, importRoles, ROLE_COLUMN, ROLE_PLAIN } from '../../shared/roles';
 
 export interface ImportParams {
   source: ImportSource;
   role: DatasetRole;
+  /** Every role the import serves; `role` is always among them (importRoles). */
+  roles?: DatasetRole[] | undefined;
   mapping?: ColumnMapping | undefined;
   mappingName?: string | undefined;
   name?: string | undefined;
@@ -37,7 +43,8 @@ export interface ImportParams {
 }
 
 export interface ImportControl {
-  progress?(stage: string, done: number, total: number): void;
+  /** `detail` names the dataset in words ("Reading “clips.csv”") and what is counted. */
+  progress?(stage: string, done: number, total: number, detail?: { label: string; unit: string }): void;
   /** Polled between clips and while a clip decodes. */
   cancelled?(): boolean;
   /** Use this dataset id when creating a new dataset (lets a caller know the id before the job runs). */
@@ -48,30 +55,45 @@ export interface ImportControl {
   protectedDirs?: readonly string[];
 }
 
-const REQUIRED_ROLE: Partial<Record<DatasetRole, keyof ColumnMapping>> = {
-  attribute: 'valence',
-  asr: 'transcript',
-  verification: 'speaker',
-};
-
 export function loadSavedMapping(db: Database.Database, name: string): ColumnMapping {
   const row = db.prepare('SELECT mapping_json FROM column_mappings WHERE name = ?').get(name) as { mapping_json: string } | undefined;
   if (!row) throw new UserError(`no saved column mapping named "${name}"`, 'mappingName');
   return ColumnMapping.parse(JSON.parse(row.mapping_json));
 }
 
-/** Check a mapping against a table's header and a dataset role; throws UserError naming the column. */
-export function checkMapping(mapping: ColumnMapping, header: string[], role: DatasetRole): void {
+/** Check a mapping against a table's header and the dataset's roles; throws UserError naming the column. */
+export function checkMapping(mapping: ColumnMapping, header: string[], roles: DatasetRole | readonly DatasetRole[]): void {
   const cols: [string, string][] = [['path', mapping.path]];
   for (const k of ['speaker', 'transcript', 'valence', 'hypothesis'] as const) if (mapping[k]) cols.push([k, mapping[k]]);
   for (const g of mapping.groups) cols.push(['group', g]);
   for (const [roleName, col] of cols) {
     if (!header.includes(col)) throw new UserError(`the ${roleName} column "${col}" is not in the manifest (columns: ${header.join(', ')})`, `mapping.${roleName}`);
   }
-  const required = REQUIRED_ROLE[role];
-  if (required && !mapping[required]) {
-    throw new UserError(`a ${role} dataset needs a ${required} column; map one (e.g. --map COLUMN=${required})`, `mapping.${required}`);
+  for (const role of typeof roles === 'string' ? [roles] : roles) {
+    const required = ROLE_COLUMN[role];
+    if (required && !mapping[required]) {
+      throw new UserError(`${ROLE_PLAIN[role]} need a ${COLUMN_PLAIN[required]} column; map one (e.g. --map COLUMN=${required})`, `mapping.${required}`);
+    }
   }
+}
+
+/** The name a dataset gets when none is given: the file (or folder) name, never an internal role name. */
+export function defaultDatasetName(sourcePath: string): string {
+  const parts = sourcePath.split(/[\\/]/).filter(Boolean);
+  return parts[parts.length - 1] ?? sourcePath;
+}
+
+/**
+ * The dataset an import of this source fills: one already made from the same file,
+ * preferring one that serves the requested role, or none.
+ */
+function existingDatasetFor(db: Database.Database, kind: string, sourcePath: string, role: DatasetRole): ExistingDataset | undefined {
+  return db
+    .prepare(
+      `SELECT d.id, d.mapping_json, d.settings_json FROM datasets d WHERE d.source_kind = ? AND d.source_path = ?
+       ORDER BY EXISTS (SELECT 1 FROM dataset_roles r WHERE r.dataset_id = d.id AND r.role = ?) DESC, d.created_at LIMIT 1`,
+    )
+    .get(kind, sourcePath, role) as ExistingDataset | undefined;
 }
 
 interface ExistingDataset {
@@ -91,15 +113,18 @@ function findOrCreateDataset(
   const now = new Date().toISOString();
   const mappingJson = JSON.stringify(mapping);
   const settingsJson = JSON.stringify({ limits });
-  const name = params.name ?? `${params.role}: ${table.sourcePath.split(/[\\/]/).slice(-2).join('/')}`;
+  const name = params.name ?? defaultDatasetName(table.sourcePath);
+  const roles = importRoles(params.role, params.roles);
   return db.transaction(() => {
-    const existing = db
-      .prepare('SELECT id, mapping_json, settings_json FROM datasets WHERE source_kind = ? AND source_path = ? AND role = ? ORDER BY created_at LIMIT 1')
-      .get(table.kind, table.sourcePath, params.role) as ExistingDataset | undefined;
+    const existing = existingDatasetFor(db, table.kind, table.sourcePath, params.role);
     if (existing) {
       if (existing.mapping_json !== mappingJson || existing.settings_json !== settingsJson) {
         db.prepare('DELETE FROM clips WHERE dataset_id = ?').run(existing.id);
+        // Roles the new mapping can no longer serve (a column was unmapped) are dropped.
+        const lost = datasetRoles(db, existing.id).filter((r) => !roles.includes(r) && ROLE_COLUMN[r] !== undefined && !mapping[ROLE_COLUMN[r]!]);
+        removeDatasetRoles(db, existing.id, lost);
       }
+      addDatasetRoles(db, existing.id, roles);
       db.prepare(
         `UPDATE datasets SET mapping_json = ?, settings_json = ?, manifest_sha256 = ?, status = 'importing', updated_at = ?${params.name ? ', name = ?' : ''} WHERE id = ?`,
       ).run(...[mappingJson, settingsJson, table.sha256, now, ...(params.name ? [params.name] : []), existing.id]);
@@ -110,6 +135,7 @@ function findOrCreateDataset(
       `INSERT INTO datasets (id, name, role, source_kind, source_path, manifest_sha256, mapping_json, settings_json, status, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'importing', ?, ?)`,
     ).run(id, name, params.role, table.kind, table.sourcePath, table.sha256, mappingJson, settingsJson, now, now);
+    addDatasetRoles(db, id, roles);
     return { id, reused: false };
   })();
 }
@@ -290,7 +316,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   else if (params.mappingName) mapping = loadSavedMapping(db, params.mappingName);
   else if (table.defaultMapping) mapping = table.defaultMapping;
   else throw new UserError('no column mapping given and no path column could be guessed; map one (e.g. --map file=path)', 'mapping');
-  checkMapping(mapping, table.header, params.role);
+  checkMapping(mapping, table.header, importRoles(params.role, params.roles));
   const limits = withDefaults(params.limits);
   const { id: datasetId } = findOrCreateDataset(db, table, params, mapping, limits, control.datasetId);
 
@@ -319,8 +345,10 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   const setStatus = (status: string) =>
     db.prepare('UPDATE datasets SET status = ?, updated_at = ? WHERE id = ?').run(status, new Date().toISOString(), datasetId);
   const concurrency = Math.max(1, control.concurrency ?? Math.min(4, Math.max(2, cpus().length)));
+  const dsName = (db.prepare('SELECT name FROM datasets WHERE id = ?').get(datasetId) as { name: string }).name;
+  const detail = { label: `Reading and checking the recordings of “${dsName}”`, unit: 'recording' };
   try {
-    control.progress?.('importing', done, total);
+    control.progress?.('importing', done, total, detail);
     // A few files at a time: starting ffmpeg dominates for short clips, and no clip's
     // PCM is ever held (levels are measured while it streams), so memory stays flat.
     const lane = async () => {
@@ -331,7 +359,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
         await processRow(db, datasetId, table, row, mapping, limits, abort.signal, control.protectedDirs);
         processed += 1;
         done += 1;
-        control.progress?.('importing', done, total);
+        control.progress?.('importing', done, total, detail);
       }
     };
     const lanes = Array.from({ length: Math.max(1, Math.min(concurrency, total)) }, lane);
@@ -358,7 +386,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
     db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(
       new Date().toISOString(),
       'dataset.imported',
-      JSON.stringify({ datasetId, role: params.role, source: table.sourcePath, manifestSha256: table.sha256, rows: total, processed }),
+      JSON.stringify({ datasetId, role: params.role, roles: importRoles(params.role, params.roles), source: table.sourcePath, manifestSha256: table.sha256, rows: total, processed }),
     );
   })();
   return { ...collectImportReport(db, datasetId, { problemsFile: problemsFileFor(db, datasetId) }), processed, status: 'ready' };
@@ -367,7 +395,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
 /**
  * Check an import before starting it as a job (missing manifest, unknown columns and
  * role requirements fail here, synchronously) and say which dataset it will fill: the
- * existing one for the same source and role, or a new id.
+ * existing one made from the same source (preferring one serving the role), or a new id.
  */
 export function planImport(db: Database.Database, params: ImportParams): { datasetId: string; reusesDataset: boolean; rows: number } {
   const table = loadSource(params.source);
@@ -377,9 +405,7 @@ export function planImport(db: Database.Database, params: ImportParams): { datas
       ? loadSavedMapping(db, params.mappingName)
       : table.defaultMapping;
   if (!mapping) throw new UserError('no column mapping given and no path column could be guessed; map one (e.g. --map file=path)', 'mapping');
-  checkMapping(mapping, table.header, params.role);
-  const existing = db
-    .prepare('SELECT id FROM datasets WHERE source_kind = ? AND source_path = ? AND role = ? ORDER BY created_at LIMIT 1')
-    .get(table.kind, table.sourcePath, params.role) as { id: string } | undefined;
+  checkMapping(mapping, table.header, importRoles(params.role, params.roles));
+  const existing = existingDatasetFor(db, table.kind, table.sourcePath, params.role);
   return { datasetId: existing?.id ?? randomUUID(), reusesDataset: !!existing, rows: table.rowCount };
 }

@@ -20,6 +20,7 @@ import {
 import { NotFoundError } from '../../shared/errors';
 import { AtomicTextFile } from '../atomic-write';
 import { csvCell, toCsv } from './csv';
+import { ROLES } from '../../shared/roles';
 import { withDefaults } from './validate';
 
 /** One clip as stored, with parsed JSON columns. */
@@ -130,16 +131,20 @@ interface DatasetDbRow {
 }
 
 const DATASET_SELECT = `SELECT d.*,
+  (SELECT group_concat(r.role) FROM dataset_roles r WHERE r.dataset_id = d.id) AS roles_csv,
   (SELECT COUNT(*) FROM clips c WHERE c.dataset_id = d.id) AS clips,
   (SELECT COUNT(*) FROM clips c WHERE c.dataset_id = d.id AND c.status != 'excluded' AND c.excluded_by_user = 0) AS usable,
   (SELECT COUNT(*) FROM clips c WHERE c.dataset_id = d.id AND (c.status = 'excluded' OR c.excluded_by_user = 1)) AS excluded
   FROM datasets d`;
 
-function toSummary(r: DatasetDbRow): DatasetSummary {
+function toSummary(r: DatasetDbRow & { roles_csv?: string | null }): DatasetSummary {
+  const served = (r.roles_csv ?? '').split(',').filter(Boolean) as DatasetRole[];
   return {
     id: r.id,
     name: r.name,
     role: r.role,
+    // Role order is fixed (target, attribute, asr, verification), whatever the insert order.
+    roles: ROLES.filter((x) => x === r.role || served.includes(x)),
     sourceKind: r.source_kind,
     sourcePath: r.source_path,
     status: r.status,
@@ -153,6 +158,37 @@ function toSummary(r: DatasetDbRow): DatasetSummary {
 
 export function listDatasets(db: Database.Database): DatasetSummary[] {
   return (db.prepare(`${DATASET_SELECT} ORDER BY d.created_at`).all() as DatasetDbRow[]).map(toSummary);
+}
+
+/**
+ * The datasets serving a role (SpEAT targets, WER data, …), oldest first. One dataset may
+ * serve several roles; callers that read "the dataset for role R" use this, never
+ * `datasets.role` alone.
+ */
+export function datasetsServing(db: Database.Database, role: DatasetRole): DatasetSummary[] {
+  return listDatasets(db).filter((d) => d.roles.includes(role));
+}
+
+/** The roles a dataset serves, in the fixed order. */
+export function datasetRoles(db: Database.Database, datasetId: string): DatasetRole[] {
+  return toSummary(datasetRow(db, datasetId)).roles;
+}
+
+/** Record that a dataset serves these roles too (existing roles are kept). */
+export function addDatasetRoles(db: Database.Database, datasetId: string, roles: readonly DatasetRole[]): void {
+  const stmt = db.prepare('INSERT OR IGNORE INTO dataset_roles (dataset_id, role) VALUES (?, ?)');
+  db.transaction(() => {
+    for (const r of roles) stmt.run(datasetId, r);
+  })();
+}
+
+/** Stop a dataset serving the given roles (its first role always stays). */
+export function removeDatasetRoles(db: Database.Database, datasetId: string, roles: readonly DatasetRole[]): void {
+  const primary = datasetRow(db, datasetId).role;
+  const stmt = db.prepare('DELETE FROM dataset_roles WHERE dataset_id = ? AND role = ?');
+  db.transaction(() => {
+    for (const r of roles) if (r !== primary) stmt.run(datasetId, r);
+  })();
 }
 
 function datasetRow(db: Database.Database, datasetId: string): DatasetDbRow {
@@ -198,10 +234,17 @@ export const SPEAT_MIN_STIMULI = 8;
 export const WER_MIN_SPEAKERS = 50;
 export const WER_MIN_UTTERANCES = 500;
 
-/** Dataset-level warnings: groups too small for the audit the role feeds. */
-export function sizeWarnings(role: DatasetRole, clips: readonly ClipFacts[], groups: readonly GroupFacts[]): ImportWarning[] {
+/** Dataset-level warnings: groups too small for the audits the roles feed, each warning once. */
+export function sizeWarnings(roles: DatasetRole | readonly DatasetRole[], clips: readonly ClipFacts[], groups: readonly GroupFacts[]): ImportWarning[] {
+  const list = typeof roles === 'string' ? [roles] : roles;
   const out: ImportWarning[] = [];
   if (clips.length === 0) out.push({ code: 'empty_dataset', message: 'no usable clips: the dataset cannot be used in an audit' });
+  for (const role of list) out.push(...roleSizeWarnings(role, clips, groups));
+  return out.filter((w, i) => out.findIndex((x) => x.message === w.message) === i);
+}
+
+function roleSizeWarnings(role: DatasetRole, clips: readonly ClipFacts[], groups: readonly GroupFacts[]): ImportWarning[] {
+  const out: ImportWarning[] = [];
   for (const g of groups) {
     const name = `${g.label} = ${g.value}`;
     if ((role === 'target' || role === 'attribute') && g.clips < SPEAT_MIN_STIMULI) {
@@ -282,7 +325,7 @@ export function collectImportReport(
     imported: usable.length,
     failed,
     failedCount,
-    warnings: [...sizeWarnings(ds.role, usable, groups), ...warnings],
+    warnings: [...sizeWarnings(ds.roles, usable, groups), ...warnings],
     warningCount,
     problemsFile: out && problems > 0 ? file : null,
   };
@@ -310,7 +353,7 @@ export function datasetFacts(db: Database.Database, datasetId: string): DatasetF
     },
     groups,
     issueCounts,
-    warnings: sizeWarnings(ds.role, usable, groups),
+    warnings: sizeWarnings(ds.roles, usable, groups),
     report: all
       .filter((c) => c.issues.length > 0 || c.excludedByUser)
       .map((c) => ({ row: c.rowIndex, path: c.relPath, status: c.excludedByUser ? 'excluded' : c.status, excludedByUser: c.excludedByUser, issues: c.issues })),

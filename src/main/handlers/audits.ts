@@ -1,10 +1,15 @@
 import { join } from 'node:path';
 import { UserError } from '../../shared/errors';
 import type { AuditRunInfo } from '../../shared/api/audits';
-import { demoDir, demoPlan, loadDemoDescription } from '../audits/demo-plan';
+import { DEMO_PLAIN_DESCRIPTION, demoDatasetName, demoDir, demoPlan, loadDemoDescription } from '../audits/demo-plan';
 import { listPlans, lockPlan, parsePlan, savePlan } from '../audits/plans';
+import { checkRequirements, modelFacts } from '../audits/requirements';
+import { listModels } from '../inference/models';
+import { estimateDemo } from '../audits/task';
 import { createAudit, getAudit, listAudits, storedResults, type AuditRow } from '../audits/run';
 import { listDatasets } from '../data/repository';
+import type { DatasetRole } from '../../shared/api/datasets';
+import { ROLE_PLAIN } from '../../shared/roles';
 import type { Engine } from '../engine';
 import type { HandlerMap } from './types';
 
@@ -26,16 +31,17 @@ function startRun(engine: Engine, projectId: string, auditId: string): { auditId
 }
 
 export const auditHandlers: HandlerMap<
-  'plans.save' | 'plans.list' | 'plans.lock' | 'plans.demo' | 'audits.start' | 'audits.resume' | 'audits.list' | 'audits.results' | 'demo.describe' | 'demo.import'
+  'plans.save' | 'plans.list' | 'plans.check' | 'plans.lock' | 'plans.demo' | 'audits.start' | 'audits.resume' | 'audits.list' | 'audits.results' | 'demo.describe' | 'demo.import' | 'demo.start' | 'demo.estimate'
 > = {
   'plans.save': ({ projectId, planId, config }, { store }) => savePlan(store.db(projectId), { ...(planId ? { planId } : {}), config }),
   'plans.list': ({ projectId }, { store }) => listPlans(store.db(projectId)),
-  'plans.lock': ({ projectId, planId }, { store }) => lockPlan(store.db(projectId), planId),
+  'plans.check': async ({ projectId, plan }, { store, dataDir }) => checkRequirements(store.db(projectId), plan, modelFacts(await listModels(dataDir))),
+  'plans.lock': async ({ projectId, planId }, { store, dataDir }) => lockPlan(store.db(projectId), planId, { models: modelFacts(await listModels(dataDir)) }),
   'plans.demo': ({ projectId, fast }, { store }) => {
     const ids: Record<string, string> = {};
-    for (const d of listDatasets(store.db(projectId))) if (d.sourcePath.startsWith(demoDir())) ids[d.role] = d.id;
+    for (const d of listDatasets(store.db(projectId))) if (d.sourcePath.startsWith(demoDir())) for (const r of d.roles) ids[r] ??= d.id;
     for (const role of ['attribute', 'target', 'asr', 'verification']) {
-      if (!ids[role]) throw new UserError(`the demo ${role} dataset is not in this project yet: import the demo corpus first`, 'projectId');
+      if (!ids[role]) throw new UserError(`the demo's ${ROLE_PLAIN[role as DatasetRole]} are not in this project yet: import the demo recordings first`, 'projectId');
     }
     return parsePlan(demoPlan(loadDemoDescription(), ids, { fast }));
   },
@@ -55,7 +61,17 @@ export const auditHandlers: HandlerMap<
   },
   'demo.describe': () => {
     const d = loadDemoDescription();
-    return { description: d.description, synthetic: d.synthetic, datasets: d.datasets.map((x) => ({ name: x.name, role: x.role, manifest: join(demoDir(), x.manifest), mapping: x.mapping })) };
+    return { description: DEMO_PLAIN_DESCRIPTION, synthetic: d.synthetic, datasets: d.datasets.map((x) => ({ name: demoDatasetName(x), role: x.role, manifest: join(demoDir(), x.manifest), mapping: x.mapping })) };
+  },
+  'demo.start': ({ projectId, quick }, engine) => {
+    const project = engine.store.get(projectId);
+    // Opening applies pending migrations before the worker opens its own connection.
+    engine.store.db(projectId);
+    return { jobId: engine.jobs.start('demo.run', { projectPath: project.path, dataDir: engine.dataDir, quick }).jobId };
+  },
+  'demo.estimate': async ({ quick }, { dataDir }) => {
+    const e = await estimateDemo(dataDir, quick);
+    return { seconds: Math.round(e.importSeconds.reduce((a, b) => a + b, 0) + e.auditSeconds), measured: e.measured };
   },
   'demo.import': ({ projectId }, engine) => {
     const project = engine.store.get(projectId);

@@ -21,12 +21,12 @@ export function waitForImport(jobId: string): Promise<ImportResult> {
 export const datasetHandlers: HandlerMap<
   'datasets.import' | 'datasets.list' | 'datasets.show' | 'datasets.preview' | 'datasets.setExcluded' | 'mappings.save' | 'mappings.list'
 > = {
-  'datasets.import': ({ projectId, source, role, mapping, mappingName, name, limits }, { store, jobs, paths, dataDir }) => {
+  'datasets.import': ({ projectId, source, role, roles, mapping, mappingName, name, limits }, { store, jobs, paths, dataDir }) => {
     paths.refuseDataFolder(source.kind === 'manifest' ? 'source.manifest' : 'source.folder', source.kind === 'manifest' ? source.manifest : source.folder);
     const project = store.get(projectId);
     // Opening applies pending migrations before the worker opens its own connection.
     const db = store.db(projectId);
-    const params: ImportParams = { source, role, mapping, mappingName, name, limits };
+    const params: ImportParams = { source, role, roles, mapping, mappingName, name, limits };
     const plan = planImport(db, params);
     const input: ImportTaskInput = { projectPath: project.path, datasetId: plan.datasetId, params, protectedDirs: [dataDir] };
     const { jobId, result } = jobs.start<ImportResult>('datasets.import', input);

@@ -1,6 +1,21 @@
 /** ui.*-style read-only listings for the screens (see src/shared/api/ui.ts). */
+import { existsSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { ReportRecord } from '../../shared/api/ui';
+import { NotFoundError, UserError } from '../../shared/errors';
+import type { Engine } from '../engine';
 import type { HandlerMap } from './types';
+
+/**
+ * The file of a report recorded in the project: only paths the engine itself wrote and
+ * recorded in the reports table are ever opened or read, never one the caller names.
+ */
+function recordedReport(engine: Engine, projectId: string, reportId: string): string {
+  const row = engine.store.db(projectId).prepare('SELECT path FROM reports WHERE id = ?').get(reportId) as { path: string } | undefined;
+  if (!row) throw new NotFoundError(`no report ${reportId} in this project`, 'reportId');
+  if (!existsSync(row.path)) throw new UserError(`the report is no longer at ${row.path}: it was moved or deleted`, 'reportId');
+  return row.path;
+}
 
 interface ReportRow {
   id: string;
@@ -12,7 +27,24 @@ interface ReportRow {
   created_at: string;
 }
 
-export const uiHandlers: HandlerMap<'reports.list'> = {
+export const uiHandlers: HandlerMap<'reports.list' | 'reports.open' | 'reports.download'> = {
+  'reports.open': async ({ projectId, reportId, action }, engine) => {
+    const path = recordedReport(engine, projectId, reportId);
+    if (!engine.shell) {
+      throw new UserError(engine.host === 'web' ? 'the browser preview cannot open files on this computer; use Download' : 'this host cannot open files; the report is at the path shown', 'action');
+    }
+    if (action === 'folder') engine.shell.showItemInFolder(path);
+    else {
+      const problem = await engine.shell.openPath(path);
+      if (problem) throw new UserError(`could not open ${basename(path)}: ${problem}`, 'reportId');
+    }
+    return { opened: path };
+  },
+  'reports.download': ({ projectId, reportId }, engine) => {
+    const path = recordedReport(engine, projectId, reportId);
+    const bytes = readFileSync(path);
+    return { name: basename(path), mime: 'application/pdf', base64: bytes.toString('base64'), bytes: bytes.length };
+  },
   'reports.list': ({ projectId }, { store }): ReportRecord[] => {
     const rows = store
       .db(projectId)

@@ -88,10 +88,10 @@ function baselineManifest(file: string, bytes: Uint8Array): ModelManifest {
     stateDefinition:
       'State 0: log-mel energies (n_fft 400, hop 160, Hann, 40 Slaney bands 0–8 kHz, ln clamped at 1e-10). State 1: MFCC 0–19 (orthonormal DCT-II of state 0). State 2: MFCC deltas over ±4 frames (edge-replicated). No trained weights: a control for how much plain acoustics carry.',
     layerAggregation: layerAggregationFor(dims),
-    exposure: { status: 'native', message: 'Built by scripts/build-baseline-model.ts with every state as an output.', maxAbsDiff: null, derivedSha256: null },
+    exposure: { status: 'native', message: 'Built into Equivox with every state as an output.', maxAbsDiff: null, derivedSha256: null },
     settingsKey: settingsKeyFor(frontEnd, 'baseline'),
     licence: 'Apache-2.0',
-    source: 'Equivox scripts/build-baseline-model.ts',
+    source: 'built into Equivox',
     addedAt: '1970-01-01T00:00:00.000Z',
   };
 }

@@ -6,7 +6,9 @@ export interface WorkerStart {
   cancelFlag: SharedArrayBuffer;
 }
 
+import type { ProgressDetail } from './task';
+
 export type WorkerMessage =
-  | { type: 'progress'; stage: string; done: number; total: number }
+  | { type: 'progress'; stage: string; done: number; total: number; detail?: ProgressDetail }
   | { type: 'result'; result: unknown }
   | { type: 'error'; error: { name: string; message: string; code?: string; field?: string } };

@@ -2,7 +2,7 @@ import type { Task } from './task';
 import { countTask } from './selftest-task';
 import { importTask } from '../data/import-task';
 import { embedTask } from '../inference/embed';
-import { auditTask, demoImportTask } from '../audits/task';
+import { auditTask, demoImportTask, demoRunTask } from '../audits/task';
 import { clusterImportTask } from '../cluster/task';
 
 /**
@@ -16,4 +16,5 @@ export const taskRegistry: Record<string, Task<never, unknown>> = {
   'audits.run': auditTask,
   'demo.import': demoImportTask,
   'cluster.import': clusterImportTask,
+  'demo.run': demoRunTask,
 };

@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { EngineEvent, JobInfo, JobProgress } from '../../shared/api';
 import { ApiError, CancelledError } from '../../shared/errors';
 import type { WorkerMessage, WorkerStart } from './protocol';
+import type { ProgressDetail } from './task';
 
 /**
  * Where the worker entry lives. From source (tsx, vitest) it is worker.ts, loaded
@@ -26,8 +27,29 @@ interface Running {
   info: JobInfo;
   cancelFlag: Int32Array;
   worker: Worker;
+  started: number;
   stageStarted: number;
   stage: string;
+}
+
+/**
+ * Seconds left. With the task's own estimate of the work left (from measured rates) the
+ * estimate is corrected by how fast this run has gone so far against that estimate, so
+ * a slower or faster computer than the rates were measured on still gets the right
+ * figure; otherwise the current stage's own rate.
+ */
+export function etaOf(m: { done: number; total: number; detail?: ProgressDetail }, elapsedJob: number, elapsedStage: number): number | null {
+  const d = m.detail;
+  if (d?.estimatedSecondsLeft !== undefined && d.overall !== undefined) {
+    const estimatedDone = d.overall >= 1 ? 0 : (d.estimatedSecondsLeft * d.overall) / (1 - d.overall);
+    // Only once enough has happened for the ratio to mean something; and early on the
+    // measured rates weigh more than the run's own pace (the first minute's load on a
+    // shared computer says little about the rest), fully trusted from half-way.
+    const pace = estimatedDone > 1 && elapsedJob > 3 ? Math.min(20, Math.max(0.05, elapsedJob / estimatedDone)) : 1;
+    const trust = Math.min(1, d.overall / 0.5);
+    return d.estimatedSecondsLeft * (1 + (pace - 1) * trust);
+  }
+  return m.done > 0 && m.total > m.done && elapsedStage > 0 ? (elapsedStage / m.done) * (m.total - m.done) : m.done >= m.total ? 0 : null;
 }
 
 /**
@@ -54,6 +76,7 @@ export class JobRunner {
       info: { jobId, kind, state: 'running', progress: null },
       cancelFlag,
       worker,
+      started: Date.now(),
       stageStarted: Date.now(),
       stage: '',
     };
@@ -78,9 +101,17 @@ export class JobRunner {
             running.stage = m.stage;
             running.stageStarted = now;
           }
-          const elapsed = (now - running.stageStarted) / 1000;
-          const eta = m.done > 0 && m.total > m.done && elapsed > 0 ? (elapsed / m.done) * (m.total - m.done) : m.done >= m.total ? 0 : null;
-          const progress: JobProgress = { jobId, stage: m.stage, done: m.done, total: m.total, etaSeconds: eta === null ? null : Math.round(eta * 10) / 10 };
+          const eta = etaOf(m, (now - running.started) / 1000, (now - running.stageStarted) / 1000);
+          const progress: JobProgress = {
+            jobId,
+            stage: m.stage,
+            done: m.done,
+            total: m.total,
+            etaSeconds: eta === null ? null : Math.round(eta * 10) / 10,
+            ...(m.detail?.label ? { label: m.detail.label } : {}),
+            ...(m.detail?.unit ? { unit: m.detail.unit } : {}),
+            ...(m.detail?.overall !== undefined ? { fraction: Math.min(1, Math.max(0, m.detail.overall)) } : {}),
+          };
           running.info.progress = progress;
           options.onProgress?.(progress);
           this.emit({ type: 'job.progress', progress });

@@ -1,9 +1,26 @@
 import { CancelledError } from '../../shared/errors';
 
+/** What a progress report may add to its stage and count. */
+export interface ProgressDetail {
+  /**
+   * The stage in the auditor's words, naming the dataset and the model: "Reading “clips.csv”
+   * with Acoustic baseline". The stage name itself stays short and stable (scripts match it).
+   */
+  label?: string;
+  /** What one counted item is, in words: "recording", "step", "comparison". */
+  unit?: string;
+  /** Fraction of the whole job done (0–1), when the task knows it (an audit's stages weighted by measured rates). */
+  overall?: number;
+  /** Estimated seconds of work left in the whole job, from measured rates, before any correction. */
+  estimatedSecondsLeft?: number;
+  /** The part of the current stage done (0–1), when the shown count is only part of the stage. */
+  stageFraction?: number;
+}
+
 /** What a task running inside a worker can do besides computing. */
 export interface TaskContext {
   /** Report progress; throttled to about 10 messages a second. */
-  progress(stage: string, done: number, total: number): void;
+  progress(stage: string, done: number, total: number, detail?: ProgressDetail): void;
   /** True once cancellation was requested. Cheap: check it inside loops. */
   cancelled(): boolean;
   /** Throw CancelledError when cancellation was requested. */
@@ -14,7 +31,7 @@ export type Task<I = unknown, O = unknown> = (input: I, ctx: TaskContext) => Pro
 
 /** A context for running a task inline (tests, small inputs) with the same contract. */
 export function inlineContext(
-  onProgress: (stage: string, done: number, total: number) => void = () => {},
+  onProgress: (stage: string, done: number, total: number, detail?: ProgressDetail) => void = () => {},
   isCancelled: () => boolean = () => false,
 ): TaskContext {
   return {

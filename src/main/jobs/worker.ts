@@ -15,13 +15,13 @@ async function main(): Promise<void> {
   let lastSent = 0;
   let lastStage = '';
   const ctx: TaskContext = {
-    progress(stage, done, total) {
+    progress(stage, done, total, detail) {
       const now = Date.now();
       // Throttle, but never drop a stage change or the final count.
       if (stage === lastStage && done < total && now - lastSent < PROGRESS_INTERVAL_MS) return;
       lastSent = now;
       lastStage = stage;
-      post({ type: 'progress', stage, done, total });
+      post({ type: 'progress', stage, done, total, ...(detail ? { detail } : {}) });
     },
     cancelled: () => Atomics.load(flag, 0) === 1,
     throwIfCancelled() {

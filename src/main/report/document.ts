@@ -5,7 +5,9 @@
  */
 import PDFDocument from 'pdfkit';
 import { PAPER_DEFAULTS } from '../../shared/plan';
-import type { AuditResults } from '../../shared/results';
+import type { AuditResults, Section } from '../../shared/results';
+import { completeness, completenessText, type Completeness } from '../../shared/completeness';
+import { SECTION_SHORT } from '../../shared/requirements';
 import { fmt, fmtPValue, pText } from '../../shared/charts/format';
 import { registerFonts, FONT_REGULAR } from './fonts';
 import { CHART_STYLE, Layout, PAGE, sectionCharts } from './layout';
@@ -52,16 +54,18 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
   registerFonts(doc);
   doc.font(FONT_REGULAR);
   const L = new Layout(doc);
-  cover(L, results, meta);
-  summary(L, results);
+  const status = completeness(results);
+  cover(L, results, meta, status);
+  summary(L, results, status);
   const builders = { speat: speatSection, ser: serSection, wer: werSection, fdi: fdiSection } as const;
   for (const section of ['speat', 'ser', 'wer', 'fdi'] as const) {
-    const failed = (results.errors ?? []).filter((e) => e.section === section);
+    const notRun = status.notRun.find((n) => n.section === section);
     if (results[section]) builders[section](L, results);
-    else if (failed.length > 0 || results.audit.sections.includes(section)) {
+    else if (notRun) {
       L.newPage();
-      L.h1(SECTION_HEADINGS[section]);
-      L.p(failed.length > 0 ? `This section could not run: ${failed.map((e) => e.message).join('; ')}` : 'This section was planned but produced no results.');
+      L.h1(`${SECTION_HEADINGS[section]}: not run`);
+      L.p(`Not run: ${notRun.reason}.`, { bold: true, colour: INCOMPLETE_RED });
+      L.p('This section was part of the audit plan but produced no results, so this report says nothing about it. Fix the cause named above and run the audit again for a complete report.');
     }
   }
   limitations(L, results, meta);
@@ -70,9 +74,23 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
   return doc;
 }
 
-function cover(L: Layout, r: AuditResults, meta: DocumentMeta): void {
+const INCOMPLETE_RED = '#A4161A';
+
+function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completeness): void {
   const doc = L.doc;
   doc.y = 150;
+  if (!status.complete) {
+    // Before the title, so no reader takes a partial audit for a complete one.
+    doc.font('DejaVuSans-Bold').fontSize(18).fillColor(INCOMPLETE_RED).text('Incomplete audit', PAGE.margin, 96, { width: PAGE.width - 2 * PAGE.margin });
+    doc.font(FONT_REGULAR).fontSize(9.5).fillColor(INCOMPLETE_RED).text(
+      `${completenessText(status)}. Not run: ${status.notRun.map((n) => `${SECTION_SHORT[n.section]} (${n.reason})`).join('; ')}.`,
+      PAGE.margin,
+      doc.y + 2,
+      { width: PAGE.width - 2 * PAGE.margin },
+    );
+    doc.fillColor('#000000');
+    doc.y = Math.max(doc.y + 16, 150);
+  }
   L.p('Equivox bias audit report', { size: 12, colour: '#555555' });
   doc.font('DejaVuSans-Bold').fontSize(22).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin });
   doc.fillColor('#000000');
@@ -98,12 +116,31 @@ function cover(L: Layout, r: AuditResults, meta: DocumentMeta): void {
   );
 }
 
-function summary(L: Layout, r: AuditResults): void {
+/** What the sections that ran measure, in one paragraph that names only those sections. */
+export function measuresText(ran: readonly Section[]): string {
+  const downstream = ran.filter((s) => s !== 'speat');
+  const what: Record<Exclude<Section, 'speat'>, string> = { ser: 'an emotion recogniser', wer: 'a speech recogniser', fdi: 'a speaker-verification decision' };
+  const parts: string[] = [];
+  if (ran.includes('speat')) parts.push('the SpEAT section measures associations inside the models’ embedding space (which groups’ voices sit closer to pleasant speech); it is not a measure of harm in a product.');
+  if (downstream.length > 0) {
+    const names = downstream.map((s) => SECTION_SHORT[s]);
+    const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+    const systems = downstream.map((s) => what[s as Exclude<Section, 'speat'>]);
+    const sys = systems.length === 1 ? systems[0]! : `${systems.slice(0, -1).join(', ')} and ${systems[systems.length - 1]}`;
+    parts.push(`The ${list} section${downstream.length === 1 ? ' measures' : 's measure'} the behaviour of ${downstream.length === 1 ? 'a downstream system' : 'downstream systems'}: ${sys}.`);
+  }
+  const text = parts.join(' ');
+  return `What this audit measures: ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
+}
+
+function summary(L: Layout, r: AuditResults, status: Completeness): void {
   L.newPage();
   L.h1('Executive summary');
-  L.p(
-    'What this audit measures: the SpEAT section measures associations inside the models’ embedding space (which groups’ voices sit closer to pleasant speech); it is not a measure of harm in a product. The SER, WER and FDI sections measure the behaviour of downstream systems: an emotion recogniser, a speech recogniser and a speaker-verification decision.',
-  );
+  if (!status.complete) {
+    L.p(`Incomplete audit: ${completenessText(status)}. This summary speaks only of the sections that ran.`, { bold: true, colour: INCOMPLETE_RED });
+    L.bullets(status.notRun.map((n) => `${SECTION_SHORT[n.section]}: not run: ${n.reason}.`));
+  }
+  L.p(measuresText(status.ran));
   if (r.speat) {
     L.h2('SpEAT (association in the embedding space)');
     L.bullets(speatFindings(r));

@@ -10,6 +10,8 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { BuiltReport, OperationInputReportsBuild } from './service-types';
 import { RESULTS_SCHEMA_VERSION, type AuditResults } from '../../shared/results';
 import { NotFoundError, UserError } from '../../shared/errors';
+import { completeness, completenessText } from '../../shared/completeness';
+import { SECTION_SHORT } from '../../shared/requirements';
 import type { Engine } from '../engine';
 import { getKeyProtector, listIdentities, loadSigningIdentity } from '../identity';
 import { buildReport, writeExports } from './index';
@@ -27,6 +29,22 @@ function parseResults(text: string, where: string): AuditResults {
   }
   if (!r.audit || !r.project || !Array.isArray(r.models) || !Array.isArray(r.datasets)) throw new UserError(`${where} is missing audit, project, models or datasets`);
   return r as AuditResults;
+}
+
+/**
+ * A report of an audit in which nothing ran is refused; one in which some planned section
+ * did not run needs explicit confirmation (its cover then says "Incomplete audit").
+ */
+export function assertReportable(results: AuditResults, allowIncomplete: boolean): void {
+  const c = completeness(results);
+  const why = c.notRun.map((n) => `${SECTION_SHORT[n.section]}: ${n.reason}`).join('; ');
+  if (c.ran.length === 0) throw new UserError(`no section of this audit produced results (${why}), so there is nothing to report; fix the data and run the audit again`, 'auditId');
+  if (!c.complete && !allowIncomplete) {
+    throw new UserError(
+      `this audit is incomplete: ${completenessText(c)} (not run: ${why}); confirm to sign a report of it anyway (the cover will say “Incomplete audit”), or fix the data and run the audit again`,
+      'allowIncomplete',
+    );
+  }
 }
 
 export async function buildReportFiles(engine: Engine, input: OperationInputReportsBuild): Promise<BuiltReport> {
@@ -53,6 +71,7 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
       return id;
     };
   }
+  assertReportable(results, input.allowIncomplete ?? false);
   const identities = listIdentities(engine.dataDir);
   let identityId = input.identityId;
   if (!identityId) {

@@ -154,6 +154,22 @@ CREATE TABLE column_mappings (
 CREATE INDEX datasets_source ON datasets(source_kind, source_path, role);`,
   },
   {
+    // One import can serve several sections (a spreadsheet with group labels, transcripts
+    // and recogniser output is both SpEAT targets and WER data). datasets.role stays the
+    // role the dataset was first imported for; dataset_roles lists every role it serves.
+    // Existing datasets become one-role datasets.
+    version: 11,
+    name: 'datasets serving several roles',
+    sql: `
+CREATE TABLE dataset_roles (
+  dataset_id TEXT NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+  role TEXT NOT NULL CHECK (role IN ('target','attribute','asr','verification')),
+  PRIMARY KEY (dataset_id, role)
+);
+INSERT INTO dataset_roles (dataset_id, role) SELECT id, role FROM datasets;
+CREATE INDEX dataset_roles_role ON dataset_roles(role);`,
+  },
+  {
     version: 60,
     name: 'cluster jobs and where cached embeddings came from',
     // The embeddings table and its content key are unchanged: a cluster shard's rows merge

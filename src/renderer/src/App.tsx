@@ -3,11 +3,15 @@ import type { Project } from '../../shared/api';
 import { Home } from './screens/Home';
 import { ProjectScreen } from './screens/ProjectScreen';
 import { Wizard, type WizardEntry } from './screens/wizard/Wizard';
+import { DemoRun } from './screens/DemoRun';
+import { VerifyScreen } from './screens/VerifyScreen';
 
 export type Route =
   | { name: 'home' }
   | { name: 'project'; project: Project }
-  | { name: 'wizard'; project: Project; entry: WizardEntry };
+  | { name: 'wizard'; project: Project; entry: WizardEntry }
+  | { name: 'demo-run'; project: Project; jobId: string }
+  | { name: 'verify'; path?: string };
 
 export interface Nav {
   go: (r: Route) => void;
@@ -41,6 +45,8 @@ export function App(): JSX.Element {
         {route.name === 'home' && <Home nav={nav} />}
         {route.name === 'project' && <ProjectScreen key={route.project.id} project={route.project} nav={nav} />}
         {route.name === 'wizard' && <Wizard key={`${route.project.id}-${route.entry.auditId ?? ''}`} project={route.project} entry={route.entry} nav={nav} />}
+        {route.name === 'demo-run' && <DemoRun key={route.jobId} project={route.project} jobId={route.jobId} nav={nav} />}
+        {route.name === 'verify' && <VerifyScreen key={route.path ?? ''} path={route.path} nav={nav} />}
       </main>
     </div>
   );

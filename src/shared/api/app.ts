@@ -6,6 +6,8 @@ export interface AppInfo {
   version: string;
   dataDir: string;
   host: 'electron' | 'cli' | 'web' | 'test';
+  /** The engine's operating system (Node's process.platform): which GPU back ends it can use. */
+  platform: string;
   ffmpeg: { path: string | null; source: string | null; error: string | null };
 }
 

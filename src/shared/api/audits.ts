@@ -3,6 +3,7 @@ import type { ColumnMapping, DatasetRole } from './datasets';
 import { AuditPlan, type AuditPlanConfig } from '../plan';
 import type { AuditResults } from '../results';
 import { Id } from './common';
+import { PlanDraft, type RequirementReport } from '../requirements';
 
 export interface PlanInfo {
   id: string;
@@ -50,10 +51,16 @@ export const auditOperations = {
     result: null as unknown as PlanInfo[],
     summary: "A project's audit plans, newest first",
   },
+  'plans.check': {
+    input: z.strictObject({ projectId: Id, plan: PlanDraft }),
+    paths: ['plan.fdi.source.file'],
+    result: null as unknown as RequirementReport,
+    summary: "What each ticked section needs and whether this project's data has it, with a fix for each missing piece",
+  },
   'plans.lock': {
     input: z.strictObject({ projectId: Id, planId: Id }),
     result: null as unknown as PlanInfo,
-    summary: 'Lock (pre-register) a plan: hash it with its datasets and models',
+    summary: 'Lock (pre-register) a plan: hash it with its datasets and models; refused, naming each reason, when a section cannot run',
   },
   'plans.demo': {
     input: z.strictObject({ projectId: Id, fast: z.boolean().default(false) }),
@@ -84,6 +91,16 @@ export const auditOperations = {
     input: z.strictObject({}),
     result: null as unknown as DemoInfo,
     summary: 'The bundled synthetic demo corpus: its datasets and column mappings',
+  },
+  'demo.start': {
+    input: z.strictObject({ projectId: Id, quick: z.boolean().default(true) }),
+    result: null as unknown as { jobId: string },
+    summary: 'The one-click demo: import the bundled corpus, plan, lock and run the audit in one background job',
+  },
+  'demo.estimate': {
+    input: z.strictObject({ quick: z.boolean().default(true) }),
+    result: null as unknown as { seconds: number; measured: boolean },
+    summary: "How long the demo takes on this computer, from the speeds measured on it (or, before its first run, on Equivox's build machine)",
   },
   'demo.import': {
     input: z.strictObject({ projectId: Id }),

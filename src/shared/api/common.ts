@@ -15,10 +15,21 @@ export interface Project {
 /** Progress of a long job, throttled to about 10 events per second per job. */
 export interface JobProgress {
   jobId: string;
+  /** Short, stable name of the stage ("embedding", "SER training"). */
   stage: string;
+  /** What is happening in the auditor's words, naming the dataset and model: "Reading “clips.csv” with Acoustic baseline". */
+  label?: string;
   done: number;
   total: number;
+  /**
+   * Seconds left in the whole job when the job knows its remaining work (measured rates,
+   * corrected by how fast this run goes), else in the current stage.
+   */
   etaSeconds: number | null;
+  /** What `done` and `total` count: "recording", "step", "comparison". */
+  unit?: string;
+  /** Fraction of the whole job done (0–1), when known. */
+  fraction?: number;
 }
 
 export type JobState = 'running' | 'finished' | 'failed' | 'cancelled';

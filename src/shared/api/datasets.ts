@@ -90,7 +90,13 @@ export type ImportSource = z.infer<typeof ImportSource>;
 export const ImportRequest = z.strictObject({
   projectId: Id,
   source: ImportSource,
+  /** The role the dataset is imported for (the first of `roles`, when both are given). */
   role: DatasetRole,
+  /**
+   * Every role this one import serves (e.g. SpEAT targets and WER from one spreadsheet);
+   * `role` is added when missing. Each needs its columns mapped (src/shared/roles.ts).
+   */
+  roles: z.array(DatasetRole).min(1).max(4).optional(),
   /** Required for manifests; folder and Common Voice imports have defaults. */
   mapping: ColumnMapping.optional(),
   /** A saved mapping by name, instead of `mapping`. */
@@ -139,7 +145,9 @@ export interface ImportResult {
 export interface DatasetSummary {
   id: string;
   name: string;
+  /** The role it was first imported for; `roles` lists every role it serves. */
   role: DatasetRole;
+  roles: DatasetRole[];
   sourceKind: SourceKind;
   sourcePath: string;
   status: string;

@@ -79,6 +79,11 @@ export const reportOperations = {
         passphrase: z.string().optional(),
         auditor: Text.optional(),
         organisation: Text.optional(),
+        /**
+         * Sign a report of an audit in which a planned section did not run. Without it
+         * such a build is refused; with it the cover says "Incomplete audit".
+         */
+        allowIncomplete: z.boolean().default(false),
       })
       .refine((v) => v.resultsPath !== undefined || (v.project !== undefined && v.auditId !== undefined), {
         message: 'give project and auditId, or resultsPath',

@@ -22,3 +22,25 @@ export const uiOperations = {
     summary: "A project's signed reports, newest first",
   },
 } as const;
+
+/** A report file's bytes for the browser host, which cannot open files on this computer itself. */
+export interface ReportFile {
+  name: string;
+  mime: 'application/pdf';
+  base64: string;
+  bytes: number;
+}
+
+/** Opening a recorded report with the desktop's own programs (Electron only). */
+export const reportFileOperations = {
+  'reports.open': {
+    input: z.strictObject({ projectId: Id, reportId: Id, action: z.enum(['open', 'folder']) }),
+    result: null as unknown as { opened: string },
+    summary: 'Open a recorded report in the default PDF viewer, or show it in its folder (desktop app only)',
+  },
+  'reports.download': {
+    input: z.strictObject({ projectId: Id, reportId: Id }),
+    result: null as unknown as ReportFile,
+    summary: "A recorded report's PDF bytes, for the browser preview to save as a download",
+  },
+} as const;

@@ -1,4 +1,5 @@
 import type { EChartsOption } from 'echarts';
+import { fmtAxis } from './format';
 
 /** A chart ready to draw: the ECharts option plus the words that go with it. */
 export interface ChartSpec {
@@ -62,13 +63,18 @@ export function whiskerSeries(name: string, data: [number | string, number, numb
   };
 }
 
-/** Give every axis label and axis name the chart font size (ECharts defaults them to 12). */
+/**
+ * Give every axis label and axis name the chart font size (ECharts defaults them to 12),
+ * and every numeric axis the one tick formatter (fmtAxis), in the app and in the PDF.
+ */
 export function withAxisFont(option: EChartsOption, style: ChartStyle): EChartsOption {
   const patch = (axis: unknown): unknown => {
     if (Array.isArray(axis)) return axis.map(patch);
     if (!axis || typeof axis !== 'object') return axis;
-    const a = axis as { axisLabel?: object; nameTextStyle?: object };
-    return { ...a, axisLabel: { ...a.axisLabel, fontSize: style.fontSize }, nameTextStyle: { ...a.nameTextStyle, fontSize: style.fontSize } };
+    const a = axis as { type?: string; axisLabel?: { formatter?: unknown }; nameTextStyle?: object };
+    const numeric = a.type === 'value' || a.type === 'log' || a.type === undefined;
+    const formatter = a.axisLabel?.formatter ?? (numeric ? fmtAxis : undefined);
+    return { ...a, axisLabel: { ...a.axisLabel, fontSize: style.fontSize, ...(formatter ? { formatter } : {}) }, nameTextStyle: { ...a.nameTextStyle, fontSize: style.fontSize } };
   };
   return { ...option, xAxis: patch(option.xAxis) as EChartsOption['xAxis'], yAxis: patch(option.yAxis) as EChartsOption['yAxis'] };
 }

@@ -41,3 +41,17 @@ export function fmtCi(ci: [number, number] | null | undefined): string {
   if (!ci) return '–';
   return `[${fmt(ci[0])}, ${fmt(ci[1])}]`;
 }
+
+/**
+ * Axis tick labels: at most two significant decimals, no trailing zeros ("−0.17", "0.5",
+ * "12"), thousands grouped. ECharts otherwise prints an axis end as computed
+ * ("-0.174364290558346").
+ */
+export function fmtAxis(x: number | string): string {
+  const v = typeof x === 'number' ? x : Number(x);
+  if (!Number.isFinite(v)) return String(x);
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  const text = a >= 1000 ? Math.round(a).toLocaleString('en') : String(Number(a >= 1 ? a.toFixed(2) : a.toPrecision(2)));
+  return v < 0 ? `−${text}` : text;
+}

@@ -1,6 +1,37 @@
 import { expect, type Locator, type Page, type TestInfo } from '@playwright/test';
 import { checkAccessibility } from '../axe';
 
+/** No horizontal overflow of the page and no visible control narrower than 12 px (squashed checkboxes, buttons). */
+export async function checkLayout(page: Page, screen: string): Promise<void> {
+  const r = await page.evaluate(() => {
+    const controls = [...document.querySelectorAll<HTMLElement>('button, input:not([type="hidden"]), select, textarea, summary, a[href], [role="tab"], [role="checkbox"], [role="radio"]')];
+    const narrow = controls
+      .filter((el) => {
+        const rect = el.getBoundingClientRect();
+        const style = getComputedStyle(el);
+        // Hidden controls (closed details, other tabs, visually hidden helpers) take no space.
+        return rect.width > 0 && rect.height > 0 && style.visibility !== 'hidden' && !el.closest('.visually-hidden');
+      })
+      .map((el) => ({ what: `${el.tagName.toLowerCase()}${el.getAttribute('type') ? `[${el.getAttribute('type')}]` : ''} "${(el.getAttribute('aria-label') ?? el.textContent ?? el.id).trim().slice(0, 40)}"`, width: el.getBoundingClientRect().width }))
+      .filter((c) => c.width < 12);
+    return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, narrow };
+  });
+  expect(r.scrollWidth, `"${screen}" scrolls sideways: ${r.scrollWidth} px of content in a ${r.innerWidth} px window`).toBeLessThanOrEqual(r.innerWidth);
+  expect(r.narrow, `"${screen}" has controls narrower than 12 px`).toEqual([]);
+}
+
+/** Words a non-programmer should never see: script paths and source file names. */
+export const DEVELOPER_TEXT = /(^|[\s("'“])scripts\/|\b[\w.-]+\.(mjs|cjs|ts|tsx)\b/;
+
+export async function checkWording(page: Page, screen: string): Promise<void> {
+  const texts = await page.evaluate(() => {
+    const attrs = [...document.querySelectorAll('[title], [aria-label], [placeholder], [alt]')].flatMap((el) => ['title', 'aria-label', 'placeholder', 'alt'].map((a) => el.getAttribute(a) ?? ''));
+    return [document.body.innerText, ...attrs];
+  });
+  const bad = texts.flatMap((t) => t.split('\n')).filter((line) => DEVELOPER_TEXT.test(line));
+  expect(bad, `"${screen}" shows developer file names`).toEqual([]);
+}
+
 /** Page model of the auditor's app: screens by what the auditor sees, not by CSS. */
 export class AuditorApp {
   private shot = 0;
@@ -9,9 +40,17 @@ export class AuditorApp {
     readonly info: TestInfo,
   ) {}
 
-  /** Accessibility check plus a full-page screenshot, attached to the test. */
+  /**
+   * Accessibility, layout and wording checks plus a full-page screenshot, attached to the
+   * test: axe (no serious or critical finding), no horizontal overflow, no visible control
+   * narrower than 12 px, and no developer file names in what the screen shows.
+   */
   async record(name: string): Promise<void> {
+    // No tooltip opened by where the mouse happened to stop.
+    await this.page.mouse.move(0, 0);
     await checkAccessibility(this.page, name, this.info);
+    await checkLayout(this.page, name);
+    await checkWording(this.page, name);
     this.shot += 1;
     const file = this.info.outputPath(`${String(this.shot).padStart(2, '0')}-${name}.png`);
     await this.page.screenshot({ path: file, fullPage: true });
@@ -38,9 +77,55 @@ export class AuditorApp {
     await expect(this.page.getByRole('navigation', { name: 'Audit steps' }).getByRole('button', { name: new RegExp(name) })).toHaveAttribute('aria-current', 'step');
   }
 
+  /**
+   * Choose a file or folder with the in-app chooser (the web host's): open it with the
+   * "Choose…" button of `label`, go to the folder, and pick the file (or the folder).
+   */
+  async choose(label: string, path: string, kind: 'file' | 'folder' = 'file'): Promise<void> {
+    const page = this.page;
+    await page.getByRole('button', { name: new RegExp(`^Choose(?: folder)?… ${escapeRegExp(label)}$`) }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toBeVisible();
+    const parts = path.split('/').filter(Boolean);
+    const target = kind === 'file' ? parts.slice(0, -1) : parts;
+    const tmpRoot = dialog.getByRole('button', { name: /^Temporary files/ });
+    const rootText = /\((.*)\)/.exec(await tmpRoot.innerText())![1]!;
+    await tmpRoot.click();
+    await expect(dialog.locator('.chooser-where code')).toHaveText(rootText);
+    const rootParts = rootText.split('/').filter(Boolean);
+    // The list shows only the rows in view (the temporary folder can hold thousands):
+    // scroll it until the row is there, then open it. (Typing a name to jump is tested
+    // by import-spreadsheet.spec.ts; under heavy load its timing is not reliable.)
+    const openRow = async (name: string, what: 'folder' | 'file') => {
+      const row = dialog.getByRole('button', { name: new RegExp(`^${escapeRegExp(name)}\\s*, ${what}`) });
+      const scroller = dialog.locator('.windowed');
+      await expect(dialog.locator('.chooser-row[data-index="0"]')).toBeVisible();
+      const height = await scroller.evaluate((el) => el.scrollHeight);
+      for (let top = 0; (await row.count()) === 0 && top <= height; top += 200) {
+        // Set the position and wait two frames, so the list has rendered the rows now in view.
+        await scroller.evaluate(async (el, t) => {
+          el.scrollTop = t;
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        }, top);
+      }
+      await row.click();
+    };
+    for (const part of target.slice(rootParts.length)) {
+      await openRow(part, 'folder');
+      await expect(dialog.locator('.chooser-where code')).toHaveText(new RegExp(`/${escapeRegExp(part)}$`));
+    }
+    if (kind === 'file') await openRow(parts[parts.length - 1]!, 'file');
+    else await dialog.getByRole('button', { name: 'Choose this folder' }).click();
+    await expect(dialog).toBeHidden();
+  }
+
   async next(): Promise<void> {
     const next = this.page.getByRole('button', { name: /^Next: / });
     await expect(next).toBeEnabled({ timeout: 60_000 });
     await next.click();
   }
+}
+
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

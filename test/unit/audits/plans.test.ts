@@ -1,26 +1,36 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src/shared/plan';
 import { deviations, getPlan, lockPlan, savePlan } from '../../../src/main/audits/plans';
 import { ProjectStore } from '../../../src/main/store/projects';
+import { importDataset } from '../../../src/main/data/import';
+import { demoSubset } from '../../fixtures/data/demo-subset';
 
-function project() {
+// Locking checks the sections' requirements, so the WER data is real: eight demo recordings.
+const data = mkdtempSync(join(tmpdir(), 'equivox-plan-data-'));
+const manifest = demoSubset(data, 'asr', (r, i) => (r.accent === 'us' || r.accent === 'uk') && i % 4 === 0).file;
+const manifestSha = createHash('sha256').update(readFileSync(manifest)).digest('hex');
+
+async function project() {
   const store = new ProjectStore(mkdtempSync(join(tmpdir(), 'equivox-plan-')));
   const p = store.create('Plans', join(mkdtempSync(join(tmpdir(), 'equivox-plan-p-')), 'p'));
   const db = store.db(p.id);
-  const now = new Date().toISOString();
-  db.prepare("INSERT INTO datasets (id, name, role, source_kind, source_path, manifest_sha256, created_at, updated_at) VALUES ('asr1', 'ASR', 'asr', 'manifest', '/x.csv', 'abc123', ?, ?)").run(now, now);
+  await importDataset(
+    db,
+    { source: { kind: 'manifest', manifest }, role: 'asr', mapping: { path: 'path', speaker: 'speaker', groups: ['accent'], transcript: 'transcript', hypothesis: 'hypothesis', ignore: [] } },
+    { datasetId: 'asr1' },
+  );
   return { store, db };
 }
 
 const werPlan = { title: 'WER only', sections: ['wer'], wer: { dataset: 'asr1', groupBy: ['accent'] } };
 
 describe('audit plans', () => {
-  it('fills defaults, and canonical JSON sorts keys at every depth', () => {
-    const { db, store } = project();
+  it('fills defaults, and canonical JSON sorts keys at every depth', async () => {
+    const { db, store } = await project();
     const plan = savePlan(db, { config: werPlan });
     expect(plan.config.seed).toBe(20240601);
     expect(plan.config.wer?.normalize).toBe('basic');
@@ -29,19 +39,19 @@ describe('audit plans', () => {
     store.close();
   });
 
-  it('locks a plan with the SHA-256 of its canonical JSON and input hashes', () => {
-    const { db, store } = project();
+  it('locks a plan with the SHA-256 of its canonical JSON and input hashes', async () => {
+    const { db, store } = await project();
     const plan = savePlan(db, { config: werPlan });
     const locked = lockPlan(db, plan.id);
     expect(locked.lockedAt).not.toBeNull();
-    expect(locked.inputs).toEqual({ datasets: { asr1: 'abc123' }, models: {} });
+    expect(locked.inputs).toEqual({ datasets: { asr1: manifestSha }, models: {} });
     const expected = createHash('sha256').update(canonicalJson({ plan: locked.config, inputs: locked.inputs })).digest('hex');
     expect(locked.sha256).toBe(expected);
     store.close();
   });
 
-  it('saves a change to a locked plan as a new version and reports the deviation', () => {
-    const { db, store } = project();
+  it('saves a change to a locked plan as a new version and reports the deviation', async () => {
+    const { db, store } = await project();
     const locked = lockPlan(db, savePlan(db, { config: werPlan }).id);
     const changed = savePlan(db, { planId: locked.id, config: { ...werPlan, wer: { ...werPlan.wer, bootstrap: 200 } } });
     expect(changed.id).not.toBe(locked.id);
@@ -54,8 +64,8 @@ describe('audit plans', () => {
     store.close();
   });
 
-  it('rejects an invalid plan naming the field', () => {
-    const { db, store } = project();
+  it('rejects an invalid plan naming the field', async () => {
+    const { db, store } = await project();
     expect(() => savePlan(db, { config: { title: 'x', sections: ['speat'] } })).toThrow(/speat/);
     try {
       savePlan(db, { config: { ...werPlan, wer: { ...werPlan.wer, bootstrap: -1 } } });

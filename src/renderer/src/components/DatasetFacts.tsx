@@ -4,17 +4,22 @@ import { asUiError, call, type UiError } from '../api';
 import { ErrorNote } from './ErrorNote';
 import { Num } from './Num';
 import { WindowedList } from './WindowedList';
+import { ROLE_PLAIN } from '../../../shared/roles';
 
-const ROLE_TEXT: Record<string, string> = {
-  target: 'recordings of the speaker groups to compare (SpEAT)',
-  attribute: 'recordings rated as pleasant or unpleasant speech (SpEAT, SER)',
-  asr: 'reference transcripts and recogniser output (WER)',
-  verification: 'recordings for speaker-verification trials (FDI)',
-};
-
-export function roleText(role: string): string {
-  return ROLE_TEXT[role] ?? role;
+/** How a row of the validation report is treated: left out by validation, a warning, a note, or excluded by the auditor. */
+export function rowKind(r: { status: string; excludedByUser: boolean; issues: { severity: string }[] }): 'left-out' | 'warning' | 'note' | 'excluded' {
+  if (r.excludedByUser) return 'excluded';
+  if (r.status === 'excluded' || r.issues.some((i) => i.severity === 'error')) return 'left-out';
+  if (r.status === 'warning' || r.issues.some((i) => i.severity === 'warning')) return 'warning';
+  return 'note';
 }
+
+const KIND: Record<ReturnType<typeof rowKind>, { text: string; badge: string }> = {
+  'left-out': { text: 'left out', badge: 'badge-error' },
+  warning: { text: 'warning', badge: 'badge-warn' },
+  note: { text: 'note', badge: 'badge-muted' },
+  excluded: { text: 'excluded by you', badge: 'badge-muted' },
+};
 
 /** A dataset's facts per group and its validation report, with per-row exclusion. */
 export function DatasetFacts({ projectId, datasetId, onChanged }: { projectId: string; datasetId: string; onChanged?: () => void }): JSX.Element {
@@ -50,13 +55,14 @@ export function DatasetFacts({ projectId, datasetId, onChanged }: { projectId: s
   if (!facts) return <p aria-live="polite">Loading dataset facts…</p>;
   const d = facts.dataset;
   const t = facts.totals;
-  const warnRows = facts.report.filter((r) => !r.excludedByUser && r.status !== 'error' && r.issues.length > 0);
+  const warnRows = facts.report.filter((r) => rowKind(r) === 'warning');
+  const leftOut = facts.report.filter((r) => rowKind(r) === 'left-out').length;
   const headingId = `facts-${datasetId}`;
   return (
     <section className="facts" aria-labelledby={headingId}>
       <h3 id={headingId}>{d.name}</h3>
       <p className="muted">
-        Role: {roleText(d.role)}. Source: <code className="path">{d.sourcePath}</code>
+        Can serve: {d.roles.map((r) => ROLE_PLAIN[r]).join('; ')}. Source: <code className="path">{d.sourcePath}</code>
       </p>
       <p>
         <strong>{t.usable}</strong> of {t.clips} recordings can be used ({t.speakers} speakers, <Num value={t.totalDurationS / 60} /> minutes in total). {t.excluded > 0 ? `${t.excluded} are left out` : 'None are left out'}
@@ -101,7 +107,8 @@ export function DatasetFacts({ projectId, datasetId, onChanged }: { projectId: s
         <div className="validation">
           <h4>Problems found ({facts.report.length} recordings)</h4>
           <p className="hint">
-            Recordings with errors (for example a missing or unreadable file) are left out automatically. Recordings with warnings are used unless you exclude them. Excluding changes which recordings the next audit uses.
+            {leftOut > 0 ? `${leftOut} recording${leftOut === 1 ? ' has an error' : 's have errors'} (for example a missing or unreadable file) and ${leftOut === 1 ? 'is' : 'are'} left out automatically. ` : ''}
+            Recordings with warnings are used unless you exclude them. Excluding changes which recordings the next audit uses.
           </p>
           {warnRows.length > 0 && (
             <button type="button" onClick={() => void setExcluded(warnRows.map((r) => r.row), true)}>
@@ -116,15 +123,13 @@ export function DatasetFacts({ projectId, datasetId, onChanged }: { projectId: s
             rowKey={(r) => r.row}
             renderRow={(r) => (
               <div className="problem-row">
-                <span className={`badge ${r.excludedByUser ? 'badge-muted' : r.status === 'error' ? 'badge-error' : 'badge-warn'}`}>
-                  {r.excludedByUser ? 'excluded by you' : r.status === 'error' ? 'left out' : 'warning'}
-                </span>
-                <span className="problem-text">
+                <span className={`badge ${KIND[rowKind(r)].badge}`}>{KIND[rowKind(r)].text}</span>
+                <span className="problem-text" title={`Row ${r.row}: ${r.issues.map((i) => i.message).join("; ") || "excluded"}`}>
                   Row {r.row}: {r.issues.map((i) => i.message).join('; ') || 'excluded'}
                   <br />
                   <code className="path small">{r.path}</code>
                 </span>
-                {r.status !== 'error' && (
+                {rowKind(r) !== 'left-out' && (
                   <button type="button" className="small" onClick={() => void setExcluded([r.row], !r.excludedByUser)} aria-label={`${r.excludedByUser ? 'Include' : 'Exclude'} row ${r.row}`}>
                     {r.excludedByUser ? 'Include' : 'Exclude'}
                   </button>

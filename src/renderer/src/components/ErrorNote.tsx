@@ -7,7 +7,7 @@ export function ErrorNote({ error, what, next, id, children }: { error: UiError 
   return (
     <div className="error-note" role="alert" id={id}>
       <p>
-        <strong>{what}</strong> {error.message}
+        <strong>{what}</strong> <span className="message">{error.message}</span>
         {error.field ? ` (field: ${error.field})` : ''}
       </p>
       <p>{next ?? 'Check the entries above and try again; nothing you entered was lost.'}</p>

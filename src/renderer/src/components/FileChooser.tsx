@@ -4,6 +4,7 @@ import { asUiError, call, type UiError } from '../api';
 import { fileNameProblem, joinPath } from '../lib/paths';
 import { ErrorNote } from './ErrorNote';
 import { WindowedList } from './WindowedList';
+import { likelyFolders, rememberFolder } from '../lib/chooser-start';
 
 /** What the chooser offers for each purpose: title, which files are listed, whether a folder is the answer. */
 const PURPOSES: Record<PickPurpose, { title: string; extensions: string[] | null; what: string }> = {
@@ -93,7 +94,10 @@ export function FileChooser({ purpose, start, saveName, onDone }: { purpose: Pic
       if (path === undefined) setHome((h) => h ?? l.path);
       setListing(l);
       setActive(0);
+      // A new folder starts a new type-ahead: letters typed for the last one must not carry over.
+      typeahead.current = { text: '', at: 0 };
       lastFolder.set(purpose, l.path);
+      rememberFolder(l.path);
       pendingFocus.current = 0;
       return true;
     } catch (err) {
@@ -109,13 +113,21 @@ export function FileChooser({ purpose, start, saveName, onDone }: { purpose: Pic
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const dialog = dialogRef.current;
     if (dialog && !dialog.open) dialog.showModal();
-    // Where the user starts: the last folder for this purpose, the given folder, else home.
+    // Where the user starts: the last folder for this purpose, the given folder, the last
+    // folder used at all, the open project's folder, else home (whichever may be listed).
     void (async () => {
       try {
         const h = await call('files.browse', {});
         setHome(h.path);
-        const from = lastFolder.get(purpose) ?? start;
-        if (!from || from === h.path || !(await browse(from, true))) {
+        const candidates = [lastFolder.get(purpose), start, ...likelyFolders()].filter((p): p is string => !!p && p !== h.path);
+        let opened = false;
+        for (const from of candidates) {
+          if (await browse(from, true)) {
+            opened = true;
+            break;
+          }
+        }
+        if (!opened) {
           setListing(h);
           lastFolder.set(purpose, h.path);
           pendingFocus.current = 0;
@@ -246,7 +258,11 @@ export function FileChooser({ purpose, start, saveName, onDone }: { purpose: Pic
       e.preventDefault();
       const now = Date.now();
       const t = typeahead.current;
-      t.text = now - t.at > 800 ? e.key : t.text + e.key;
+      // Keep adding to the typed name while it still names something, even after a pause
+      // (a slow typist, a busy computer); otherwise a pause starts a new name.
+      const longer = t.text + e.key;
+      const stillNames = entries.some((x) => x.name.toLowerCase().startsWith(longer.toLowerCase()));
+      t.text = now - t.at <= 800 || (t.text !== '' && stillNames) ? longer : e.key;
       t.at = now;
       const want = t.text.toLowerCase();
       const from = t.text.length === 1 ? active + 1 : active;
@@ -316,7 +332,12 @@ export function FileChooser({ purpose, start, saveName, onDone }: { purpose: Pic
       </p>
       <ErrorNote error={error} what="This did not work:" next="Choose another folder or file from the list, or press Cancel and try again later." />
       <div ref={listRef} onKeyDown={onListKey}>
-        {listing && entries.length === 0 && <p className="hint">This folder has no folders{spec.extensions ? ` or ${spec.what}` : ''}. Press Up to go back.</p>}
+        {listing && entries.length === 0 && (
+          <p className="hint">
+            This folder has no folders{spec.extensions ? ` or ${spec.what}` : ''}
+            {listing.parent ? '. Press Up to go to the folder above, or' : '. Choose'} one of the places above{showHidden ? '' : ', or show hidden items'}.
+          </p>
+        )}
         {entries.length > 0 && (
           <WindowedList
             items={entries}

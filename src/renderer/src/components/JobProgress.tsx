@@ -4,15 +4,19 @@ import { etaText, type JobView } from '../lib/jobs';
 /** Progress of a background job: the current stage with a bar and time left, and the stages done. */
 export function JobProgress({ job, label }: { job: JobView; label: string }): JSX.Element {
   const p = job.progress;
-  const pct = p && p.total > 0 ? Math.min(100, Math.round((p.done / p.total) * 100)) : null;
-  const earlier = job.stages.slice(0, -1);
+  // The whole job's share when the engine knows it, else the current stage's.
+  const pct = p?.fraction !== undefined ? Math.min(100, Math.round(p.fraction * 100)) : p && p.total > 0 ? Math.min(100, Math.round((p.done / p.total) * 100)) : null;
+  const shown = job.state === 'finished' ? job.stages : job.stages.slice(0, -1);
+  // A section's opening line (no count yet) is dropped once its own steps are listed.
+  const earlier = shown.filter((s, i) => !(s.total === 0 && shown[i + 1]?.stage === s.stage));
+  const count = p && p.total > 0 ? `${p.unit ? `${p.unit} ` : ''}${p.done.toLocaleString('en')} of ${p.total.toLocaleString('en')}` : '';
   return (
     <div className="job">
       <p className="job-stage" aria-live="polite">
         {job.state === 'running' || job.state === 'unknown' ? (
           <>
-            <strong>{p ? p.stage : 'Starting…'}</strong>
-            {p && p.total > 0 ? ` — ${p.done} of ${p.total}, ${etaText(p.etaSeconds)}` : ''}
+            <strong>{p ? (p.label ?? p.stage) : 'Starting…'}</strong>
+            {p ? ` — ${[count, p.etaSeconds !== null || p.total > 0 ? etaText(p.etaSeconds) : ''].filter(Boolean).join(', ')}` : ''}
           </>
         ) : job.state === 'finished' ? (
           <strong>Finished.</strong>
@@ -32,8 +36,8 @@ export function JobProgress({ job, label }: { job: JobView; label: string }): JS
           {earlier.map((s, i) => (
             <li key={`${s.stage}-${i}`}>
               <span aria-hidden="true">✓ </span>
-              {s.stage}
-              {s.total > 0 ? ` (${s.total})` : ''}
+              {s.label ?? s.stage}
+              {s.total > 0 ? ` (${s.total.toLocaleString('en')} ${s.unit ? `${s.unit}${s.total === 1 ? '' : 's'}` : ''})`.replace(' )', ')') : ''}
             </li>
           ))}
         </ol>

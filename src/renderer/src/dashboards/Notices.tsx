@@ -1,27 +1,27 @@
 import { type JSX } from 'react';
 import type { AuditResults } from '../../../shared/results';
 import { SECTION_NAMES } from './interpret';
+import { completeness, completenessText } from '../../../shared/completeness';
 
 /** The run's errors (sections that could not run) and caveats, in plain words, above the tabs. */
 export function Notices({ results }: { results: AuditResults }): JSX.Element | null {
-  const { errors, warnings } = results;
+  const { warnings } = results;
+  const status = completeness(results);
   const synthetic = results.datasets.some((d) => d.synthetic);
-  if (errors.length === 0 && warnings.length === 0 && !synthetic) return null;
+  if (status.notRun.length === 0 && warnings.length === 0 && !synthetic) return null;
   return (
     <section className="dash-notices" aria-labelledby="dash-notices-title">
       <h2 id="dash-notices-title">Before you read the results</h2>
-      {errors.length > 0 ? (
+      {status.notRun.length > 0 ? (
         <div className="dash-errors">
           <p>
-            <strong>
-              {errors.length === 1 ? 'One part of the audit could not run' : `${errors.length} parts of the audit could not run`}
-            </strong>
-            ; the other parts are complete.
+            <strong>Incomplete audit: {completenessText(status)}.</strong>{' '}
+            {status.ran.length === 0 ? 'No section produced results.' : `Only ${status.ran.map((s) => SECTION_NAMES[s]).join(', ')} ${status.ran.length === 1 ? 'is' : 'are'} shown below.`}
           </p>
           <ul>
-            {errors.map((e, i) => (
-              <li key={i}>
-                <strong>{SECTION_NAMES[e.section]}:</strong> {e.message}
+            {status.notRun.map((n) => (
+              <li key={n.section}>
+                <strong>{SECTION_NAMES[n.section]}:</strong> not run: {n.reason}
               </li>
             ))}
           </ul>

@@ -2,6 +2,7 @@ import { Fragment, type JSX, useMemo, useState } from 'react';
 import { speatSeChart, testLabel } from '../../../shared/charts';
 import type { AuditResults, SpeatSection } from '../../../shared/results';
 import { ChartFigure } from './ChartFigure';
+import { Term } from '../components/Term';
 import { LAYER_ORDER, largestSe, speatEffectDashboardChart, speatGridChart, TEMPORAL_ORDER } from './charts/speat';
 import { Num } from './format';
 import { CORRECTION_NAMES, speatRowText } from './interpret';
@@ -21,7 +22,7 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
   return (
     <div className="dash-section">
       <p className="dash-intro">
-        SpEAT measures <strong>associations inside the model’s embedding space</strong>: whether recordings of one group of speakers sit closer to
+        SpEAT measures <strong>associations inside the model’s <Term k="embedding">embedding</Term> space</strong>: whether recordings of one group of speakers sit closer to
         pleasant-sounding speech than another group’s. It is not a measure of harm in a product; the SER and WER tabs show how downstream systems behave.
         Settings: {config.temporal} over time, {config.layer} layer, {config.permutations.toLocaleString('en')} permutations, p-values adjusted with{' '}
         {CORRECTION_NAMES[config.correction]} for {speat.results.length} tests, alpha {config.alpha}.
@@ -53,7 +54,7 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
               <th scope="col" className="num">±1.96 SE</th>
               <th scope="col" className="num">p</th>
               <th scope="col" className="num">p adjusted ({CORRECTION_NAMES[config.correction]})</th>
-              <th scope="col">Permutations</th>
+              <th scope="col">Shuffles</th>
               <th scope="col" className="num">Stimuli per group (X / Y; A / B)</th>
               <th scope="col" className="num">Duration differs? p</th>
             </tr>
@@ -72,7 +73,7 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                           {t.name}
                           {human !== null ? (
                             <div className="muted small">
-                              human IAT D <Num value={human} kind="signed" />
+                              <Term k="iat">human IAT D</Term> <Num value={human} kind="signed" />
                             </div>
                           ) : null}
                         </th>

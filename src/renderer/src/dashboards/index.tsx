@@ -55,7 +55,7 @@ export function ResultsDashboard({ projectId, results }: ResultsDashboardProps):
       </header>
       <Notices results={results} />
       {sections.length === 0 ? (
-        <p>No section produced results. See the reasons above.</p>
+        <p>Nothing to show: no section produced results. The reasons are listed above.</p>
       ) : (
         <>
           <div role="tablist" aria-label="Result sections" className="dash-tabs">

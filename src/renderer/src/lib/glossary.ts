@@ -33,6 +33,81 @@ export const GLOSSARY = {
     means: 'The share of words the speech recogniser got wrong (substituted, deleted or inserted), compared with the reference transcript.',
     notMeans: 'It does not say why errors happen; recording quality or topic can differ between groups.',
   },
+  embedding: {
+    term: 'Embedding',
+    means: "The list of numbers a speech model turns a recording into: its inner description of the sound. Recordings the model finds alike get similar lists.",
+    notMeans: 'It is not a transcript, and the numbers have no meaning one by one.',
+  },
+  layer: {
+    term: 'Layer',
+    means: 'One stage inside a speech model; each layer passes a new description of the recording to the next. Early layers hold more of the sound, later ones more of the words.',
+    notMeans: 'A result from one layer does not describe the whole model.',
+  },
+  iat: {
+    term: 'Human IAT D',
+    means: 'The same kind of effect size measured in people with the Implicit Association Test (how quickly people pair groups with pleasant words), as reported in the SpEAT paper; shown for comparison.',
+    notMeans: 'It was measured on other people and other material: a model matching it is not evidence of anything by itself.',
+  },
+  speat: {
+    term: 'SpEAT (Speech Embedding Association Test)',
+    means: "Compares how close two groups' recordings sit to pleasant and to unpleasant speech inside a model's embeddings.",
+    notMeans: 'It measures association inside the model, not harm done by a product built on it.',
+  },
+  valence: {
+    term: 'Pleasantness rating (valence)',
+    means: 'How pleasant or unpleasant a recording sounds, as rated by people on a number scale.',
+    notMeans: "It is not the speaker's true emotion, and ratings from different scales are not comparable.",
+  },
+  hypothesis: {
+    term: 'Recogniser output (hypothesis)',
+    means: 'What the speech recogniser wrote down for a recording; it is compared word by word with the reference transcript.',
+    notMeans: 'It is not the correct text: that is the reference transcript.',
+  },
+  reference: {
+    term: 'Reference transcript',
+    means: 'The correct text of what was said in a recording, typed by a person.',
+    notMeans: 'It is not what a recogniser heard.',
+  },
+  verification: {
+    term: 'Speaker verification',
+    means: 'Deciding whether two recordings come from the same speaker, by comparing a score with a threshold.',
+    notMeans: 'It says nothing about what was said.',
+  },
+  provider: {
+    term: 'Execution provider',
+    means: 'The part of the computer a model runs on: the processor (CPU) or a graphics card (GPU). The results are the same; only the speed differs.',
+    notMeans: 'A faster provider does not change the numbers beyond tiny rounding differences.',
+  },
+  permutation: {
+    term: 'Permutation test',
+    means: 'Shuffles the group labels many times to see how large a difference chance alone produces, and compares the real difference with those.',
+    notMeans: 'It does not correct for differences in how the groups were recorded.',
+  },
+  bootstrap: {
+    term: 'Bootstrap',
+    means: 'Redraws the recordings many times, with replacement, to see how much a number would move with other recordings.',
+    notMeans: 'It cannot fix a sample that does not represent the people it should.',
+  },
+  fpr: {
+    term: 'False positive rate (FPR)',
+    means: 'Of the pairs from two different speakers, the share wrongly accepted as the same speaker.',
+    notMeans: 'It says nothing about genuine pairs that were rejected (that is the false negative rate).',
+  },
+  fnr: {
+    term: 'False negative rate (FNR)',
+    means: 'Of the pairs from the same speaker, the share wrongly rejected.',
+    notMeans: 'It says nothing about impostors accepted (that is the false positive rate).',
+  },
+  cer: {
+    term: 'Character error rate (CER)',
+    means: 'Like the word error rate, but counting wrong letters instead of wrong words.',
+    notMeans: 'It is not comparable across languages with different writing systems.',
+  },
+  fingerprint: {
+    term: 'Certificate fingerprint',
+    means: "A short code computed from the signer's certificate; if it matches the one the auditor gave you, the report was signed with their key.",
+    notMeans: 'On its own, without comparing it with a fingerprint from the auditor, it does not prove who signed.',
+  },
 } as const;
 
 export type GlossaryKey = keyof typeof GLOSSARY;

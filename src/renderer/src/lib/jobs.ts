@@ -5,8 +5,8 @@ import { bridge, call } from '../api';
 export interface JobView {
   state: JobState | 'unknown';
   progress: JobProgress | null;
-  /** Stages seen so far, in order, with their last progress. */
-  stages: { stage: string; done: number; total: number }[];
+  /** Stages seen so far, in order, with their last progress (a stage is its words, when the engine gives them). */
+  stages: { stage: string; label?: string; unit?: string; done: number; total: number }[];
   error?: string;
 }
 
@@ -39,8 +39,10 @@ export function useJob(jobId: string | null): JobView {
     const apply = (progress: JobProgress) => {
       const stages = [...latest.current.stages];
       const last = stages[stages.length - 1];
-      if (last && last.stage === progress.stage) stages[stages.length - 1] = { stage: progress.stage, done: progress.done, total: progress.total };
-      else stages.push({ stage: progress.stage, done: progress.done, total: progress.total });
+      const entry = { stage: progress.stage, ...(progress.label ? { label: progress.label } : {}), ...(progress.unit ? { unit: progress.unit } : {}), done: progress.done, total: progress.total };
+      const same = last && last.stage === progress.stage && last.label === progress.label;
+      if (same) stages[stages.length - 1] = entry;
+      else stages.push(entry);
       latest.current = { ...latest.current, state: latest.current.state === 'unknown' ? 'running' : latest.current.state, progress, stages };
     };
     const off = bridge().onEvent((e) => {
@@ -75,6 +77,6 @@ export function useJob(jobId: string | null): JobView {
 export function etaText(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return 'estimating time left…';
   if (seconds < 5) return 'almost done';
-  if (seconds < 90) return `about ${Math.round(seconds / 5) * 5} seconds left`;
+  if (seconds < 90) return `about ${Math.max(5, Math.round(seconds / 5) * 5)} seconds left`;
   return `about ${Math.round(seconds / 60)} minutes left`;
 }

@@ -5,7 +5,20 @@ import type { Nav } from '../App';
 import { ErrorNote } from '../components/ErrorNote';
 import { PathInput } from '../components/PathInput';
 import type { ReportRecord } from '../../../shared/api/ui';
-import { baseName } from '../lib/paths';
+import { baseName, joinPath } from '../lib/paths';
+import { ReportActions } from '../components/ReportActions';
+
+/** The folder name a new project gets inside the chosen place (as the engine would name it). */
+export function projectFolderName(name: string): string {
+  const s = name.normalize('NFKD').replace(/[^\w\s-]/g, '').trim().replace(/\s+/g, '-').toLowerCase();
+  return s.slice(0, 60) || 'project';
+}
+
+/** "about 3 minutes" from seconds. */
+export function durationText(seconds: number): string {
+  if (seconds < 75) return 'about a minute';
+  return `about ${Math.round(seconds / 60)} minutes`;
+}
 
 export function Home({ nav }: { nav: Nav }): JSX.Element {
   const [projects, setProjects] = useState<Project[] | null>(null);
@@ -17,6 +30,11 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
   const [openError, setOpenError] = useState<UiError | null>(null);
   const [demoError, setDemoError] = useState<UiError | null>(null);
   const [reports, setReports] = useState<(ReportRecord & { projectId: string; projectName: string })[]>([]);
+  const [place, setPlace] = useState('');
+  const [estimate, setEstimate] = useState<{ seconds: number; measured: boolean } | null>(null);
+  useEffect(() => {
+    call('demo.estimate', { quick: true }).then(setEstimate, () => setEstimate(null));
+  }, []);
 
   const refresh = useCallback(async () => {
     try {
@@ -52,7 +70,7 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
     setBusy(true);
     setCreateError(null);
     try {
-      const p = await call('projects.create', { name });
+      const p = await call('projects.create', { name, ...(place ? { dir: joinPath(place, projectFolderName(name)) } : {}) });
       setName('');
       open(p);
     } catch (err) {
@@ -79,7 +97,9 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
     try {
       const stamp = new Date().toISOString().slice(0, 16).replace('T', ' ').replace(':', '.');
       const p = await call('projects.create', { name: `Demo audit ${stamp}` });
-      nav.go({ name: 'wizard', project: p, entry: { demo: true } });
+      // One click: import, plan, lock and run as one job; the results open when it is done.
+      const { jobId } = await call('demo.start', { projectId: p.id, quick: true });
+      nav.go({ name: 'demo-run', project: p, jobId });
     } catch (err) {
       setDemoError(asUiError(err));
     } finally {
@@ -93,7 +113,14 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
       <section aria-labelledby="demo-heading" className="card accent-card">
         <h2 id="demo-heading">New here? Try the demo</h2>
         <p className="hint">
-          Runs a complete audit on a small set of synthetic recordings (speech synthesisers, not real people) with the two built-in models. Nothing leaves this computer.
+          One click runs a complete audit on a small set of synthetic recordings (speech synthesisers, not real people) with the two built-in models, and opens the results. Nothing leaves this computer.
+          {estimate && (
+            <>
+              {' '}
+              It takes {durationText(estimate.seconds)} on this computer
+              {estimate.measured ? ', judging by the speed measured on earlier runs.' : ' (estimated from speeds measured while building Equivox; the first run measures this computer).'}
+            </>
+          )}
         </p>
         <button type="button" className="primary" onClick={() => void tryDemo()} disabled={busy}>
           Try the demo audit
@@ -119,6 +146,26 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
             {busy ? 'Creating…' : 'Create project'}
           </button>
         </form>
+        <details className="open-folder">
+          <summary>Where to keep it</summary>
+          <div className="stack">
+            <PathInput
+              label="Place for the project folder"
+              purpose="project-folder"
+              value={place}
+              onChange={setPlace}
+              hint="Choose the folder in which the new project's folder is made. Without a choice it goes into Equivox's own projects folder."
+            />
+            {place && (
+              <p className="hint">
+                The project will be stored in <code className="path">{joinPath(place, projectFolderName(name || 'project name'))}</code>.{' '}
+                <button type="button" className="link" onClick={() => setPlace('')}>
+                  Use Equivox's projects folder instead
+                </button>
+              </p>
+            )}
+          </div>
+        </details>
         <ErrorNote id="create-error" error={createError} what="Could not create the project:" next="Choose another name, or open the existing project from the list below." />
       </section>
 
@@ -157,6 +204,14 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
         </details>
       </section>
 
+      <section aria-labelledby="verify-heading" className="card">
+        <h2 id="verify-heading">Check a report</h2>
+        <p className="hint">Someone sent you an Equivox report, or you want to check one of yours? See whether it is unchanged since it was signed, and who signed it.</p>
+        <button type="button" onClick={() => nav.go({ name: 'verify' })}>
+          Verify a report…
+        </button>
+      </section>
+
       <section aria-labelledby="reports-heading" className="card">
         <h2 id="reports-heading">Recent reports</h2>
         {reports.length === 0 ? (
@@ -168,6 +223,8 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
                 <strong>{baseName(r.path)}</strong> <span className="muted">· {r.projectName} · signed by {r.signer ?? 'unknown signer'} · {new Date(r.createdAt).toLocaleString()}</span>
                 <br />
                 <code className="path">{r.path}</code>
+                <br />
+                <ReportActions projectId={r.projectId} report={r} onVerify={(path) => nav.go({ name: 'verify', path })} />
               </li>
             ))}
           </ul>

@@ -5,10 +5,13 @@ import type { ModelInfo } from '../../../shared/api/models';
 import type { AuditRunInfo, PlanInfo } from '../../../shared/api/audits';
 import { asUiError, call, type UiError } from '../api';
 import type { Nav } from '../App';
-import { DatasetFacts, roleText } from '../components/DatasetFacts';
+import { DatasetFacts } from '../components/DatasetFacts';
+import { ReportActions } from '../components/ReportActions';
+import { servesText } from './wizard/DataStep';
 import { ErrorNote } from '../components/ErrorNote';
 import type { ReportRecord } from '../../../shared/api/ui';
 import { baseName } from '../lib/paths';
+import { setProjectFolder } from '../lib/chooser-start';
 
 function when(iso: string | null): string {
   return iso ? new Date(iso).toLocaleString() : '–';
@@ -55,6 +58,7 @@ export function ProjectScreen({ project, nav }: { project: Project; nav: Nav }):
   useEffect(() => {
     void load();
   }, [load]);
+  useEffect(() => setProjectFolder(project.path), [project.path]);
 
   const resume = async (run: AuditRunInfo) => {
     setResumeError(null);
@@ -127,7 +131,7 @@ export function ProjectScreen({ project, nav }: { project: Project; nav: Nav }):
               <li key={d.id}>
                 <div className="row spread">
                   <span>
-                    <strong>{d.name}</strong> <span className="muted">— {roleText(d.role)}; {d.usable} of {d.clips} recordings usable</span>
+                    <strong>{d.name}</strong> <span className="muted">— serves {servesText(d.roles)}; {d.usable} of {d.clips} recordings usable</span>
                   </span>
                   <button type="button" aria-expanded={openDataset === d.id} onClick={() => setOpenDataset(openDataset === d.id ? null : d.id)}>
                     {openDataset === d.id ? 'Hide facts' : 'Show facts and problems'}
@@ -202,6 +206,8 @@ export function ProjectScreen({ project, nav }: { project: Project; nav: Nav }):
                 <strong>{reportTitle(r)}</strong> <span className="muted">— signed by {r.signer ?? 'unknown signer'}, {when(r.createdAt)}</span>
                 <br />
                 <code className="path">{r.path}</code>
+                <br />
+                <ReportActions projectId={project.id} report={r} onVerify={(path) => nav.go({ name: 'verify', path })} />
               </li>
             ))}
           </ul>

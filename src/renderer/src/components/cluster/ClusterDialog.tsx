@@ -4,7 +4,7 @@ import type { DatasetSummary } from '../../../../shared/api/datasets';
 import type { ModelInfo } from '../../../../shared/api/models';
 import { asUiError, call, type UiError } from '../../api';
 import { fileNameProblem, joinPath } from '../../lib/paths';
-import { roleText } from '../DatasetFacts';
+import { servesText } from '../../screens/wizard/DataStep';
 import { ErrorNote } from '../ErrorNote';
 import { PathInput } from '../PathInput';
 import './cluster.css';
@@ -183,7 +183,7 @@ export function ClusterDialog({ projectId, datasetIds, models, onClose }: { proj
                   onChange={(e) => setChosen((c) => (e.target.checked ? [...c, d.id] : c.filter((x) => x !== d.id)))}
                 />
                 <label htmlFor={`${id}-ds-${d.id}`}>
-                  {d.name} <span className="muted">({d.usable} recordings; {roleText(d.role)})</span>
+                  {d.name} <span className="muted">({d.usable} recordings; {servesText(d.roles)})</span>
                 </label>
               </div>
             ))}

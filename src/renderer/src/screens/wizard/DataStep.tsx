@@ -1,20 +1,21 @@
-import { type FormEvent, type JSX, useEffect, useState } from 'react';
+import { type FormEvent, type JSX, useEffect, useRef, useState } from 'react';
 import type { ColumnMappingInput, DatasetRole, DatasetSummary, ManifestPreview } from '../../../../shared/api/datasets';
 import type { DemoInfo } from '../../../../shared/api/audits';
 import type { AuditPlanInput } from '../../../../shared/plan';
+import { SECTION_SHORT } from '../../../../shared/requirements';
+import { ROLE_PLAIN, ROLE_SECTIONS, ROLES, roleProblem, rolesSupportedBy } from '../../../../shared/roles';
 import { asUiError, call, type UiError } from '../../api';
-import { DatasetFacts, roleText } from '../../components/DatasetFacts';
+import { DatasetFacts } from '../../components/DatasetFacts';
 import { ErrorNote } from '../../components/ErrorNote';
 import { JobProgress } from '../../components/JobProgress';
 import { PathInput } from '../../components/PathInput';
 import { ClusterOrigins } from '../../components/cluster/ClusterOrigins';
+import { Term } from '../../components/Term';
 import { useJob } from '../../lib/jobs';
-import { type Draft, neededRoles } from './draft';
-import type { StepProps } from './Wizard';
+import { type DataIntent, type Draft, neededRoles } from './draft';
+import type { RequirementsProps, StepProps } from './Wizard';
 
-const ROLES: DatasetRole[] = ['target', 'attribute', 'asr', 'verification'];
-
-/** Point the plan's sections at the chosen datasets (own recordings). */
+/** Point the plan's sections at the chosen datasets (own recordings); a skeleton until every dataset is there. */
 export function planFor(d: Draft, title: string): AuditPlanInput {
   const ds = d.datasets;
   const prev = d.plan;
@@ -31,7 +32,13 @@ export function planFor(d: Draft, title: string): AuditPlanInput {
   return plan;
 }
 
-export function DataStep({ project, draft, update }: StepProps): JSX.Element {
+/** The sections a dataset serves in words: "SpEAT groups, WER". */
+export function servesText(roles: readonly DatasetRole[]): string {
+  const parts = roles.map((r) => (r === 'target' ? 'the groups compared in SpEAT' : r === 'attribute' ? 'the pleasant and unpleasant speech of SpEAT and SER' : r === 'asr' ? 'WER' : 'FDI'));
+  return parts.join('; ');
+}
+
+export function DataStep({ project, draft, update, requirements, onImported }: StepProps & { requirements: RequirementsProps; onImported: () => void }): JSX.Element {
   const [datasets, setDatasets] = useState<DatasetSummary[]>([]);
   const [demo, setDemo] = useState<DemoInfo | null>(null);
   const [error, setError] = useState<UiError | null>(null);
@@ -68,7 +75,7 @@ export function DataStep({ project, draft, update }: StepProps): JSX.Element {
     const byRole: Partial<Record<DatasetRole, string>> = {};
     for (const d of datasets) {
       const spec = demo.datasets.find((x) => x.manifest === d.sourcePath);
-      if (spec && d.status === 'ready') byRole[d.role] = d.id;
+      if (spec && d.status === 'ready') for (const r of d.roles) byRole[r] ??= d.id;
     }
     if (ROLES.every((r) => byRole[r]) && ROLES.some((r) => draft.datasets[r] !== byRole[r])) update({ datasets: byRole, lockedSha: null });
   }, [datasets, demo, draft.dataSource]);
@@ -77,15 +84,17 @@ export function DataStep({ project, draft, update }: StepProps): JSX.Element {
     if (draft.dataSource === 'demo' && ROLES.every((r) => draft.datasets[r]) && !draft.plan) void demoPlan(draft.quick);
   }, [draft.dataSource, draft.datasets]);
 
-  // Own recordings: a plan skeleton over the chosen datasets.
+  // Own recordings: the plan follows the chosen datasets, a skeleton until all are there.
   useEffect(() => {
     if (draft.dataSource !== 'csv') return;
-    const need = neededRoles(draft.sections);
-    if (need.every((r) => draft.datasets[r])) update((d) => ({ plan: planFor(d, `${project.name} audit`) }));
+    update((d) => ({ plan: planFor(d, /audit/i.test(project.name) ? project.name : `${project.name} audit`) }));
   }, [draft.dataSource, draft.datasets, draft.sections]);
 
   useEffect(() => {
-    if (job.state === 'finished' || job.state === 'failed' || job.state === 'cancelled') void refresh().catch((err: unknown) => setError(asUiError(err)));
+    if (job.state === 'finished' || job.state === 'failed' || job.state === 'cancelled') {
+      void refresh().catch((err: unknown) => setError(asUiError(err)));
+      onImported();
+    }
   }, [job.state]);
 
   const importDemo = async () => {
@@ -98,7 +107,19 @@ export function DataStep({ project, draft, update }: StepProps): JSX.Element {
   };
 
   const demoReady = draft.dataSource === 'demo' && ROLES.every((r) => draft.datasets[r]);
-  const chosen = datasets.filter((d) => Object.values(draft.datasets).includes(d.id));
+  const chosenIds = new Set(Object.values(draft.datasets));
+  const chosen = datasets.filter((d) => chosenIds.has(d.id));
+  const others = datasets.filter((d) => !chosenIds.has(d.id) && d.status === 'ready');
+  const rolesInAudit = (d: DatasetSummary) => ROLES.filter((r) => draft.datasets[r] === d.id);
+
+  const useDataset = (d: DatasetSummary) =>
+    update((cur) => {
+      const next = { ...cur.datasets };
+      for (const r of d.roles) if (neededRoles(cur.sections).includes(r) && !next[r]) next[r] = d.id;
+      return { datasets: next, lockedSha: null };
+    });
+  const dropDataset = (d: DatasetSummary) =>
+    update((cur) => ({ datasets: Object.fromEntries(Object.entries(cur.datasets).filter(([, id]) => id !== d.id)) as Draft['datasets'], lockedSha: null }));
 
   return (
     <div>
@@ -110,7 +131,7 @@ export function DataStep({ project, draft, update }: StepProps): JSX.Element {
           <div>
             <label htmlFor="source-demo">Use the bundled demo recordings</label>
             <p className="hint" id="source-demo-text">
-              {demo?.description ?? 'A small synthetic corpus made with speech synthesisers.'} Good for a first look at how an audit works; the numbers say nothing about real people.
+              A small set of recordings made with speech synthesisers, not real people. Good for a first look at how an audit works; the numbers say nothing about real people.
             </p>
           </div>
         </div>
@@ -119,7 +140,7 @@ export function DataStep({ project, draft, update }: StepProps): JSX.Element {
           <div>
             <label htmlFor="source-csv">Import your own recordings from a spreadsheet (CSV)</label>
             <p className="hint" id="source-csv-text">
-              A CSV file with one row per recording: the audio file's path and columns such as speaker, group labels (gender, accent, age…), transcript or a pleasantness rating.
+              A CSV file with one row per recording: the audio file's path and columns such as speaker, group labels (gender, accent, age…), transcript or a pleasantness rating. One spreadsheet can serve several sections.
             </p>
           </div>
         </div>
@@ -132,7 +153,7 @@ export function DataStep({ project, draft, update }: StepProps): JSX.Element {
             <ul>
               {demo.datasets.map((d) => (
                 <li key={d.role}>
-                  {d.name} — <span className="muted">{roleText(d.role)}</span>
+                  {d.name} — <span className="muted">{ROLE_PLAIN[d.role]}</span>
                 </li>
               ))}
             </ul>
@@ -151,7 +172,7 @@ export function DataStep({ project, draft, update }: StepProps): JSX.Element {
             <div>
               <label htmlFor="quick">Quick first look</label>
               <p className="hint" id="quick-text">
-                Fewer resamples and shorter training, so the whole audit takes about a minute. The numbers are less precise; use the full settings for a real audit.
+                Fewer resamples and shorter training, so the audit takes a few minutes at most. The numbers are less precise; use the full settings for a real audit.
               </p>
             </div>
           </div>
@@ -171,27 +192,65 @@ export function DataStep({ project, draft, update }: StepProps): JSX.Element {
         </section>
       )}
 
-      {draft.dataSource === 'csv' && <CsvImport projectId={project.id} draft={draft} update={update} onImported={() => void refresh()} />}
+      {draft.dataSource === 'csv' && (
+        <CsvImport
+          projectId={project.id}
+          draft={draft}
+          update={update}
+          datasets={datasets}
+          onImported={() => {
+            void refresh();
+            onImported();
+          }}
+        />
+      )}
       <ErrorNote error={error} what="Something went wrong with the data:" next="Try again; what you entered is kept." />
+
+      {requirements.panel('data')}
 
       {chosen.length > 0 && (
         <section className="card" aria-labelledby="chosen-heading">
           <h2 id="chosen-heading">Recordings in this audit</h2>
-          <p className="hint">For each dataset: how many recordings can be used, per group, and every problem found, with the reason. You can exclude recordings that should not count.</p>
+          <p className="hint">For each dataset: which sections it serves, how many recordings can be used, per group, and every problem found, with the reason. You can exclude recordings that should not count.</p>
           <ul className="item-list" aria-label="Datasets in this audit">
             {chosen.map((d) => (
               <li key={d.id}>
                 <div className="row spread">
                   <span>
                     <strong>{d.name}</strong> <span className="muted">— {d.usable} of {d.clips} usable</span>
+                    <br />
+                    <span className="serves">Serves in this audit: {servesText(rolesInAudit(d))}</span>
                   </span>
-                  <button type="button" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? null : d.id)}>
-                    {open === d.id ? 'Hide facts' : 'Show facts and problems'}
-                    <span className="visually-hidden"> for {d.name}</span>
-                  </button>
+                  <span className="row">
+                    <button type="button" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? null : d.id)}>
+                      {open === d.id ? 'Hide facts' : 'Show facts and problems'}
+                      <span className="visually-hidden"> for {d.name}</span>
+                    </button>
+                    <button type="button" onClick={() => dropDataset(d)}>
+                      Do not use<span className="visually-hidden"> {d.name}</span>
+                    </button>
+                  </span>
                 </div>
                 <ClusterOrigins projectId={project.id} datasetId={d.id} />
-                {open === d.id && <DatasetFacts projectId={project.id} datasetId={d.id} onChanged={() => void refresh()} />}
+                {open === d.id && <DatasetFacts projectId={project.id} datasetId={d.id} onChanged={() => { void refresh(); onImported(); }} />}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+
+      {others.length > 0 && draft.dataSource === 'csv' && (
+        <section className="card" aria-labelledby="others-heading">
+          <h2 id="others-heading">Other datasets in this project</h2>
+          <ul className="item-list" aria-label="Other datasets in this project">
+            {others.map((d) => (
+              <li key={d.id} className="row spread">
+                <span>
+                  <strong>{d.name}</strong> <span className="muted">— {d.usable} of {d.clips} usable; can serve {servesText(d.roles)}</span>
+                </span>
+                <button type="button" onClick={() => useDataset(d)} disabled={!d.roles.some((r) => neededRoles(draft.sections).includes(r) && !draft.datasets[r])}>
+                  Use in this audit<span className="visually-hidden"> {d.name}</span>
+                </button>
               </li>
             ))}
           </ul>
@@ -201,32 +260,91 @@ export function DataStep({ project, draft, update }: StepProps): JSX.Element {
   );
 }
 
-function CsvImport({ projectId, draft, update, onImported }: { projectId: string; draft: Draft; update: StepProps['update']; onImported: () => void }): JSX.Element {
+type ColumnKey = 'path' | 'speaker' | 'transcript' | 'valence' | 'hypothesis';
+
+const ROLE_CHOICE: Record<DatasetRole, string> = {
+  target: 'Speaker groups to compare (SpEAT, SER)',
+  attribute: 'Pleasant and unpleasant speech, with ratings (SpEAT, SER)',
+  asr: 'Speech recognition errors (WER)',
+  verification: 'Speaker-verification trials (FDI)',
+};
+
+function CsvImport({
+  projectId,
+  draft,
+  update,
+  datasets,
+  onImported,
+}: {
+  projectId: string;
+  draft: Draft;
+  update: StepProps['update'];
+  datasets: DatasetSummary[];
+  onImported: () => void;
+}): JSX.Element {
+  const intent: DataIntent | null = draft.intent ?? null;
   const [path, setPath] = useState('');
-  const [role, setRole] = useState<DatasetRole>(neededRoles(draft.sections).find((r) => !draft.datasets[r]) ?? 'target');
+  const [roles, setRoles] = useState<DatasetRole[] | null>(null);
+  const [rolesTouched, setRolesTouched] = useState(false);
   const [name, setName] = useState('');
   const [preview, setPreview] = useState<ManifestPreview | null>(null);
   const [mapping, setMapping] = useState<ColumnMappingInput | null>(null);
   const [error, setError] = useState<UiError | null>(null);
   const [importError, setImportError] = useState<UiError | null>(null);
-  const [pending, setPending] = useState<{ jobId: string; datasetId: string; role: DatasetRole } | null>(null);
+  const [pending, setPending] = useState<{ jobId: string; datasetId: string; roles: DatasetRole[] } | null>(null);
+  const [done, setDone] = useState<string | null>(null);
   const job = useJob(pending?.jobId ?? null);
+  const sectionRef = useRef<HTMLElement>(null);
+  const still = neededRoles(draft.sections).filter((r) => !draft.datasets[r]);
+  const remapOf = intent?.kind === 'remap' ? datasets.find((d) => d.id === intent.datasetId) : undefined;
+
+  // A fix button sent the auditor here: bring the import into view, and for a column, reopen that file's mapping.
+  const intentKey = intent ? JSON.stringify(intent) : '';
+  useEffect(() => {
+    if (!intent) return;
+    sectionRef.current?.scrollIntoView({ block: 'start' });
+    sectionRef.current?.querySelector<HTMLElement>('h2')?.focus();
+    if (intent.kind === 'import') {
+      setRolesTouched(false);
+      setRoles(null);
+    }
+  }, [intentKey]);
+  useEffect(() => {
+    if (intent?.kind !== 'remap' || !remapOf || preview) return;
+    setPath(remapOf.sourcePath);
+    setRoles(remapOf.roles);
+    setName(remapOf.name);
+    void (async () => {
+      const facts = await call('datasets.show', { projectId, datasetId: remapOf.id }).catch(() => null);
+      await loadPreview(remapOf.sourcePath, facts ? { ...facts.dataset.mapping } : null);
+    })();
+  }, [remapOf?.id]);
+  useEffect(() => {
+    if (intent?.kind !== 'remap' || !preview || intent.column === 'groups') return;
+    document.getElementById(`map-${intent.column}`)?.focus();
+  }, [preview]);
 
   useEffect(() => {
     if (!pending) return;
     if (job.state === 'finished') {
-      update((d) => ({ datasets: { ...d.datasets, [pending.role]: pending.datasetId }, lockedSha: null }));
+      const ds = pending;
+      update((d) => {
+        const next = { ...d.datasets };
+        for (const r of ds.roles) next[r] = ds.datasetId;
+        return { datasets: next, lockedSha: null, intent: null };
+      });
+      setDone(ds.datasetId);
       onImported();
       setPending(null);
     }
   }, [job.state]);
 
-  const loadPreview = async (manifest: string) => {
+  const loadPreview = async (manifest: string, keep: ColumnMappingInput | null = null) => {
     setError(null);
     try {
       const p = await call('datasets.preview', { manifest, rows: 8 });
       setPreview(p);
-      setMapping(p.suggestedMapping ?? { path: p.header[0] ?? '', groups: [] });
+      setMapping(keep ?? p.suggestedMapping ?? { path: p.header[0] ?? '', groups: [] });
     } catch (err) {
       setError(asUiError(err));
     }
@@ -242,24 +360,46 @@ function CsvImport({ projectId, draft, update, onImported }: { projectId: string
     setPath(chosen);
     setPreview(null);
     setMapping(null);
+    setDone(null);
+    if (!rolesTouched) setRoles(null);
     if (chosen) void loadPreview(chosen);
   };
 
+  // The roles its columns support, proposed for the sections still missing data.
+  const supported = mapping ? rolesSupportedBy(mapping) : [];
+  const proposed = (): DatasetRole[] => {
+    if (intent?.kind === 'import' && supported.includes(intent.role)) return [intent.role, ...supported.filter((r) => r !== intent.role && still.includes(r) && r !== 'verification')];
+    const wanted = supported.filter((r) => still.includes(r) && r !== 'verification');
+    return wanted.length > 0 ? wanted : supported.filter((r) => still.includes(r)).slice(0, 1);
+  };
+  const chosenRoles = (roles ?? proposed()).filter((r) => supported.includes(r));
+  const sameFile = datasets.find((d) => d.sourcePath === path && d.status !== 'importing');
+
   const start = async () => {
-    if (!mapping) return;
+    if (!mapping || chosenRoles.length === 0) return;
     setImportError(null);
     try {
-      const r = await call('datasets.import', { projectId, source: { kind: 'manifest', manifest: path }, role, mapping, ...(name.trim() ? { name: name.trim() } : {}) });
-      setPending({ ...r, role });
+      const [role, ...rest] = chosenRoles;
+      const r = await call('datasets.import', {
+        projectId,
+        source: { kind: 'manifest', manifest: path },
+        role: role!,
+        ...(rest.length > 0 ? { roles: chosenRoles } : {}),
+        mapping,
+        ...(name.trim() ? { name: name.trim() } : {}),
+      });
+      setPending({ ...r, roles: chosenRoles });
     } catch (err) {
       setImportError(asUiError(err));
     }
   };
 
   const header = preview?.header ?? [];
-  const single = (key: 'path' | 'speaker' | 'transcript' | 'valence' | 'hypothesis', label: string, required = false) => (
-    <div className="field">
-      <label htmlFor={`map-${key}`}>{label}</label>
+  const single = (key: ColumnKey, label: string, required = false, term?: 'reference' | 'valence' | 'hypothesis') => (
+    <div className={`field${intent?.kind === 'remap' && intent.column === key ? ' wanted' : ''}`}>
+      <span>
+        <label htmlFor={`map-${key}`}>{label}</label> {term && <Term k={term} question />}
+      </span>
       <select
         id={`map-${key}`}
         value={mapping?.[key] ?? ''}
@@ -277,53 +417,67 @@ function CsvImport({ projectId, draft, update, onImported }: { projectId: string
   );
 
   return (
-    <section className="card" aria-labelledby="csv-heading">
-      <h2 id="csv-heading">Import a spreadsheet of recordings</h2>
-      <p className="hint">Still needed: {neededRoles(draft.sections).filter((r) => !draft.datasets[r]).map(roleText).join('; ') || 'nothing — all data for the chosen sections is here'}.</p>
-      <form onSubmit={showPreview} className="stack">
-        <PathInput label="Spreadsheet file (CSV or TSV)" purpose="manifest" value={path} onChange={choosePath} hint="A CSV or TSV file with a header row. Audio paths inside it may be relative to the file's folder." invalid={error !== null} />
-        <div>
-          <button type="submit" disabled={path === ''}>
-            Show the first rows
-          </button>
-        </div>
-      </form>
+    <section className="card" aria-labelledby="csv-heading" ref={sectionRef}>
+      <h2 id="csv-heading" tabIndex={-1}>
+        {remapOf ? `Choose the columns of “${remapOf.name}” again` : 'Import a spreadsheet of recordings'}
+      </h2>
+      <p className="hint">
+        Still needed for the ticked sections: {still.map((r) => ROLE_PLAIN[r]).join('; ') || 'nothing — every section has its recordings'}.
+        {intent?.kind === 'import' ? ` You came here to import ${ROLE_PLAIN[intent.role]}.` : ''}
+      </p>
+      {!remapOf && (
+        <form onSubmit={showPreview} className="stack">
+          <PathInput label="Spreadsheet file (CSV or TSV)" purpose="manifest" value={path} onChange={choosePath} hint="A CSV or TSV file with a header row. Audio paths inside it may be relative to the file's folder." invalid={error !== null} />
+          <div>
+            <button type="submit" disabled={path === ''}>
+              Show the first rows
+            </button>
+          </div>
+        </form>
+      )}
       <ErrorNote error={error} what="Could not read that file:" next="Press “Choose…” and pick a CSV or TSV file with a header row, or press “Show the first rows” to read it again." />
+      {sameFile && !remapOf && preview && (
+        <p className="hint" role="note">
+          This spreadsheet is already in the project as “{sameFile.name}” (serving {servesText(sameFile.roles)}). Importing it again updates that dataset and adds the roles chosen below; it does not make a copy.
+        </p>
+      )}
       {preview && mapping && (
         <div className="stack">
-          <table className="data">
-            <caption>
-              First {preview.rows.length} of {preview.totalRows} rows of {preview.file}
-            </caption>
-            <thead>
-              <tr>
-                {preview.header.map((h) => (
-                  <th key={h} scope="col">
-                    {h}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {preview.rows.map((r, i) => (
-                <tr key={i}>
+          <div className="table-scroll" role="region" aria-label="First rows of the spreadsheet" tabIndex={0}>
+            <table className="data">
+              <caption>
+                First {preview.rows.length} of {preview.totalRows} rows of {preview.file}
+              </caption>
+              <thead>
+                <tr>
                   {preview.header.map((h) => (
-                    <td key={h}>{r[h]}</td>
+                    <th key={h} scope="col">
+                      {h}
+                    </th>
                   ))}
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {preview.rows.map((r, i) => (
+                  <tr key={i}>
+                    {preview.header.map((h) => (
+                      <td key={h}>{r[h]}</td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <fieldset>
             <legend>Which column holds what</legend>
             <div className="grid2">
               {single('path', 'Audio file path', true)}
               {single('speaker', 'Speaker')}
-              {single('transcript', 'Reference transcript')}
-              {single('valence', 'Pleasantness rating')}
-              {single('hypothesis', 'Recogniser output (hypothesis)')}
+              {single('transcript', 'Reference transcript', false, 'reference')}
+              {single('valence', 'Pleasantness rating', false, 'valence')}
+              {single('hypothesis', 'Recogniser output (hypothesis)', false, 'hypothesis')}
             </div>
-            <fieldset>
+            <fieldset className={intent?.kind === 'remap' && intent.column === 'groups' ? 'wanted' : undefined}>
               <legend>Group labels (gender, accent, age…)</legend>
               <div className="row">
                 {header.map((h) => (
@@ -340,31 +494,56 @@ function CsvImport({ projectId, draft, update, onImported }: { projectId: string
               </div>
             </fieldset>
           </fieldset>
+          <fieldset>
+            <legend>What these recordings are for</legend>
+            <p className="hint">One import can serve several sections. The ones this file’s columns support and the audit still needs are ticked.</p>
+            {ROLES.map((r) => {
+              const problem = mapping ? roleProblem(r, mapping) : null;
+              const needed = still.includes(r);
+              return (
+                <div key={r} className="choice">
+                  <input
+                    type="checkbox"
+                    id={`role-${r}`}
+                    checked={chosenRoles.includes(r)}
+                    disabled={problem !== null}
+                    aria-describedby={`role-${r}-text`}
+                    onChange={(e) => {
+                      setRolesTouched(true);
+                      setRoles(e.target.checked ? [...chosenRoles, r] : chosenRoles.filter((x) => x !== r));
+                    }}
+                  />
+                  <div>
+                    <label htmlFor={`role-${r}`}>{ROLE_CHOICE[r]}</label>
+                    <p className="hint" id={`role-${r}-text`}>
+                      {problem ? `Not possible with these columns: ${problem}.` : needed ? `Still needed by ${ROLE_SECTIONS[r].filter((s) => draft.sections.includes(s)).map((s) => SECTION_SHORT[s]).join(' and ')}.` : draft.datasets[r] ? 'This audit already has these recordings.' : 'Not needed by the ticked sections.'}
+                    </p>
+                  </div>
+                </div>
+              );
+            })}
+          </fieldset>
           <div className="grid2">
             <div className="field">
-              <label htmlFor="import-role">What these recordings are for</label>
-              <select id="import-role" value={role} onChange={(e) => setRole(e.target.value as DatasetRole)}>
-                {ROLES.map((r) => (
-                  <option key={r} value={r}>
-                    {roleText(r)}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div className="field">
               <label htmlFor="import-name">Dataset name (optional)</label>
-              <input id="import-name" value={name} onChange={(e) => setName(e.target.value)} />
+              <input id="import-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="the file's name" />
             </div>
           </div>
           <div>
-            <button type="button" className="primary" onClick={() => void start()} disabled={pending !== null && job.state !== "failed" && job.state !== "cancelled"}>
+            <button type="button" className="primary" onClick={() => void start()} disabled={chosenRoles.length === 0 || (pending !== null && job.state !== 'failed' && job.state !== 'cancelled')}>
               Import these recordings
             </button>
+            {chosenRoles.length === 0 && <span className="hint"> Tick what these recordings are for first.</span>}
           </div>
           {pending && <JobProgress job={job} label="Importing recordings" />}
           {job.state === 'failed' && <ErrorNote error={{ code: 'job', message: job.error ?? 'the import stopped' }} what="The import stopped:" next="Fix the problem named above and import again; rows already read are kept." />}
           <ErrorNote error={importError} what="Could not start the import:" next="Check the column choices above; your choices are kept." />
         </div>
+      )}
+      {done && !pending && (
+        <p className="ok" role="status">
+          Imported. The dataset now serves {servesText(ROLES.filter((r) => draft.datasets[r] === done))}.
+        </p>
       )}
     </section>
   );

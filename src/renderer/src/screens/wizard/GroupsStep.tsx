@@ -4,7 +4,8 @@ import { SPEAT_PRESETS, type AuditPlanInput, type SpeatPreset } from '../../../.
 import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
 import type { Draft } from './draft';
-import type { StepProps } from './Wizard';
+import type { RequirementsProps, StepProps } from './Wizard';
+import { Term } from '../../components/Term';
 
 type SpeatTest = NonNullable<AuditPlanInput['speat']>['tests'][number];
 
@@ -47,7 +48,7 @@ function SmallGroupWarning({ groups, what }: { groups: GroupFacts[]; what: strin
   );
 }
 
-export function GroupsStep({ project, draft, update }: StepProps): JSX.Element {
+export function GroupsStep({ project, draft, update, requirements }: StepProps & { requirements: RequirementsProps }): JSX.Element {
   const [facts, setFacts] = useState<Record<string, DatasetFacts>>({});
   const [error, setError] = useState<UiError | null>(null);
   const plan = draft.plan;
@@ -101,7 +102,7 @@ export function GroupsStep({ project, draft, update }: StepProps): JSX.Element {
         <section className="card" aria-labelledby="speat-groups-heading">
           <h2 id="speat-groups-heading">Comparisons for the association test (SpEAT)</h2>
           <p className="hint">
-            Each comparison asks whether recordings of group X sit closer to pleasant speech than recordings of group Y. <strong>Matching</strong> picks equal numbers from each combination of the chosen labels, so that, for example, an accent
+            Each comparison asks whether recordings of group X sit closer to pleasant speech than recordings of group Y inside the model (its <Term k="embedding">embeddings</Term>). <strong>Matching</strong> picks equal numbers from each combination of the chosen labels, so that, for example, an accent
             comparison is not really a gender comparison.
           </p>
           {tests.map((t, i) => {
@@ -157,7 +158,10 @@ export function GroupsStep({ project, draft, update }: StepProps): JSX.Element {
                   ))}
                 </div>
                 <div className="field">
-                  <label htmlFor={`test-${i}-preset`}>Compare with a human IAT result</label>
+                  <label htmlFor={`test-${i}-preset`}>Compare with a human result</label>
+                  <span className="hint">
+                    The <Term k="iat">human IAT D</Term> of the SpEAT paper's matching test, shown beside the model's.
+                  </span>
                   <select
                     id={`test-${i}-preset`}
                     value={t.preset ?? ''}
@@ -169,7 +173,7 @@ export function GroupsStep({ project, draft, update }: StepProps): JSX.Element {
                     <option value="">none</option>
                     {Object.entries(SPEAT_PRESETS).map(([k, v]) => (
                       <option key={k} value={k}>
-                        {v.name} (human D = {v.humanIatD})
+                        {v.name} (people: {v.humanIatD})
                       </option>
                     ))}
                   </select>
@@ -226,6 +230,7 @@ export function GroupsStep({ project, draft, update }: StepProps): JSX.Element {
       )}
 
       {draft.sections.includes('fdi') && plan.fdi && <FdiGroupings labels={labelsOf(ver)} groupings={plan.fdi.groupings} groups={ver?.groups ?? []} onChange={(groupings) => setPlan((p) => ({ ...p, fdi: { ...p.fdi!, groupings } }))} />}
+      {requirements.panel('groups')}
     </div>
   );
 }

@@ -6,6 +6,15 @@ import { PathInput } from '../../components/PathInput';
 import { RunOnCluster } from '../../components/cluster/RunOnCluster';
 import type { Draft } from './draft';
 import type { StepProps } from './Wizard';
+import { Term } from '../../components/Term';
+import { appInfo, providersText } from '../../lib/host';
+
+/** What can be read from a model, in words (the manifest's message is for the report). */
+function exposureText(m: ModelInfo): string {
+  if (m.exposure.status === 'native') return 'Every layer can be read directly.';
+  if (m.exposure.status === 'exposed') return 'Equivox reads each of its inner layers.';
+  return 'Only its final layer can be read, so layer-by-layer results are not available.';
+}
 
 type Catalogue = Awaited<ReturnType<typeof loadCatalogue>>;
 const loadCatalogue = () => call('models.catalogue', {});
@@ -30,6 +39,10 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
   const [importName, setImportName] = useState('');
   const [importError, setImportError] = useState<UiError | null>(null);
   const [importing, setImporting] = useState(false);
+  const [platform, setPlatform] = useState<string | null>(null);
+  useEffect(() => {
+    appInfo().then((i) => setPlatform(i.platform), () => setPlatform(null));
+  }, []);
 
   const refresh = useCallback(async () => {
     try {
@@ -93,7 +106,14 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
   const fdiSource = plan.fdi?.source;
   return (
     <div>
-      <p className="lead">Which speech models should be audited? The association test and the emotion-recognition section run on every chosen model.</p>
+      <p className="lead">
+        Which speech models should be audited? The association test and the emotion-recognition section run on every chosen model, on each of its <Term k="layer">layers</Term>.
+      </p>
+      {platform && (
+        <p className="hint">
+          On this computer models run on {providersText(platform)}. The report records which one ran: its <Term k="provider">execution provider</Term>.
+        </p>
+      )}
       <ErrorNote error={error} what="Could not list the models:" next="Try again in a moment." />
       <fieldset className="card">
         <legend>Models to audit</legend>
@@ -106,16 +126,18 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
               <div>
                 <label htmlFor={`model-${m.id}`}>{m.name}</label>
                 <p className="hint" id={`model-${m.id}-text`}>
-                  {m.builtin ? 'Built in, no download needed.' : 'Imported.'} {m.layers} layers of hidden states{m.blocks ? ` from ${m.blocks} blocks` : ''}. {m.exposure.message} Licence: {m.licence ?? 'unknown'}.
+                  {m.builtin ? 'Built in, no download needed.' : 'Imported.'} {m.layers} layers. {exposureText(m)} Licence: {m.licence ?? 'unknown'}.
                 </p>
-                <p className="hint">Runs on: the fastest available of NVIDIA GPU (CUDA), DirectML, Core ML and the processor (CPU), tried in that order; the report records which one ran.</p>
                 <button type="button" className="small" aria-expanded={Boolean(l)} onClick={() => void showLayers(m)}>
                   {l ? 'Hide layers' : 'Show layers'}
                   <span className="visually-hidden"> of {m.name}</span>
                 </button>
                 {l && 'states' in l && (
                   <div className="layers">
-                    <p className="hint">{l.stateDefinition}</p>
+                    <details>
+                      <summary>Technical definition of the layers (as printed in the report)</summary>
+                      <p className="hint">{l.stateDefinition}</p>
+                    </details>
                     <table className="data">
                       <caption>Layers of {m.name}</caption>
                       <thead>

@@ -1,11 +1,11 @@
 import { type JSX, useState } from 'react';
-import { FdiPlan, SerPlan, SpeatPlan, WerPlan, type AuditPlanInput } from '../../../../shared/plan';
+import { AuditPlan, FdiPlan, SerPlan, SpeatPlan, WerPlan, type AuditPlanInput } from '../../../../shared/plan';
 import type { Section } from '../../../../shared/results';
 import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { effectivePlan } from './draft';
 import { SECTION_INFO } from './PurposeStep';
-import type { StepProps } from './Wizard';
+import type { RequirementsProps, StepProps } from './Wizard';
 
 type Kind = { type: 'int' | 'number' } | { type: 'select'; options: { value: string; text: string }[] } | { type: 'bool' } | { type: 'list' } | { type: 'text' } | { type: 'fixed' };
 
@@ -83,8 +83,11 @@ function setAt<T>(obj: T, path: string[], value: unknown): T {
   return { ...o, [k]: rest.length === 0 ? value : setAt(o[k], rest, value) } as T;
 }
 
+const GENERAL_DEFAULTS = { seed: AuditPlan.parse({ title: 't', sections: ['wer'], wer: { dataset: 'x', groupBy: ['l'] } }).seed };
+
 function defaultAt(path: string[]): unknown {
   const [section, ...rest] = path;
+  if (section === 'seed') return GENERAL_DEFAULTS.seed;
   return section in DEFAULTS ? getAt(DEFAULTS[section as keyof typeof DEFAULTS], rest) : undefined;
 }
 
@@ -114,6 +117,22 @@ function SettingRow({ s, plan, locked, onChange }: { s: Setting; plan: AuditPlan
     setBad(!ok);
     if (ok) onChange(s.path, xs);
   };
+  if (k.type === 'text') {
+    // A title is read in full: its box takes the value and explanation columns.
+    return (
+      <tr>
+        <th scope="row">
+          <label htmlFor={id}>{s.label}</label>
+        </th>
+        <td colSpan={2}>
+          <input id={id} className="wide" value={String(value ?? '')} disabled={locked} aria-describedby={`${id}-explain`} onChange={(e) => onChange(s.path, e.target.value)} />
+          <p id={`${id}-explain`} className="hint">
+            {s.explain}
+          </p>
+        </td>
+      </tr>
+    );
+  }
   return (
     <tr>
       <th scope="row">
@@ -135,13 +154,13 @@ function SettingRow({ s, plan, locked, onChange }: { s: Setting; plan: AuditPlan
         ) : (
           <input
             id={id}
-            className={k.type === 'text' ? 'wide' : 'narrow'}
-            value={k.type === 'text' ? String(value ?? '') : raw}
+            className="narrow"
+            value={raw}
             disabled={locked}
             inputMode={k.type === 'int' || k.type === 'number' ? 'decimal' : undefined}
             aria-invalid={bad || undefined}
             aria-describedby={`${id}-explain`}
-            onChange={(e) => (k.type === 'text' ? onChange(s.path, e.target.value) : k.type === 'list' ? commitList(e.target.value) : commitNumber(e.target.value))}
+            onChange={(e) => (k.type === 'list' ? commitList(e.target.value) : commitNumber(e.target.value))}
           />
         )}
         {bad && <span className="error"> Enter {k.type === 'list' ? 'numbers separated by commas' : k.type === 'int' ? 'a whole number' : 'a number'}.</span>}
@@ -153,7 +172,7 @@ function SettingRow({ s, plan, locked, onChange }: { s: Setting; plan: AuditPlan
   );
 }
 
-export function PlanStep({ project, draft, update }: StepProps): JSX.Element {
+export function PlanStep({ project, draft, update, requirements }: StepProps & { requirements: RequirementsProps }): JSX.Element {
   const [error, setError] = useState<UiError | null>(null);
   const [busy, setBusy] = useState(false);
   const plan = draft.plan;
@@ -177,6 +196,8 @@ export function PlanStep({ project, draft, update }: StepProps): JSX.Element {
   };
 
   const groups: ('general' | Section)[] = ['general', ...draft.sections];
+  const report = requirements.report;
+  const notReady = !locked && report !== null && !report.ready;
   return (
     <div>
       <p className="lead">
@@ -211,8 +232,21 @@ export function PlanStep({ project, draft, update }: StepProps): JSX.Element {
           </table>
         </section>
       ))}
+      {requirements.panel('plan')}
+      {notReady && (
+        <div className="error-note" role="status" id="lock-refused">
+          <p>
+            <strong>The plan cannot be locked yet:</strong> {report.reasons.length === 1 ? 'one thing is missing' : `${report.reasons.length} things are missing`}. Each is listed under “What each section needs”, with a way to fix it.
+          </p>
+          <ul>
+            {report.reasons.map((r) => (
+              <li key={r}>{r}</li>
+            ))}
+          </ul>
+        </div>
+      )}
       <div className="row">
-        <button type="button" className="primary" onClick={() => void lock()} disabled={busy || locked}>
+        <button type="button" className="primary" onClick={() => void lock()} disabled={busy || locked || report === null || notReady} aria-describedby={notReady ? 'lock-refused' : undefined}>
           {busy ? 'Locking…' : locked ? 'Plan locked' : 'Lock the plan'}
         </button>
       </div>

@@ -6,12 +6,17 @@ import { PathInput } from '../../components/PathInput';
 import { SECTION_INFO } from './PurposeStep';
 import { useResults } from './ResultsView';
 import type { StepProps } from './Wizard';
+import type { Nav } from '../../App';
+import { completeness, completenessText } from '../../../../shared/completeness';
+import { SECTION_SHORT } from '../../../../shared/requirements';
+import { ReportActions } from '../../components/ReportActions';
+import { VerificationResult } from '../../components/VerificationResult';
 
 function slug(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'report';
 }
 
-export function ReportStep({ project, draft, onDone }: StepProps & { onDone: () => void }): JSX.Element {
+export function ReportStep({ project, draft, onDone, nav }: StepProps & { onDone: () => void; nav: Nav }): JSX.Element {
   const { results, error: resultsError } = useResults(project.id, draft.auditId);
   const [identities, setIdentities] = useState<IdentitySummary[] | null>(null);
   const [identityId, setIdentityId] = useState('');
@@ -27,6 +32,7 @@ export function ReportStep({ project, draft, onDone }: StepProps & { onDone: () 
   const [building, setBuilding] = useState(false);
   const [verification, setVerification] = useState<ReportVerification | null>(null);
   const [verifyError, setVerifyError] = useState<UiError | null>(null);
+  const [confirmIncomplete, setConfirmIncomplete] = useState(false);
 
   const loadIdentities = useCallback(async () => {
     try {
@@ -64,6 +70,9 @@ export function ReportStep({ project, draft, onDone }: StepProps & { onDone: () 
   };
 
   const identity = identities?.find((i) => i.id === identityId) ?? null;
+  const status = results ? completeness(results) : null;
+  const incomplete = status !== null && !status.complete;
+  const nothing = status !== null && status.ran.length === 0;
 
   const build = async () => {
     if (!draft.auditId || !identity) return;
@@ -71,7 +80,7 @@ export function ReportStep({ project, draft, onDone }: StepProps & { onDone: () 
     setVerification(null);
     setBuilding(true);
     try {
-      const r = await call('reports.build', { project: project.id, auditId: draft.auditId, out, identityId: identity.id, ...(passphrase ? { passphrase } : {}) });
+      const r = await call('reports.build', { project: project.id, auditId: draft.auditId, out, identityId: identity.id, ...(passphrase ? { passphrase } : {}), ...(incomplete ? { allowIncomplete: confirmIncomplete } : {}) });
       setBuilt(r);
     } catch (err) {
       setBuildError(asUiError(err));
@@ -107,17 +116,19 @@ export function ReportStep({ project, draft, onDone }: StepProps & { onDone: () 
               {results.audit.deviations.length > 0 ? ` — ${results.audit.deviations.length} change(s) from the locked plan, listed in the report` : ' — run exactly as locked'}
             </dd>
             <dt>Sections</dt>
-            <dd>{results.audit.sections.map((s) => SECTION_INFO[s].name).join('; ')}</dd>
+            <dd>
+              {status && completenessText(status)}: {status?.ran.map((s) => SECTION_INFO[s].name).join('; ') || 'none'}
+            </dd>
             <dt>Recordings</dt>
             <dd>{results.datasets.map((d) => `${d.name} (${d.clips - d.excluded} used${d.synthetic ? ', synthetic' : ''})`).join('; ')}</dd>
             <dt>Models</dt>
             <dd>{results.models.map((m) => `${m.name} (ran on ${m.provider})`).join('; ')}</dd>
             <dt>Caveats repeated in the summary</dt>
             <dd>{results.warnings.length === 0 ? 'none' : `${results.warnings.length}: ${results.warnings[0]}${results.warnings.length > 1 ? ' …' : ''}`}</dd>
-            {results.errors.length > 0 && (
+            {status && status.notRun.length > 0 && (
               <>
-                <dt>Sections that could not run</dt>
-                <dd>{results.errors.map((e) => `${e.section.toUpperCase()}: ${e.message}`).join('; ')}</dd>
+                <dt>Not run</dt>
+                <dd>{status.notRun.map((n) => `${SECTION_SHORT[n.section]}: ${n.reason}`).join('; ')}</dd>
               </>
             )}
           </dl>
@@ -177,8 +188,26 @@ export function ReportStep({ project, draft, onDone }: StepProps & { onDone: () 
       <section className="card" aria-labelledby="export-heading">
         <h2 id="export-heading">3. Sign and export</h2>
         <PathInput label="Save the report as" purpose="save-pdf" value={out} onChange={setOut} hint="A PDF file on this computer, in the project's reports folder unless you choose another; the data files go into a folder next to it." invalid={buildError?.field === 'out'} />
+        {nothing && (
+          <div className="error-note" role="status">
+            <p>
+              <strong>No section of this audit produced results, so there is nothing to report.</strong> Go back to the Plan step, fix what each section needs and run the audit again.
+            </p>
+          </div>
+        )}
+        {incomplete && !nothing && (
+          <div className="warn-box" role="group" aria-labelledby="incomplete-heading">
+            <p id="incomplete-heading">
+              <strong>This audit is incomplete: {completenessText(status)}.</strong> Not run: {status.notRun.map((n) => `${SECTION_SHORT[n.section]} (${n.reason})`).join('; ')}.
+            </p>
+            <div className="choice">
+              <input type="checkbox" id="confirm-incomplete" checked={confirmIncomplete} onChange={(e) => setConfirmIncomplete(e.target.checked)} />
+              <label htmlFor="confirm-incomplete">Sign a report of the incomplete audit anyway: its cover will say “Incomplete audit” and name what did not run</label>
+            </div>
+          </div>
+        )}
         <div className="row">
-          <button type="button" className="primary" onClick={() => void build()} disabled={building || !identity || !out.trim() || !results}>
+          <button type="button" className="primary" onClick={() => void build()} disabled={building || !identity || !out.trim() || !results || nothing || (incomplete && !confirmIncomplete)}>
             {building ? 'Signing…' : 'Sign and export the report'}
           </button>
           {!identity && <span className="hint">Choose or create an identity first.</span>}
@@ -194,6 +223,7 @@ export function ReportStep({ project, draft, onDone }: StepProps & { onDone: () 
               Signed by {built.signer}. File fingerprint (SHA-256): <code className="hash">{built.sha256}</code>
             </p>
             <p>Data files: {built.exports.length} in <code className="path">{built.exportsDir}</code></p>
+            {built.reportId && <ReportActions projectId={project.id} report={{ id: built.reportId, path: built.path }} onVerify={(path) => nav.go({ name: 'verify', path })} />}
           </div>
         )}
       </section>
@@ -205,28 +235,7 @@ export function ReportStep({ project, draft, onDone }: StepProps & { onDone: () 
           Verify the report
         </button>
         <ErrorNote error={verifyError} what="Could not verify the report:" next="Check that the file is still where it was saved, then try again." />
-        {verification && (
-          <div className={verification.valid ? 'ok-box' : 'error-note'} role="status">
-            <p>
-              <strong>{verification.valid ? 'The signature is valid.' : 'The signature is NOT valid.'}</strong> {verification.signer ? `Signed by ${verification.signer}` : ''}
-              {verification.signedAt ? ` on ${new Date(verification.signedAt).toLocaleString()}` : ''}. {verification.coversWholeFile ? 'It covers the whole file.' : 'It does not cover the whole file.'}
-            </p>
-            {verification.valid && verification.trusted && <p>The signer is one of this computer&apos;s trusted identities (fingerprint {verification.fingerprint}).</p>}
-            {verification.trustNote && (
-              <p>
-                <strong>Signer not trusted.</strong> {verification.trustNote}
-              </p>
-            )}
-            {verification.attachments.length > 0 && <p>Attached data: {verification.attachments.map((a) => a.name).join(', ')}.</p>}
-            {verification.problems.length > 0 && (
-              <ul>
-                {verification.problems.map((p, i) => (
-                  <li key={i}>{p}</li>
-                ))}
-              </ul>
-            )}
-          </div>
-        )}
+        {verification && <VerificationResult v={verification} />}
       </section>
       {verification?.valid && (
         <button type="button" onClick={onDone}>

@@ -5,6 +5,8 @@ import { ErrorNote } from '../../components/ErrorNote';
 import { JobProgress } from '../../components/JobProgress';
 import { useJob } from '../../lib/jobs';
 import type { StepProps } from './Wizard';
+import { completeness, completenessText, type Completeness } from '../../../../shared/completeness';
+import { SECTION_SHORT } from '../../../../shared/requirements';
 
 export function RunStep({ project, draft, update, onFinished }: StepProps & { onFinished: (done: boolean) => void }): JSX.Element {
   const [run, setRun] = useState<AuditRunInfo | null>(null);
@@ -28,6 +30,12 @@ export function RunStep({ project, draft, update, onFinished }: StepProps & { on
 
   const finished = job.state === 'finished' || run?.status === 'finished';
   useEffect(() => onFinished(finished), [finished, onFinished]);
+  // "Finished" is not "complete": say how many planned sections produced results.
+  const [status, setStatus] = useState<Completeness | null>(null);
+  useEffect(() => {
+    if (!finished || !draft.auditId) return;
+    call('audits.results', { projectId: project.id, auditId: draft.auditId }).then((r) => setStatus(completeness(r)), () => setStatus(null));
+  }, [finished, draft.auditId, project.id]);
 
   const start = async () => {
     if (!draft.planId) return;
@@ -83,17 +91,26 @@ export function RunStep({ project, draft, update, onFinished }: StepProps & { on
       {draft.auditId && (
         <section className="card" aria-labelledby="run-heading">
           <h2 id="run-heading">Progress</h2>
-          {draft.jobId && !finished && <JobProgress job={job} label="Audit progress" />}
+          {draft.jobId && (job.state !== 'unknown' || !finished) && <JobProgress job={job} label="Audit progress" />}
           {running && (
             <button type="button" onClick={() => void cancel()}>
               Cancel the run
             </button>
           )}
-          {finished && (
+          {finished && status?.complete && (
             <p className="ok" role="status">
-              The audit finished. Open the results with “Next: Results”.
+              The audit finished: {completenessText(status)}. Open the results with “Next: Results”.
             </p>
           )}
+          {finished && status && !status.complete && (
+            <div className={status.ran.length === 0 ? 'error-note' : 'warn-box'} role="status">
+              <p>
+                <strong>The run ended, but only {completenessText(status)}.</strong> Not run: {status.notRun.map((n) => `${SECTION_SHORT[n.section]} (${n.reason})`).join('; ')}.
+              </p>
+              <p>{status.ran.length === 0 ? 'There is nothing to report. Go back to Plan, fix what each section needs and run again.' : 'The results show the sections that ran; a report of this audit will say it is incomplete.'}</p>
+            </div>
+          )}
+          {finished && !status && <p role="status">The run ended; reading its results…</p>}
           {stopped && (
             <div className="warn-box" role="status">
               <p>

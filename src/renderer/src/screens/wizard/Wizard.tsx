@@ -1,9 +1,15 @@
 import { type JSX, useEffect, useRef, useState } from 'react';
 import type { Project } from '../../../../shared/api';
+import { SECTION_SHORT, unmetAt, type RequirementFix, type RequirementReport, type RequirementStep } from '../../../../shared/requirements';
+import type { UiError } from '../../api';
 import type { Nav } from '../../App';
+import { RequirementsPanel } from '../../components/RequirementsPanel';
 import { StepList } from '../../components/StepList';
+import { useRequirements } from '../../lib/requirements';
+import { setProjectFolder } from '../../lib/chooser-start';
 import { DataStep } from './DataStep';
-import { type Draft, loadDraft, neededRoles, saveDraft, STEPS, type WizardEntry } from './draft';
+import { type Draft, loadDraft, neededRoles, requirementDraft, saveDraft, STEPS, type WizardEntry } from './draft';
+import { ROLE_PLAIN } from '../../../../shared/roles';
 import { GroupsStep, groupsProblem } from './GroupsStep';
 import { ModelsStep, modelsProblem } from './ModelsStep';
 import { PlanStep } from './PlanStep';
@@ -20,13 +26,35 @@ export interface StepProps {
   update: (patch: Partial<Draft> | ((d: Draft) => Partial<Draft>)) => void;
 }
 
+/** The requirement check's state and what the steps do with it. */
+export interface RequirementsProps {
+  report: RequirementReport | null;
+  error: UiError | null;
+  /** Ask again (after an import finished). */
+  refresh: () => void;
+  /** The panel of present and missing requirements with fix buttons, for a step. */
+  panel: (here: RequirementStep) => JSX.Element;
+}
+
+const STEP_OF: Record<RequirementStep, number> = { purpose: 0, data: 1, groups: 2, models: 3, plan: 4 };
+
+/**
+ * Requirements that must be met to leave the Groups and Models steps. The Data step only
+ * needs a dataset for each ticked section; what is wrong inside one (a column not mapped,
+ * too few ratings) is shown there with its fix and refuses the lock on the Plan step.
+ */
+const BLOCKING: Record<number, RequirementStep[]> = { 2: ['groups'], 3: ['models'] };
+
 export function Wizard({ project, entry, nav }: { project: Project; entry: WizardEntry; nav: Nav }): JSX.Element {
   const [draft, setDraft] = useState<Draft>(() => loadDraft(project.id, entry));
   const [runFinished, setRunFinished] = useState(false);
+  const [dataVersion, setDataVersion] = useState(0);
   const headingRef = useRef<HTMLHeadingElement>(null);
   const firstRender = useRef(true);
+  const { report, error: reqError } = useRequirements(project.id, requirementDraft(draft), dataVersion);
 
   useEffect(() => saveDraft(project.id, draft), [project.id, draft]);
+  useEffect(() => setProjectFolder(project.path), [project.path]);
   useEffect(() => {
     if (firstRender.current) {
       firstRender.current = false;
@@ -36,7 +64,34 @@ export function Wizard({ project, entry, nav }: { project: Project; entry: Wizar
   }, [draft.step]);
 
   const update: StepProps['update'] = (patch) => setDraft((d) => ({ ...d, ...(typeof patch === 'function' ? patch(d) : patch) }));
-  const go = (step: number) => update((d) => ({ step, reached: Math.max(d.reached, step) }));
+  // Leaving the Data step drops a pending "import this / choose that column" request.
+  const go = (step: number) => update((d) => ({ step, reached: Math.max(d.reached, step), ...(d.step === 1 && step !== 1 ? { intent: null } : {}) }));
+
+  const fix = (f: RequirementFix) => {
+    if (f.kind === 'untick') update((d) => ({ sections: d.sections.filter((s) => !f.sections.includes(s)), lockedSha: null }));
+    else if (f.kind === 'import') {
+      update((d) => ({ intent: { kind: 'import', role: f.role }, dataSource: d.dataSource === 'demo' ? 'demo' : 'csv' }));
+      go(STEP_OF.data);
+    } else if (f.kind === 'map-column') {
+      update({ intent: { kind: 'remap', datasetId: f.datasetId, column: f.column }, dataSource: 'csv' });
+      go(STEP_OF.data);
+    } else go(STEP_OF[f.step]);
+  };
+
+  const requirements: RequirementsProps = {
+    report,
+    error: reqError,
+    refresh: () => setDataVersion((v) => v + 1),
+    panel: (here) => <RequirementsPanel report={report} error={reqError} here={here} onFix={fix} />,
+  };
+
+  const unmetText = (steps: RequirementStep[]): string | null => {
+    if (!report) return 'Checking what each section needs…';
+    const unmet = unmetAt(report, steps);
+    if (unmet.length === 0) return null;
+    const sections = [...new Set(unmet.map((r) => SECTION_SHORT[r.section]))];
+    return `Still missing for ${sections.join(', ')}: see “What each section needs” above, each with a way to fix it.`;
+  };
 
   const problem = (): string | null => {
     switch (draft.step) {
@@ -44,14 +99,13 @@ export function Wizard({ project, entry, nav }: { project: Project; entry: Wizar
         return purposeProblem(draft);
       case 1: {
         const missing = neededRoles(draft.sections).filter((r) => !draft.datasets[r]);
-        if (missing.length > 0) return `Import recordings first: still missing ${missing.join(', ')} data.`;
-        if (!draft.plan) return 'Preparing the plan from your data…';
-        return null;
+        if (missing.length > 0) return `Still needed: ${missing.map((r) => ROLE_PLAIN[r]).join('; ')}. Import them, or leave out the sections that need them (see “What each section needs” above).`;
+        return draft.plan ? null : 'Preparing the plan from your data…';
       }
       case 2:
-        return groupsProblem(draft);
+        return groupsProblem(draft) ?? unmetText(BLOCKING[2]!);
       case 3:
-        return modelsProblem(draft);
+        return modelsProblem(draft) ?? unmetText(BLOCKING[3]!);
       case 4:
         return draft.lockedSha ? null : 'Lock the plan to go on: a locked plan is recorded before any result is seen.';
       case 5:
@@ -83,13 +137,13 @@ export function Wizard({ project, entry, nav }: { project: Project; entry: Wizar
             Step {draft.step + 1} of {STEPS.length}: {stepName}
           </h1>
           {draft.step === 0 && <PurposeStep {...props} />}
-          {draft.step === 1 && <DataStep {...props} />}
-          {draft.step === 2 && <GroupsStep {...props} />}
+          {draft.step === 1 && <DataStep {...props} requirements={requirements} onImported={requirements.refresh} />}
+          {draft.step === 2 && <GroupsStep {...props} requirements={requirements} />}
           {draft.step === 3 && <ModelsStep {...props} />}
-          {draft.step === 4 && <PlanStep {...props} />}
+          {draft.step === 4 && <PlanStep {...props} requirements={requirements} />}
           {draft.step === 5 && <RunStep {...props} onFinished={setRunFinished} />}
           {draft.step === 6 && <ResultsView {...props} />}
-          {draft.step === 7 && <ReportStep {...props} onDone={() => nav.go({ name: 'project', project })} />}
+          {draft.step === 7 && <ReportStep {...props} nav={nav} onDone={() => nav.go({ name: 'project', project })} />}
           <div className="wizard-nav">
             <button type="button" onClick={() => go(draft.step - 1)} disabled={draft.step === 0}>
               Back

@@ -1,10 +1,19 @@
 import type { DatasetRole } from '../../../../shared/api/datasets';
 import type { AuditPlanInput } from '../../../../shared/plan';
 import type { Section } from '../../../../shared/results';
+import type { PlanDraftInput } from '../../../../shared/requirements';
 import { load, save } from '../../lib/storage';
 
 export const STEPS = ['Purpose', 'Data', 'Groups', 'Models', 'Plan', 'Run', 'Results', 'Report'] as const;
 export const ALL_SECTIONS: Section[] = ['speat', 'ser', 'wer', 'fdi'];
+
+/**
+ * What the Data step should open with, after a fix button elsewhere sent the auditor
+ * there: an import for a role, or the column mapping of an imported file again.
+ */
+export type DataIntent =
+  | { kind: 'import'; role: DatasetRole }
+  | { kind: 'remap'; datasetId: string; column: 'hypothesis' | 'transcript' | 'valence' | 'speaker' | 'groups' };
 
 /** Everything the auditor entered in the wizard; saved on every change so nothing is lost. */
 export interface Draft {
@@ -19,6 +28,7 @@ export interface Draft {
   lockedSha: string | null;
   auditId: string | null;
   jobId: string | null;
+  intent?: DataIntent | null;
 }
 
 export interface WizardEntry {
@@ -66,6 +76,39 @@ export function neededRoles(sections: Section[]): DatasetRole[] {
   if (sections.includes('wer')) roles.add('asr');
   if (sections.includes('fdi')) roles.add('verification');
   return [...roles];
+}
+
+/**
+ * What the requirement check (plans.check) is asked: the plan so far, with the datasets
+ * chosen for each role, before the plan itself is complete.
+ */
+export function requirementDraft(d: Draft): PlanDraftInput {
+  const p = d.plan;
+  const ds = d.datasets;
+  const fdiSource = p?.fdi?.source;
+  return {
+    sections: d.sections,
+    models: p?.models ?? [],
+    speat: {
+      ...(ds.target ? { targetDataset: ds.target } : {}),
+      ...(ds.attribute ? { attributeDataset: ds.attribute } : {}),
+      ...(p?.speat?.attributePerSpeaker !== undefined ? { attributePerSpeaker: p.speat.attributePerSpeaker } : {}),
+      tests: (p?.speat?.tests ?? []).map((t) => ({ id: t.id, name: t.name, targetDataset: t.targetDataset, x: t.x, y: t.y })),
+    },
+    ser: { ...(ds.attribute ? { valenceDataset: ds.attribute } : {}), ...(p?.ser?.split ? { split: p.ser.split } : {}) },
+    wer: {
+      ...(ds.asr ? { dataset: ds.asr } : {}),
+      ...(p?.wer?.hypotheses ? { hypotheses: p.wer.hypotheses.source === 'model' ? { source: 'model' as const, modelId: p.wer.hypotheses.modelId } : { source: 'column' as const } } : {}),
+      groupBy: p?.wer?.groupBy ?? [],
+    },
+    fdi: {
+      source:
+        fdiSource?.kind === 'imported'
+          ? { kind: 'imported', file: fdiSource.file }
+          : { kind: 'verification', ...(ds.verification ? { dataset: ds.verification } : {}), modelId: fdiSource?.kind === 'verification' ? fdiSource.modelId : 'acoustic-baseline' },
+      groupings: p?.fdi?.groupings ?? [],
+    },
+  };
 }
 
 /** The plan as it will be saved: only the chosen sections. */

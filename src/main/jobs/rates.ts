@@ -1,0 +1,81 @@
+/**
+ * How fast this computer does each kind of work, measured: seconds per unit (a clip read
+ * with a model, a thousand resamples, a training step), kept in the data folder and
+ * updated after every stage that did real work. Time-left figures come from these, not
+ * from guesses; until a kind of work has been measured here, the rates measured while
+ * building Equivox stand in (a two-core Linux virtual machine under load, so they err on
+ * the slow side), and the job corrects them by how fast it actually goes.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Rate {
+  secondsPerUnit: number;
+  /** How many stages contributed (the first measurement replaces the default outright). */
+  samples: number;
+}
+
+export type RateBook = Record<string, Rate>;
+
+const FILE = 'rates.json';
+
+/**
+ * Seconds per unit measured on the development machine: the one-click demo in the e2e
+ * journey (test/e2e/journey.spec.ts), 2 cores with other test suites running beside
+ * (load average about 10), November 2026; so they err on the slow side. Keys are
+ * documented in src/main/audits/progress.ts.
+ */
+export const DEFAULT_RATES: Record<string, number> = {
+  'import:clip': 0.19,
+  'embed:acoustic-baseline': 0.21,
+  'embed:speech-embedding': 0.4,
+  'embed:model': 0.8,
+  'transcribe:model': 2,
+  'speat:kresample': 0.02,
+  'ser:kstep': 1.4,
+  'wer:kresample': 0.04,
+  'fdi:grouping': 1.5,
+};
+
+export function loadRates(dataDir: string): RateBook {
+  try {
+    const file = join(dataDir, FILE);
+    if (!existsSync(file)) return {};
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    if (!parsed || typeof parsed !== 'object') return {};
+    const out: RateBook = {};
+    for (const [k, v] of Object.entries(parsed as Record<string, unknown>)) {
+      const r = v as Partial<Rate>;
+      if (typeof r.secondsPerUnit === 'number' && Number.isFinite(r.secondsPerUnit) && r.secondsPerUnit > 0 && typeof r.samples === 'number') out[k] = { secondsPerUnit: r.secondsPerUnit, samples: r.samples };
+    }
+    return out;
+  } catch {
+    // A damaged rates file only costs the estimate its history.
+    return {};
+  }
+}
+
+/** Seconds per unit for a key: measured here, else the fallback key's, else the default. */
+export function rateFor(book: RateBook, key: string, fallback?: string): number {
+  return book[key]?.secondsPerUnit ?? DEFAULT_RATES[key] ?? (fallback ? (book[fallback]?.secondsPerUnit ?? DEFAULT_RATES[fallback]) : undefined) ?? 1;
+}
+
+/**
+ * Fold one measurement into the book (a moving average weighted towards recent runs) and
+ * write it atomically. Measurements of almost nothing are ignored: start-up would dominate.
+ */
+export function recordRate(dataDir: string, key: string, seconds: number, units: number): void {
+  if (!(units > 0) || !(seconds > 0.2) || !Number.isFinite(seconds / units)) return;
+  const book = loadRates(dataDir);
+  const measured = seconds / units;
+  const old = book[key];
+  book[key] = old ? { secondsPerUnit: 0.6 * measured + 0.4 * old.secondsPerUnit, samples: old.samples + 1 } : { secondsPerUnit: measured, samples: 1 };
+  try {
+    const file = join(dataDir, FILE);
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(book, null, 2)}\n`, { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch {
+    // Estimates are a convenience: a read-only data folder must not stop an audit.
+  }
+}

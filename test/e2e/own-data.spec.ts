@@ -1,0 +1,323 @@
+/**
+ * A new auditor with their own data, at 1024×768, in the real renderer against the real
+ * engine: one spreadsheet (24 recordings: speaker, gender, accent, transcript, recogniser
+ * output) serves both the SpEAT groups and WER, a second one (40 valence-rated clips)
+ * serves the ratings; the audit runs, is signed and verified, and the Verify screen tells
+ * an untouched report from one with a flipped byte. A second journey: the recogniser
+ * output was not mapped, so the Plan step names the reason with a fix, the lock is
+ * refused in the app and by `audit lock`, and after the fix the run completes.
+ *
+ * The spreadsheets are built from the demo corpus (real synthesised speech, real
+ * pocketsphinx output, real ratings). Every screen is checked by AuditorApp.record: axe,
+ * no horizontal overflow, no control narrower than 12 px, no developer file names.
+ */
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { demoSubset } from '../fixtures/data/demo-subset';
+import { AuditorApp } from './pages/app';
+import { killTree } from './pages/process';
+import { startHost, type RunningHost } from './web-host';
+
+let host: RunningHost;
+let folder: string;
+let clips: string;
+let clipsNoHyp: string;
+let ratings: string;
+
+const ACCENTS = new Set(['us', 'uk', 'scotland']);
+
+test.beforeAll(async () => {
+  folder = realpathSync(mkdtempSync(join(tmpdir(), 'equivox-own-')));
+  clips = demoSubset(folder, 'asr', (r, i) => ACCENTS.has(r.accent!) && i % 2 === 0, { name: 'clips.csv', drop: ['voice'] }).file;
+  // The same recordings, but the recogniser's column has a name Equivox does not guess.
+  clipsNoHyp = demoSubset(folder, 'asr', (r, i) => ACCENTS.has(r.accent!) && i % 2 === 0, { name: 'recordings.csv', drop: ['voice'], rename: { hypothesis: 'recogniser_output' } }).file;
+  // Two rows an auditor's spreadsheet often has: a file that is not there, and one that is not audio.
+  writeFileSync(join(folder, 'asr', 'notes.opus'), 'not audio at all\n');
+  appendFileSync(clipsNoHyp, 'asr/missing.opus,asr-us-f2,us,female,open the window,open the window\r\nasr/notes.opus,asr-us-f2,us,female,open the window,open the window\r\n');
+  const perSpeaker = new Map<string, number>();
+  ratings = demoSubset(
+    folder,
+    'attribute',
+    (r) => {
+      const n = perSpeaker.get(r.speaker!) ?? 0;
+      if (perSpeaker.size >= 4 && n === 0) return false;
+      perSpeaker.set(r.speaker!, n + 1);
+      return n < 10;
+    },
+    { name: 'ratings.csv', drop: ['polarity', 'pitch_shift', 'rate_shift', 'engine'] },
+  ).file;
+  host = await startHost();
+});
+
+test.afterAll(async () => {
+  if (host) {
+    killTree(host.process.pid!);
+    await host.stop();
+  }
+  if (folder) rmSync(folder, { recursive: true, force: true });
+});
+
+async function api<T>(request: APIRequestContext, name: string, input: unknown): Promise<T> {
+  const res = await request.post(`${host.base}/api/invoke/${name}`, { data: input, headers: { 'X-Equivox-Token': host.token } });
+  const body = (await res.json()) as { ok: boolean; result?: T; error?: unknown };
+  if (!body.ok) throw new Error(`${name}: ${JSON.stringify(body.error)}`);
+  return body.result as T;
+}
+
+/** Import one spreadsheet in the Data step, with the roles and columns given, and wait until it is in. */
+async function importSheet(app: AuditorApp, file: string, roles: { checked: string[]; unchecked: string[] }, columns: Record<string, string> = {}, shot?: string): Promise<void> {
+  const page = app.page;
+  await app.choose('Spreadsheet file (CSV or TSV)', file);
+  await expect(page.getByRole('table', { name: /^First \d+ of \d+ rows of/ })).toBeVisible();
+  for (const [label, column] of Object.entries(columns)) await page.getByLabel(label).selectOption(column);
+  for (const r of roles.checked) await expect(page.getByRole('checkbox', { name: r })).toBeChecked();
+  for (const r of roles.unchecked) await expect(page.getByRole('checkbox', { name: r })).not.toBeChecked();
+  if (shot) await app.record(shot);
+  await page.getByRole('button', { name: 'Import these recordings' }).click();
+  await expect(page.getByText(/^Imported\. The dataset now serves/)).toBeVisible({ timeout: 120_000 });
+}
+
+const TARGETS = 'Speaker groups to compare (SpEAT, SER)';
+const RATINGS = 'Pleasant and unpleasant speech, with ratings (SpEAT, SER)';
+const WER = 'Speech recognition errors (WER)';
+const FDI = 'Speaker-verification trials (FDI)';
+
+/** Plan step: short training so the run takes seconds; lock. */
+async function lockQuickly(app: AuditorApp, shot: string): Promise<void> {
+  const page = app.page;
+  await page.getByLabel('Most training steps').fill('300');
+  await page.getByLabel('Shuffles for the p-value').first().fill('2000');
+  await page.getByRole('button', { name: 'Lock the plan' }).click();
+  await expect(page.getByText('The plan is locked.')).toBeVisible({ timeout: 30_000 });
+  await app.record(shot);
+}
+
+async function chooseFile(page: Page, app: AuditorApp, label: string, file: string): Promise<void> {
+  await app.choose(label, file);
+  await expect(page.getByRole('textbox', { name: new RegExp(label.replace(/[()]/g, '\\$&')) })).toHaveValue(file);
+}
+
+test.use({ viewport: { width: 1024, height: 768 } });
+
+test('a new auditor audits their own data: one spreadsheet for SpEAT groups and WER, one for ratings; run, sign, verify', async ({ page, request }, info) => {
+  test.setTimeout(8 * 60_000);
+  const app = new AuditorApp(page, info);
+  await page.goto(host.url);
+  await expect(app.heading('Projects')).toBeVisible();
+  await app.record('home');
+  // The project goes where the auditor chooses (the in-app chooser in the browser).
+  await page.getByLabel('Project name').fill('Own data audit');
+  await page.getByText('Where to keep it').click();
+  await app.choose('Place for the project folder', folder, 'folder');
+  await expect(page.getByText(`The project will be stored in ${join(folder, 'own-data-audit')}`)).toBeVisible();
+  await app.record('home-project-location');
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await expect(app.heading('Own data audit')).toBeVisible();
+  await expect(page.getByText(`Stored in ${join(folder, 'own-data-audit')}`)).toBeVisible();
+  await app.record('project-empty');
+
+  await page.getByRole('button', { name: 'New audit' }).click();
+  await app.expectStep(1, 'Purpose');
+  await app.record('purpose');
+  await app.next();
+
+  await app.expectStep(2, 'Data');
+  await page.getByLabel('Import your own recordings from a spreadsheet (CSV)').check();
+  // Nothing imported yet: each ticked section says what it needs and offers the fix.
+  const reqs = page.getByRole('region', { name: 'What each section needs' });
+  await expect(reqs.getByRole('button', { name: 'Import recordings of the speaker groups to compare' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Next: Groups' })).toBeDisabled();
+  await app.record('data-empty');
+
+  // One spreadsheet, two roles: its columns support SpEAT groups and WER, both proposed.
+  await importSheet(app, clips, { checked: [TARGETS, WER], unchecked: [RATINGS, FDI] }, {}, 'data-mapping');
+  await importSheet(app, ratings, { checked: [RATINGS], unchecked: [TARGETS, WER, FDI] });
+
+  // Only FDI lacks data now: Next is blocked, and the fix is right there.
+  const fdiGroup = reqs.getByRole('group', { name: /FDI/ });
+  await expect(fdiGroup).toContainText('no recordings for speaker-verification trials have been imported');
+  await expect(page.getByRole('button', { name: 'Next: Groups' })).toBeDisabled();
+  await app.record('data-fdi-missing');
+  await fdiGroup.getByRole('button', { name: 'Leave out FDI' }).click();
+  await expect(reqs.getByRole('group', { name: /FDI/ })).toHaveCount(0);
+
+  // The Data step shows which sections each dataset serves; the spreadsheet was imported once.
+  const inAudit = page.getByRole('list', { name: 'Datasets in this audit' });
+  await expect(inAudit.getByRole('listitem')).toHaveCount(2);
+  await expect(inAudit.getByRole('listitem').filter({ hasText: 'clips.csv' })).toContainText('Serves in this audit: the groups compared in SpEAT; WER');
+  await expect(inAudit.getByRole('listitem').filter({ hasText: 'ratings.csv' })).toContainText('Serves in this audit: the pleasant and unpleasant speech of SpEAT and SER');
+  const project = (await api<{ id: string; name: string; path: string }[]>(request, 'projects.list', {})).find((p) => p.name === 'Own data audit')!;
+  const datasets = await api<{ name: string; roles: string[] }[]>(request, 'datasets.list', { projectId: project.id });
+  expect(datasets.map((d) => [d.name, d.roles])).toEqual([
+    ['clips.csv', ['target', 'asr']],
+    ['ratings.csv', ['attribute']],
+  ]);
+  await app.record('data-ready');
+  await app.next();
+
+  await app.expectStep(3, 'Groups');
+  await expect(page.getByRole('group', { name: /Comparison 1/ })).toBeVisible();
+  await app.record('groups');
+  await app.next();
+  await app.expectStep(4, 'Models');
+  await expect(page.getByRole('checkbox', { name: /Acoustic baseline/ })).toBeChecked();
+  await app.record('models');
+  await app.next();
+
+  await app.expectStep(5, 'Plan');
+  await expect(reqs.getByText('ready', { exact: true })).toHaveCount(3);
+  await lockQuickly(app, 'plan-locked');
+  await app.next();
+
+  await app.expectStep(6, 'Run');
+  await page.getByRole('button', { name: 'Start the audit' }).click();
+  await expect(page.getByText('The audit finished: 3 of 3 sections produced results.', { exact: false })).toBeVisible({ timeout: 4 * 60_000 });
+  // The stages done are named by dataset and model.
+  await expect(page.getByRole('list', { name: 'Stages done' })).toContainText('Reading “clips.csv” with Acoustic baseline');
+  await app.record('run-finished');
+  await app.next();
+
+  await app.expectStep(7, 'Results');
+  const tabs = page.getByRole('tab');
+  await expect(tabs).toHaveCount(3, { timeout: 30_000 });
+  await page.getByText('What the terms on this page mean').click();
+  await expect(page.getByRole('definition').filter({ hasText: 'The list of numbers a speech model turns a recording into' })).toBeVisible();
+  for (const name of await tabs.allInnerTexts()) {
+    await page.getByRole('tab', { name }).click();
+    await expect(page.getByRole('tab', { name })).toHaveAttribute('aria-selected', 'true');
+    await app.record(`results-${name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-')}`);
+  }
+  await app.next();
+
+  await app.expectStep(8, 'Report');
+  await expect(page.getByText('3 of 3 sections produced results')).toBeVisible({ timeout: 30_000 });
+  await page.getByLabel('Your name').fill('Ada Auditor');
+  await page.getByLabel('Organisation').fill('Equivox test lab');
+  await page.getByRole('button', { name: 'Create identity' }).click();
+  await expect(page.getByLabel('Sign as')).toContainText('Ada Auditor', { timeout: 60_000 });
+  await page.getByRole('button', { name: 'Sign and export the report' }).click();
+  const saved = page.getByText('Report signed and saved');
+  await expect(saved).toBeVisible({ timeout: 180_000 });
+  const pdf = await page.locator('.ok-box code.path').first().innerText();
+  expect(pdf).toMatch(/\.pdf$/);
+  await page.getByRole('button', { name: 'Verify the report' }).click();
+  await expect(page.getByText('Valid: the report is unchanged since it was signed.')).toBeVisible({ timeout: 60_000 });
+  await app.record('report-verified');
+
+  // Home → Verify a report: an untouched report is valid, one flipped byte makes it invalid, with the reason.
+  await page.getByRole('button', { name: 'Equivox home' }).click();
+  await expect(page.getByRole('list', { name: 'Recent reports' })).toContainText('Ada Auditor');
+  await page.getByRole('button', { name: 'Verify a report…' }).click();
+  await expect(app.heading('Verify a report')).toBeVisible();
+  await app.record('verify-empty');
+  const copy = join(folder, 'sent-to-me.pdf');
+  writeFileSync(copy, readFileSync(pdf));
+  await chooseFile(page, app, 'Report file (PDF)', copy);
+  const result = page.getByTestId('verification');
+  await expect(result).toContainText('Valid: the report is unchanged since it was signed.');
+  await expect(result).toContainText('Ada Auditor, Equivox test lab');
+  await expect(result).toContainText('yes: the signature covers every byte except itself');
+  await expect(result.locator('code.hash')).toHaveText(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+  await app.record('verify-valid');
+
+  const bytes = readFileSync(pdf);
+  // A byte of the page content, well inside the signed range.
+  const at = bytes.indexOf(Buffer.from('stream')) + 40;
+  bytes[at] = bytes[at]! ^ 0x20;
+  const tampered = join(folder, 'tampered.pdf');
+  writeFileSync(tampered, bytes);
+  await chooseFile(page, app, 'Report file (PDF)', tampered);
+  await expect(result).toContainText('Not valid: this report was changed after it was signed, or its signature is damaged.');
+  await expect(result).toContainText('the document digest does not match the signed digest (the file was changed)');
+  await app.record('verify-invalid');
+});
+
+test('WER data without recogniser output: the Plan step names the reason and the fix, the lock is refused in the app and the CLI, and after the fix the run completes', async ({ page, request }, info) => {
+  test.setTimeout(8 * 60_000);
+  const app = new AuditorApp(page, info);
+  await page.goto(host.url);
+  await app.createProject('WER check');
+  await page.getByRole('button', { name: 'New audit' }).click();
+  await app.expectStep(1, 'Purpose');
+  await page.getByRole('checkbox', { name: /\(FDI\)/ }).uncheck();
+  await app.next();
+  await app.expectStep(2, 'Data');
+  await page.getByLabel('Import your own recordings from a spreadsheet (CSV)').check();
+  // The recogniser's column is not recognised, so it stays unmapped; WER is still proposed (transcripts are there).
+  await importSheet(app, clipsNoHyp, { checked: [TARGETS, WER], unchecked: [FDI] });
+  await expect(page.getByLabel('Recogniser output (hypothesis)')).toHaveValue('');
+  // Errors (no file, not audio) are left out, shown as such, with nothing to exclude; not as warnings.
+  await page.getByRole('button', { name: 'Show facts and problems for recordings.csv' }).click();
+  const facts = page.getByRole('region', { name: 'recordings.csv', exact: true });
+  await expect(facts).toContainText('24 of 26 recordings can be used');
+  await expect(facts).toContainText('2 recordings have errors (for example a missing or unreadable file) and are left out automatically.');
+  const problems = facts.getByRole('list', { name: 'Validation problems in recordings.csv' });
+  await expect(problems.getByText('left out', { exact: true })).toHaveCount(2);
+  await expect(problems.getByText('warning', { exact: true })).toHaveCount(0);
+  await expect(problems.getByRole('button', { name: /^Exclude row/ })).toHaveCount(0);
+  await app.record('data-import-errors');
+  await importSheet(app, ratings, { checked: [RATINGS], unchecked: [] });
+  await app.next();
+  await app.expectStep(3, 'Groups');
+  await app.next();
+  await app.expectStep(4, 'Models');
+  await app.next();
+
+  await app.expectStep(5, 'Plan');
+  const reason = 'WER: “recordings.csv” has no recogniser output (hypothesis) for any recording, and no speech-recognition model is chosen to produce it';
+  const refused = page.locator('#lock-refused');
+  await expect(refused).toContainText('The plan cannot be locked yet');
+  await expect(refused).toContainText(reason);
+  await expect(page.getByRole('button', { name: 'Lock the plan' })).toBeDisabled();
+  const werGroup = page.getByRole('region', { name: 'What each section needs' }).getByRole('group', { name: /WER/ });
+  const fixButton = werGroup.getByRole('button', { name: 'Choose the recogniser-output column of “recordings.csv”' });
+  await expect(fixButton).toBeVisible();
+  await expect(werGroup.getByRole('button', { name: 'Leave out WER' })).toBeVisible();
+  await app.record('plan-lock-refused');
+
+  // The same refusal through the engine's API and the command line, with the reason.
+  const project = (await api<{ id: string; path: string; name: string }[]>(request, 'projects.list', {})).find((p) => p.name === 'WER check')!;
+  const ds = await api<{ id: string; name: string }[]>(request, 'datasets.list', { projectId: project.id });
+  const byName = (n: string) => ds.find((d) => d.name === n)!.id;
+  const plan = {
+    title: 'WER check',
+    sections: ['speat', 'ser', 'wer'],
+    models: ['acoustic-baseline'],
+    speat: { attributeDataset: byName('ratings.csv'), tests: [{ id: 't1', name: 'female vs male', targetDataset: byName('recordings.csv'), x: { label: 'gender', value: 'female' }, y: { label: 'gender', value: 'male' } }] },
+    ser: { valenceDataset: byName('ratings.csv') },
+    wer: { dataset: byName('recordings.csv'), groupBy: ['accent'] },
+  };
+  const planFile = join(folder, 'plan.json');
+  writeFileSync(planFile, JSON.stringify(plan));
+  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'audit', 'lock', '--project', project.path, '--plan', planFile], { env: { ...process.env, EQUIVOX_HOME: host.home }, encoding: 'utf8' });
+  expect(cli.status, cli.stderr).toBe(1);
+  expect(cli.stderr.trim().split('\n')).toEqual(['error: the plan cannot be locked yet: one section cannot run', reason]);
+
+  // The fix: the Data step reopens that spreadsheet's columns with the missing one highlighted.
+  await fixButton.click();
+  await app.expectStep(2, 'Data');
+  await expect(page.getByRole('heading', { name: 'Choose the columns of “recordings.csv” again' })).toBeVisible();
+  const hyp = page.getByLabel('Recogniser output (hypothesis)');
+  await expect(hyp).toBeFocused();
+  await hyp.selectOption('recogniser_output');
+  await app.record('data-remap');
+  await page.getByRole('button', { name: 'Import these recordings' }).click();
+  await expect(page.getByText(/^Imported\. The dataset now serves/)).toBeVisible({ timeout: 120_000 });
+  const after = await api<{ name: string; roles: string[] }[]>(request, 'datasets.list', { projectId: project.id });
+  expect(after.map((d) => [d.name, d.roles])).toEqual([
+    ['recordings.csv', ['target', 'asr']],
+    ['ratings.csv', ['attribute']],
+  ]);
+
+  await page.getByRole('navigation', { name: 'Audit steps' }).getByRole('button', { name: /Plan/ }).click();
+  await app.expectStep(5, 'Plan');
+  await expect(page.locator('#lock-refused')).toHaveCount(0);
+  await lockQuickly(app, 'plan-fixed-locked');
+  await app.next();
+  await page.getByRole('button', { name: 'Start the audit' }).click();
+  await expect(page.getByText('The audit finished: 3 of 3 sections produced results.', { exact: false })).toBeVisible({ timeout: 4 * 60_000 });
+  await app.record('run-after-fix');
+});
