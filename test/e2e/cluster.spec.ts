@@ -68,9 +68,9 @@ test('an auditor hands embedding extraction to a cluster and brings the results 
   // Only the target recordings (48), in two parts.
   const recordings = dialog.getByRole('group', { name: 'Recordings' });
   await expect(recordings.getByRole('checkbox')).toHaveCount(4);
-  await expect(recordings.getByRole('checkbox', { name: /Demo ASR/ })).not.toBeChecked();
-  for (const name of [/Demo attribute/, /Demo speaker verification/]) await recordings.getByRole('checkbox', { name }).uncheck();
-  await expect(recordings.getByRole('checkbox', { name: /Demo target/ })).toBeChecked();
+  await expect(recordings.getByRole('checkbox', { name: /transcripts and a speech recogniser/ })).not.toBeChecked();
+  for (const name of [/rated pleasant or unpleasant/, /speaker-verification recordings/]) await recordings.getByRole('checkbox', { name }).uncheck();
+  await expect(recordings.getByRole('checkbox', { name: /speakers by accent/ })).toBeChecked();
   await dialog.getByLabel('Number of parts').fill('2');
   await dialog.getByText('Cluster settings').click();
   await dialog.getByLabel('Time limit per part (HH:MM:SS)').fill('00:30:00');
