@@ -9,8 +9,9 @@ import { build } from 'esbuild';
 
 rmSync('out/cli', { recursive: true, force: true });
 const result = await build({
-  // The job worker is its own entry: worker threads load it by file name (jobs/runner.ts).
-  entryPoints: { equivox: 'src/main/cli.ts', worker: 'src/main/jobs/worker.ts' },
+  // Worker threads load their entry by file name: the job worker (jobs/runner.ts) and the
+  // SpEAT bootstrap's (cli/speat-threads.ts).
+  entryPoints: { equivox: 'src/main/cli.ts', worker: 'src/main/jobs/worker.ts', 'speat-worker': 'src/main/cli/speat-worker.ts' },
   outdir: 'out/cli',
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',
