@@ -66,7 +66,7 @@ function readInput(input: string): { emb: SpeatInput; strata?: unknown } {
 export const speatCommand: CliCommand = {
   path: ['stats', 'speat'],
   usage: 'stats speat --input FILE.json [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--threads T]',
-  async run(opts: Options) {
+  async run(opts: Options, _rest, ctx) {
     const input = opts.requireString('input');
     const permutations = opts.int('permutations', 100_000, 1, 1e9);
     const seed = opts.int('seed', 0, 0, 2 ** 52);
@@ -82,7 +82,14 @@ export const speatCommand: CliCommand = {
     const draws = sizes ? resamples * sizes.reduce((s, k) => s + 2 * k, 0) : 0;
     const workers = Math.min(threads, sizes?.length ?? 0) - 1;
     // Started before the file is read, so that their start-up overlaps with the work below.
-    const pool = workers > 0 && draws >= MIN_DRAWS_FOR_WORKERS ? new ParallelBootstrap(sizes!.length, workers) : null;
+    let pool: ParallelBootstrap | null = null;
+    if (workers > 0 && draws >= MIN_DRAWS_FOR_WORKERS) {
+      try {
+        pool = new ParallelBootstrap(sizes!.length, workers);
+      } catch (err) {
+        ctx.log(`warning: no bootstrap threads (${(err as Error).message}); the main thread computes every size`);
+      }
+    }
     try {
       const { emb, strata } = readInput(input);
       const s = guard(() => speatAssociations(emb));
@@ -100,6 +107,7 @@ export const speatCommand: CliCommand = {
       const res = speatFromAssociations(s.X, s.Y, { permutations, seed });
       let points: StandardErrorPoint[] = [];
       if (sizes) points = pool ? await pool.finish() : bootstrapSpeatSE(s.X, s.Y, sizes, bootstrapOptions);
+      for (const message of pool?.workerErrors ?? []) ctx.log(`warning: a bootstrap thread failed (${message}); the main thread computed its share`);
       return {
         effectSize: res.effectSize,
         pValue: res.pValue,

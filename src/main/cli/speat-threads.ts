@@ -5,10 +5,12 @@
  * same whichever thread computes it: the result equals bootstrapSpeatSE's for any number
  * of threads. Sizes sit in one shared queue, largest first; the main thread and the
  * workers take from it until it is empty, so a worker that starts late (or never, on a
- * busy machine) only means the main thread does more of the work.
+ * busy machine) only means the main thread does more of the work, and a worker that dies
+ * has the sizes it took redone on the main thread.
  *
- * Workers are started before the input file is read: a thread takes about 30 ms to boot,
- * which then overlaps with parsing, the associations and the permutation test.
+ * Workers are started before the input file is read: a thread takes 30–40 ms to boot,
+ * which then overlaps with parsing and the associations, and they get the job before the
+ * main thread runs the permutation test.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -43,45 +45,57 @@ export type BootstrapWorkerMessage = { index: number; point: StandardErrorPoint 
  */
 export const MIN_DRAWS_FOR_WORKERS = 4_000_000;
 
-/** Where the worker entry lives: from source, speat-worker.ts through tsx; bundled, out/cli/speat-worker.mjs. */
+/** The worker's entry: from source, speat-worker.ts through tsx; bundled, out/cli/speat-worker.mjs. */
 function workerEntry(): { file: string; entryUrl?: string } {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) {
     return { file: join(dirname(here), '..', 'jobs', 'ts-worker-boot.mjs'), entryUrl: pathToFileURL(join(dirname(here), 'speat-worker.ts')).href };
   }
-  // Bundled: this code sits in out/cli/chunks/ (or out/cli/ when not split).
+  // Bundled: this code sits in out/cli/chunks/ (or in out/cli/ when not split).
   const candidates = [join(dirname(here), '..', 'speat-worker.mjs'), join(dirname(here), 'speat-worker.mjs')];
-  return { file: candidates.find((c) => existsSync(c)) ?? candidates[0]! };
+  const file = candidates.find((c) => existsSync(c));
+  // A missing entry is a packaging bug: say so (the caller warns) rather than fall back in silence.
+  if (!file) throw new Error(`the bootstrap worker's entry ${candidates[0]} is missing`);
+  return { file };
 }
 
 export class ParallelBootstrap {
   private readonly workers: Worker[] = [];
   private readonly queue: SharedArrayBuffer;
   private readonly results: (StandardErrorPoint | undefined)[] = [];
+  private readonly computedBy: number[];
   private job: BootstrapJob | undefined;
   private plan: BootstrapPlan | undefined;
+  private live: number;
   private missing = 0;
   private settle: (() => void) | undefined;
   private failure: unknown;
+  /** Why workers failed, if any did (their sizes were computed on the main thread). */
+  readonly workerErrors: string[] = [];
 
-  /** Starts `workers` threads now; they wait for start(). */
-  constructor(sizeCount: number, workers: number) {
+  /**
+   * Starts `workers` threads now; they wait for start(). `entry` replaces the worker
+   * module (tests use one that dies).
+   */
+  constructor(sizeCount: number, workers: number, entry: { file: string; entryUrl?: string } = workerEntry()) {
     this.queue = new SharedArrayBuffer(4 * (1 + sizeCount));
-    const entry = workerEntry();
+    this.computedBy = new Array<number>(workers + 1).fill(0);
+    this.live = workers;
     for (let w = 0; w < workers; w += 1) {
-      const data: BootstrapWorkerData = { queue: this.queue, id: w + 1, ...(entry.entryUrl ? { entryUrl: entry.entryUrl } : {}) };
+      const id = w + 1;
+      const data: BootstrapWorkerData = { queue: this.queue, id, ...(entry.entryUrl ? { entryUrl: entry.entryUrl } : {}) };
       const worker = new Worker(entry.file, { workerData: data });
-      worker.on('message', (m: BootstrapWorkerMessage) => this.deliver(m.index, m.point));
-      // An 'error' is followed by 'exit'; whatever the worker took and did not deliver is redone here.
-      worker.on('error', () => {});
-      worker.on('exit', () => this.recover(w + 1));
+      worker.on('message', (m: BootstrapWorkerMessage) => this.deliver(m.index, m.point, id));
+      // 'exit' follows 'error'; whatever the worker took and did not deliver is redone then.
+      worker.on('error', (err) => this.workerErrors.push(err.message));
+      worker.on('exit', () => this.workerExited(id));
       this.workers.push(worker);
     }
   }
 
   /**
-   * Hands the job to the workers, which start on it at once (the main thread is free to
-   * do other work, such as the permutation test, before calling finish).
+   * Hands the job to the workers, which start on it at once; the main thread is free to
+   * do other work (the permutation test) before calling finish.
    */
   start(sX: Float64Array, sY: Float64Array, sizes: readonly number[], options: BootstrapOptions): void {
     const order = sizes.map((_, i) => i).sort((a, b) => sizes[b]! - sizes[a]! || a - b);
@@ -89,32 +103,32 @@ export class ParallelBootstrap {
     this.plan = new BootstrapPlan(sX, sY, options);
     this.missing = sizes.length;
     for (const worker of this.workers) worker.postMessage(this.job);
+    if (this.live === 0) this.drainQueue();
   }
 
   /**
-   * Takes sizes from the queue on the main thread too until it is empty, then waits for
-   * the workers' last ones. The SEs come in the order of `sizes`, equal to
-   * bootstrapSpeatSE(sX, sY, sizes, options).
+   * Takes sizes from the queue on the main thread too (unless `helpOnMainThread` is
+   * false) until it is empty, then waits for the workers' last ones. The SEs come in the
+   * order of `sizes`, equal to bootstrapSpeatSE(sX, sY, sizes, options).
    */
-  async finish(): Promise<StandardErrorPoint[]> {
-    const job = this.job;
-    if (!job) throw new Error('ParallelBootstrap.finish before start');
+  async finish(helpOnMainThread = true): Promise<StandardErrorPoint[]> {
+    if (!this.job) throw new Error('ParallelBootstrap.finish before start');
     const done = new Promise<void>((resolve) => {
       this.settle = resolve;
     });
-    if (this.missing === 0) this.settle!();
-    const next = new Int32Array(this.queue, 0, 1);
-    for (;;) {
-      const t = Atomics.add(next, 0, 1);
-      if (t >= job.order.length) break;
-      this.compute(job.order[t]!);
-    }
+    if (this.missing <= 0 || this.failure !== undefined) this.settle!();
+    if (helpOnMainThread) this.drainQueue();
     await done;
     if (this.failure !== undefined) throw this.failure;
     return this.results as StandardErrorPoint[];
   }
 
-  /** Stops the workers (after run, or when the input turned out to be unusable). */
+  /** How many sizes each thread computed: [main thread, worker 1, worker 2, …]. */
+  sizesComputed(): readonly number[] {
+    return this.computedBy;
+  }
+
+  /** Stops the workers (after finish, or when the input turned out to be unusable). */
   close(): void {
     for (const worker of this.workers) {
       worker.removeAllListeners('exit');
@@ -122,31 +136,43 @@ export class ParallelBootstrap {
     }
   }
 
+  private drainQueue(): void {
+    const order = this.job!.order;
+    const next = new Int32Array(this.queue, 0, 1);
+    for (;;) {
+      const t = Atomics.add(next, 0, 1);
+      if (t >= order.length) break;
+      this.compute(order[t]!);
+    }
+  }
+
   private compute(index: number): void {
-    if (this.results[index] !== undefined) return;
+    if (this.results[index] !== undefined || this.failure !== undefined) return;
     try {
-      this.deliver(index, this.plan!.point(this.job!.sizes[index]!, index));
+      this.deliver(index, this.plan!.point(this.job!.sizes[index]!, index), 0);
     } catch (err) {
-      this.failure ??= err;
-      this.missing = 0;
+      this.failure = err;
       this.settle?.();
     }
   }
 
-  private deliver(index: number, point: StandardErrorPoint): void {
+  private deliver(index: number, point: StandardErrorPoint, by: number): void {
     // A size can arrive twice (a worker's late message after the main thread redid it): identical.
     if (this.results[index] !== undefined) return;
     this.results[index] = point;
+    this.computedBy[by] += 1;
     this.missing -= 1;
     if (this.missing === 0) this.settle?.();
   }
 
-  /** A worker exited: redo on the main thread every size it had taken but not delivered. */
-  private recover(id: number): void {
+  /** Redo on the main thread what the worker took but did not deliver; the rest of the queue too when no worker is left. */
+  private workerExited(id: number): void {
+    this.live -= 1;
     if (!this.job || this.missing <= 0) return;
     const owners = new Int32Array(this.queue, 4, this.job.sizes.length);
     for (let i = 0; i < owners.length; i += 1) {
       if (Atomics.load(owners, i) === id && this.results[i] === undefined) this.compute(i);
     }
+    if (this.live === 0) this.drainQueue();
   }
 }
