@@ -8,7 +8,7 @@
  * busy machine) only means the main thread does more of the work, and a worker that dies
  * has the sizes it took redone on the main thread.
  *
- * Workers are started before the input file is read: a thread takes 30–40 ms to boot,
+ * Workers are started before the input file is read: a thread takes 25–40 ms to boot,
  * which then overlaps with parsing and the associations, and they get the job before the
  * main thread runs the permutation test.
  */
@@ -45,14 +45,14 @@ export type BootstrapWorkerMessage = { index: number; point: StandardErrorPoint 
  */
 export const MIN_DRAWS_FOR_WORKERS = 4_000_000;
 
-/** The worker's entry: from source, speat-worker.ts through tsx; bundled, out/cli/speat-worker.mjs. */
+/** The worker's entry: from source, speat-worker.ts through tsx; bundled, out/cli/speat-worker.cjs. */
 function workerEntry(): { file: string; entryUrl?: string } {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) {
     return { file: join(dirname(here), '..', 'jobs', 'ts-worker-boot.mjs'), entryUrl: pathToFileURL(join(dirname(here), 'speat-worker.ts')).href };
   }
   // Bundled: this code sits in out/cli/chunks/ (or in out/cli/ when not split).
-  const candidates = [join(dirname(here), '..', 'speat-worker.mjs'), join(dirname(here), 'speat-worker.mjs')];
+  const candidates = [join(dirname(here), '..', 'speat-worker.cjs'), join(dirname(here), 'speat-worker.cjs')];
   const file = candidates.find((c) => existsSync(c));
   // A missing entry is a packaging bug: say so (the caller warns) rather than fall back in silence.
   if (!file) throw new Error(`the bootstrap worker's entry ${candidates[0]} is missing`);

@@ -64,7 +64,7 @@ describe('the npm run cli launcher', () => {
     const sY = Float64Array.from({ length: 7 }, (_, i) => Math.cos(i));
     const sizes = [3, 6, 9, 12];
     const options = { resamples: 3000, seed: 5 };
-    const pool = new ParallelBootstrap(sizes.length, 2, { file: join(root, 'out/cli/speat-worker.mjs') });
+    const pool = new ParallelBootstrap(sizes.length, 2, { file: join(root, 'out/cli/speat-worker.cjs') });
     try {
       pool.start(sX, sY, sizes, options);
       // Workers only: the main thread takes no size.
