@@ -6,14 +6,19 @@
  *    dimensions, 100,000 permutations, 10,000 bootstrap resamples at 30 sample sizes
  *    (2, 4, …, 60), spread over worker threads (default 2; BENCH_WORKERS to change).
  * 2. One such test through `npm run --silent cli` (the bundled CLI), process start included,
- *    against bench/speat_numpy.py doing the same work (ratio printed; target ≤ 0.5).
+ *    against bench/speat_numpy.py doing the same work (ratio printed; target ≤ 0.5), in
+ *    interleaved rounds (3 by default), with the bundle alone at 1 and at the default
+ *    number of threads, and the fixed costs beside them: `node -e 0` as the environment
+ *    is and without NODE_EXTRA_CA_CERTS (Node 20 reads every certificate of that file
+ *    before it runs any code), and numpy's import.
  * 3. WER over 100,000 utterances with 1,000 bootstrap resamples (and 1,000 permutations).
  *
- * Options: --quick (fewer tests, for a smoke run), --skip-cli, --skip-wer.
+ * Options: --quick (fewer tests, for a smoke run), --skip-cli, --skip-wer, --cli-only,
+ * --rounds N (CLI comparison rounds).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -87,13 +92,16 @@ async function speatWorkload(tests: number, workers: number): Promise<void> {
   );
 }
 
-function timeCommand(cmd: string, args: string[]): { secs: number; ok: boolean; stdout: string; stderr: string } {
+function timeCommand(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): { secs: number; ok: boolean; stdout: string; stderr: string } {
   const t0 = performance.now();
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env });
   return { secs: (performance.now() - t0) / 1000, ok: r.status === 0, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
-function cliVsNumpy(): void {
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+const secs = (xs: number[]): string => xs.map((x) => x.toFixed(2)).join(', ');
+
+function cliVsNumpy(rounds: number): void {
   const dir = mkdtempSync(join(tmpdir(), 'equivox-bench-'));
   try {
     const file = join(dir, 'speat.json');
@@ -102,23 +110,53 @@ function cliVsNumpy(): void {
     writeFileSync(file, JSON.stringify({ X: toArr(t.X), Y: toArr(t.Y), A: toArr(t.A), B: toArr(t.B) }));
     const sizes = SIZES.join(',');
     const statsArgs = ['stats', 'speat', '--input', file, '--permutations', String(PERMUTATIONS), '--bootstrap', String(RESAMPLES), '--sample-sizes', sizes, '--seed', '1'];
-    // The documented command, `npm run --silent cli` (scripts/cli.mjs: the bundled CLI,
-    // rebuilt only when a source changed), and the installed `equivox` bin it runs.
-    const viaNpm = timeCommand('npm', ['run', '--silent', 'cli', '--', ...statsArgs]);
-    const bundle = timeCommand(process.execPath, [fileURLToPath(new URL('../out/cli/equivox.mjs', import.meta.url)), ...statsArgs]);
-    const py = timeCommand('python3', [fileURLToPath(new URL('./speat_numpy.py', import.meta.url)), file, String(PERMUTATIONS), String(RESAMPLES), sizes]);
-    if (!viaNpm.ok || !bundle.ok || !py.ok) {
-      console.log(`CLI vs numpy: failed (npm run cli ok=${viaNpm.ok}, bundle ok=${bundle.ok}, numpy ok=${py.ok}) ${viaNpm.stderr.slice(-400)} ${py.stderr.slice(-400)}`);
-      return;
+    const bundlePath = fileURLToPath(new URL('../out/cli/equivox.mjs', import.meta.url));
+    const numpyScript = fileURLToPath(new URL('./speat_numpy.py', import.meta.url));
+    const noExtraCerts = { ...process.env };
+    delete noExtraCerts.NODE_EXTRA_CA_CERTS;
+    const runs = { npm: [] as number[], bundle: [] as number[], bundle1: [] as number[], numpy: [] as number[], node: [] as number[], nodeBare: [] as number[], numpyImport: [] as number[] };
+    const loads: number[] = [];
+    let outputs: { npm: string; bundle1: string; numpy: string } | undefined;
+    for (let round = 0; round < rounds; round += 1) {
+      loads.push(loadavg()[0]!);
+      // The documented command, `npm run --silent cli` (scripts/cli.mjs: the bundled CLI,
+      // rebuilt only when a source changed), then the bundle alone, then numpy.
+      const viaNpm = timeCommand('npm', ['run', '--silent', 'cli', '--', ...statsArgs]);
+      const bundle = timeCommand(process.execPath, [bundlePath, ...statsArgs]);
+      const bundle1 = timeCommand(process.execPath, [bundlePath, ...statsArgs, '--threads', '1']);
+      const py = timeCommand('python3', [numpyScript, file, String(PERMUTATIONS), String(RESAMPLES), sizes]);
+      if (!viaNpm.ok || !bundle.ok || !bundle1.ok || !py.ok) {
+        console.log(`CLI vs numpy: failed (npm run cli ok=${viaNpm.ok}, bundle ok=${bundle.ok}/${bundle1.ok}, numpy ok=${py.ok}) ${viaNpm.stderr.slice(-400)} ${py.stderr.slice(-400)}`);
+        return;
+      }
+      runs.npm.push(viaNpm.secs);
+      runs.bundle.push(bundle.secs);
+      runs.bundle1.push(bundle1.secs);
+      runs.numpy.push(py.secs);
+      runs.node.push(timeCommand(process.execPath, ['-e', '0']).secs);
+      runs.nodeBare.push(timeCommand(process.execPath, ['-e', '0'], noExtraCerts).secs);
+      runs.numpyImport.push(timeCommand('python3', ['-c', 'import numpy']).secs);
+      if (bundle.stdout !== bundle1.stdout || viaNpm.stdout !== bundle.stdout) console.log('  warning: the outputs differ between runs or thread counts');
+      outputs = { npm: viaNpm.stdout, bundle1: bundle1.stdout, numpy: py.stdout };
     }
-    const a = JSON.parse(viaNpm.stdout) as { effectSize: number; pValue: number };
-    const b = JSON.parse(py.stdout) as { effectSize: number; pValue: number; seconds: number };
+    const a = JSON.parse(outputs!.npm) as { effectSize: number; pValue: number };
+    const b = JSON.parse(outputs!.numpy) as { effectSize: number; pValue: number };
+    const ratios = runs.npm.map((x, i) => x / runs.numpy[i]!);
     console.log(
-      `One test through \`npm run --silent cli -- stats speat …\`, process start included: ${viaNpm.secs.toFixed(2)} s; ` +
-        `numpy (python3 bench/speat_numpy.py, process start included): ${py.secs.toFixed(2)} s (${b.seconds.toFixed(2)} s inside); ` +
-        `ratio npm-run-cli/numpy = ${(viaNpm.secs / py.secs).toFixed(2)} (target ≤ 0.5). d: ${a.effectSize.toFixed(6)} vs ${b.effectSize.toFixed(6)}; p: ${a.pValue} vs ${b.pValue}`,
+      `One test through \`npm run --silent cli -- stats speat …\`, process start included, ${rounds} interleaved rounds (load average ${secs(loads)}): ` +
+        `${secs(runs.npm)} s; numpy (python3 bench/speat_numpy.py, process start included): ${secs(runs.numpy)} s; ` +
+        `ratio npm-run-cli/numpy = ${ratios.map((r) => r.toFixed(2)).join(', ')}, median ${median(ratios).toFixed(2)} (target ≤ 0.5). ` +
+        `d: ${a.effectSize.toFixed(6)} vs ${b.effectSize.toFixed(6)}; p: ${a.pValue} vs ${b.pValue}`,
     );
-    console.log(`  (the bundled CLI alone, node out/cli/equivox.mjs: ${bundle.secs.toFixed(2)} s, ratio ${(bundle.secs / py.secs).toFixed(2)})`);
+    console.log(
+      `  the bundled CLI alone (node out/cli/equivox.mjs): ${secs(runs.bundle)} s (${availableParallelism()} threads), ${secs(runs.bundle1)} s (--threads 1, same output); ` +
+        `median ratio ${(median(runs.bundle) / median(runs.numpy)).toFixed(2)}`,
+    );
+    console.log(
+      `  fixed costs: node -e 0 ${secs(runs.node)} s` +
+        (process.env.NODE_EXTRA_CA_CERTS ? ` (NODE_EXTRA_CA_CERTS is set: ${secs(runs.nodeBare)} s without it; \`npm run\` starts two Node processes)` : '') +
+        `; python3 -c "import numpy" ${secs(runs.numpyImport)} s`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -159,11 +197,14 @@ function werWorkload(): void {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const quick = argv.includes('--quick');
+  const cliOnly = argv.includes('--cli-only');
+  const roundsAt = argv.indexOf('--rounds');
+  const rounds = roundsAt >= 0 ? Number(argv[roundsAt + 1]) : 3;
   const workers = Number(process.env.BENCH_WORKERS ?? 2);
-  console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
-  await speatWorkload(quick ? 4 : 96, workers);
-  if (!argv.includes('--skip-cli')) cliVsNumpy();
-  if (!argv.includes('--skip-wer')) werWorkload();
+  console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} cores`);
+  if (!cliOnly) await speatWorkload(quick ? 4 : 96, workers);
+  if (!argv.includes('--skip-cli')) cliVsNumpy(rounds);
+  if (!argv.includes('--skip-wer') && !cliOnly) werWorkload();
 }
 
 if (isMainThread) {

@@ -5,11 +5,14 @@
 // (tsx) cost 1–2.6 s of start-up; the bundle loads in about a tenth of a second and
 // `stats` commands load neither the engine nor onnxruntime. The environment (for example
 // ORT_DISABLE_TELEMETRY) is this process's, and the build step inherits it.
-import { spawnSync } from 'node:child_process';
+//
+// Every millisecond here is start-up of every command (`stats speat` at paper scale is
+// measured against numpy with process start included), so what only some runs need is
+// imported only then: the build step, and the native-module check, which commands that
+// open no database (`stats …`) skip.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ensureNative } from './native.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = join(root, 'out/cli/equivox.mjs');
@@ -33,10 +36,12 @@ function staleBecause() {
   return null;
 }
 
-ensureNative('node');
+// `stats` commands compute on files and never load better-sqlite3.
+if (process.argv[2] !== 'stats') (await import('./native.mjs')).ensureNative('node');
 const why = staleBecause();
 if (why) {
   process.stderr.write(`[equivox] bundling the command line into out/cli (${why})\n`);
+  const { spawnSync } = await import('node:child_process');
   const r = spawnSync(process.execPath, [join(root, 'scripts/build-cli.mjs')], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

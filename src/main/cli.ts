@@ -8,12 +8,9 @@ import { pathToFileURL } from 'node:url';
 import type { Api, createApi } from './api';
 import type { createEngine, Engine } from './engine';
 import { toErrorShape } from './error-shape';
-import { CliResult, Options, parseArgs, UsageError, type CliCommand, type CliContext } from './cli/args';
-import { ENGINE_FREE_GROUPS, loadCommands } from './cli/commands';
-
-function usage(commands: CliCommand[]): string {
-  return ['usage: equivox <command> [options]', '', ...commands.map((c) => `  ${c.usage}`)].join('\n');
-}
+import { CliResult, Options, parseArgs, UsageError, type CliContext } from './cli/args';
+import { ENGINE_FREE_GROUPS, isGroup, loadCommands } from './cli/commands';
+import { usageText } from './cli/usage';
 
 export async function runCli(argv: string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {
   let engine: Engine | undefined;
@@ -51,17 +48,19 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
   try {
     const args = parseArgs(argv);
     const first = args.positionals[0];
-    if (first === undefined || !ENGINE_FREE_GROUPS.has(first)) await loadEngine();
-    const commands = await loadCommands(args.options.has('help') ? undefined : first, getApi);
-    if (args.positionals.length === 0 || args.options.has('help')) {
-      io.stderr(`${usage(commands)}\n`);
+    // Usage text is static (cli/usage.ts): printing it loads no command module.
+    if (first === undefined || args.options.has('help')) {
+      io.stderr(`${usageText(first)}\n`);
       return args.options.has('help') ? 0 : 2;
     }
+    if (!isGroup(first)) throw new UsageError(`unknown command "${args.positionals.join(' ')}"\n${usageText()}`);
+    if (!ENGINE_FREE_GROUPS.has(first)) await loadEngine();
+    const commands = await loadCommands(first, getApi, args.positionals[1]);
     // Longest matching command path wins (e.g. "stats wer" over "stats").
     const match = commands
       .filter((c) => c.path.every((p, i) => args.positionals[i] === p))
       .sort((a, b) => b.path.length - a.path.length)[0];
-    if (!match) throw new UsageError(`unknown command "${args.positionals.join(' ')}"\n${usage(await loadCommands(undefined, getApi))}`);
+    if (!match) throw new UsageError(`unknown command "${args.positionals.join(' ')}"\n${usageText(first)}`);
     const result = await match.run(new Options(args), args.positionals.slice(match.path.length), ctx);
     if (result instanceof CliResult) {
       io.stdout(`${JSON.stringify(result.output, null, 2)}\n`);

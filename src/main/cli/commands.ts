@@ -3,10 +3,16 @@ import type { CliCommand } from './args';
 
 type Group = (api: () => Api) => CliCommand[];
 
+/** `stats speat` alone: the SpEAT module without the other statistics (see speat-command.ts). */
+const speatOnly = async (): Promise<Group> => {
+  const { speatCommand } = await import('./speat-command');
+  return () => [speatCommand];
+};
+
 /**
  * Command groups by their first word, each loaded only when used: `stats` must start
  * in a fraction of a second, so it never loads the engine, onnxruntime or the PDF stack.
- * Add one entry per domain.
+ * Add one entry per domain, and its usage lines to usage.ts.
  */
 const groups: Record<string, () => Promise<Group>> = {
   projects: async () => (await import('./projects')).projectCommands,
@@ -33,9 +39,18 @@ const groups: Record<string, () => Promise<Group>> = {
  */
 export const ENGINE_FREE_GROUPS = new Set(['stats', 'embed']);
 
-/** The commands of one group, or of every group (for usage text and unknown commands). */
-export async function loadCommands(first: string | undefined, api: () => Api): Promise<CliCommand[]> {
-  const names = first !== undefined && groups[first] ? [first] : Object.keys(groups);
+/** Whether `first` is the first word of some command. */
+export function isGroup(first: string): boolean {
+  return Object.hasOwn(groups, first);
+}
+
+/**
+ * The commands of one group, or of every group when `first` is undefined or unknown.
+ * `second` narrows what is loaded where a command has its own module (`stats speat`).
+ */
+export async function loadCommands(first: string | undefined, api: () => Api, second?: string): Promise<CliCommand[]> {
+  if (first === 'stats' && second === 'speat') return (await speatOnly())(api);
+  const names = first !== undefined && isGroup(first) ? [first] : Object.keys(groups);
   const seen = new Set<Group>();
   const out: CliCommand[] = [];
   for (const name of names) {

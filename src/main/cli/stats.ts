@@ -1,37 +1,16 @@
 /**
- * `equivox stats speat|wer|fdi`: the statistics engine on files, one JSON result each.
+ * `equivox stats speat|wer|fdi|ser`: the statistics engine on files, one JSON result each.
  * Parsing and validation live here (errors name the row or field); the numbers come from
- * src/main/stats, which does no I/O.
+ * src/main/stats, which does no I/O. `stats speat` lives in speat-command.ts, which
+ * loads only the SpEAT code (cli/commands.ts loads it alone for `stats speat`).
  */
-import { readFileSync } from 'node:fs';
 import { UserError } from '../../shared/errors';
 import { CsvError, parseCsvTable, type CsvTable } from '../data/csv';
-import {
-  analyseFdi,
-  analyseWer,
-  bootstrapSpeatSE,
-  NORMALIZE_MODES,
-  serPropagation,
-  speatAssociations,
-  speatFromAssociations,
-  StatsInputError,
-  thresholdRange,
-  type BootstrapDesign,
-  type NormalizeMode,
-  type Orientation,
-  type SpeatInput,
-  type WerRow,
-} from '../stats';
+import { analyseFdi, analyseWer, NORMALIZE_MODES, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
 import { UsageError, type CliCommand, type Options } from './args';
 import { readSerInput } from './ser-input';
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new UserError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'input');
-  }
-}
+import { speatCommand } from './speat-command';
+import { guard, readText } from './stats-io';
 
 function readCsv(path: string, requiredColumns: string[]): CsvTable {
   try {
@@ -41,92 +20,6 @@ function readCsv(path: string, requiredColumns: string[]): CsvTable {
     throw err;
   }
 }
-
-/** Run a stats function, turning its input errors into user errors (exit 1). */
-function guard<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof StatsInputError) throw new UserError(err.message, err.field);
-    throw err;
-  }
-}
-
-function parseMatrix(value: unknown, key: string): number[][] {
-  if (!Array.isArray(value)) throw new UserError(`"${key}" must be an array of embedding rows`, key);
-  if (value.length === 0) throw new UserError(`"${key}" has no rows`, key);
-  let dim = -1;
-  return value.map((row: unknown, i) => {
-    if (!Array.isArray(row)) throw new UserError(`${key}[${i}] must be an array of numbers`, `${key}[${i}]`);
-    if (dim < 0) dim = row.length;
-    if (row.length !== dim) throw new UserError(`${key}[${i}] has ${row.length} dimensions, expected ${dim} (embeddings of unequal length)`, `${key}[${i}]`);
-    for (let j = 0; j < row.length; j += 1) {
-      const v: unknown = row[j];
-      if (typeof v !== 'number' || !Number.isFinite(v)) throw new UserError(`${key}[${i}][${j}] is not a finite number (${JSON.stringify(v)})`, `${key}[${i}][${j}]`);
-    }
-    return row as number[];
-  });
-}
-
-function parseStrata(value: unknown, key: string, n: number): string[] {
-  if (!Array.isArray(value) || value.length !== n || value.some((v) => typeof v !== 'string' || v === '')) {
-    throw new UserError(`"strata.${key}" must list one non-empty stratum label per ${key} row (${n})`, `strata.${key}`);
-  }
-  return value as string[];
-}
-
-const speatCommand: CliCommand = {
-  path: ['stats', 'speat'],
-  usage: 'stats speat --input FILE.json [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]]',
-  async run(opts: Options) {
-    const input = opts.requireString('input');
-    const permutations = opts.int('permutations', 100_000, 1, 1e9);
-    const seed = opts.int('seed', 0, 0, 2 ** 52);
-    const bootstrapGiven = opts.string('bootstrap') !== undefined;
-    const resamples = opts.int('bootstrap', 10_000, 2, 1e8);
-    const sizes = opts.intList('sample-sizes');
-    const paired = opts.flag('paired');
-    opts.assertNoUnknown();
-    if (bootstrapGiven && !sizes) throw new UsageError('--bootstrap needs --sample-sizes k1,k2,…');
-    if (paired && !sizes) throw new UsageError('--paired needs --bootstrap and --sample-sizes');
-    let doc: unknown;
-    try {
-      doc = JSON.parse(readText(input));
-    } catch (err) {
-      if (err instanceof UserError) throw err;
-      throw new UserError(`${input} is not valid JSON: ${(err as Error).message}`, 'input');
-    }
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UserError(`${input} must hold an object with keys X, Y, A, B`, 'input');
-    const obj = doc as Record<string, unknown>;
-    const emb: SpeatInput = {
-      X: parseMatrix(obj.X, 'X'),
-      Y: parseMatrix(obj.Y, 'Y'),
-      A: parseMatrix(obj.A, 'A'),
-      B: parseMatrix(obj.B, 'B'),
-    };
-    const s = guard(() => speatAssociations(emb));
-    const res = speatFromAssociations(s.X, s.Y, { permutations, seed });
-    let design: BootstrapDesign = { kind: 'independent' };
-    if (paired) {
-      if (emb.X.length !== emb.Y.length) throw new UserError(`--paired needs as many X rows as Y rows (${emb.X.length} vs ${emb.Y.length})`, 'Y');
-      design = { kind: 'paired' };
-    } else if (obj.strata !== undefined) {
-      const st = obj.strata as Record<string, unknown>;
-      design = { kind: 'stratified', strataX: parseStrata(st?.X, 'X', emb.X.length), strataY: parseStrata(st?.Y, 'Y', emb.Y.length) };
-    }
-    const standardErrors = sizes ? bootstrapSpeatSE(s.X, s.Y, sizes, { resamples, seed, design }).map(({ size, standardError }) => ({ size, standardError })) : [];
-    return {
-      effectSize: res.effectSize,
-      pValue: res.pValue,
-      exact: res.exact,
-      permutations: res.permutations,
-      seed,
-      associations: { X: Array.from(s.X), Y: Array.from(s.Y) },
-      standardErrors,
-      ...(sizes ? { bootstrap: { resamples, design: design.kind } } : {}),
-    };
-  },
-};
 
 const werCommand: CliCommand = {
   path: ['stats', 'wer'],

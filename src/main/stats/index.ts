@@ -22,6 +22,7 @@ export {
   speatPermutationTest,
   speatFromAssociations,
   bootstrapSpeatSE,
+  BootstrapPlan,
   binomialCapped,
   speat,
   type Vector,
@@ -33,6 +34,7 @@ export {
   type SpeatOptions,
   type BootstrapDesign,
   type StandardErrorPoint,
+  type BootstrapOptions,
 } from './speat';
 export { normalizeText, words, integerToWords, NORMALIZE_MODES, type NormalizeMode } from './text-normalize';
 export { alignCounts, editDistance, type AlignmentCounts } from './edit-distance';

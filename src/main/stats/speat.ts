@@ -89,8 +89,80 @@ export function associations(targets: readonly Vector[], A: readonly Vector[], B
 }
 
 export function speatAssociations(input: SpeatInput): SpeatAssociations {
+  return fusedAssociations(input) ?? checkedAssociations(input);
+}
+
+function checkedAssociations(input: SpeatInput): SpeatAssociations {
   validateEmbeddings(input);
   return { X: associations(input.X, input.A, input.B), Y: associations(input.Y, input.A, input.B) };
+}
+
+/**
+ * The same numbers as checkedAssociations, operation for operation, with validation folded
+ * into the sums: a row is usable when its sum of squares is positive and finite, which
+ * also rules out NaN and ±Infinity entries. Returns null when any row is not (or the
+ * dimensions differ), and the caller takes the checked path, which names the offending
+ * row. Three small loops called once per row: run once per command, this code is never
+ * warm, and V8 compiles a small function after a few calls, where one big function took
+ * it 10–15 ms to get to (warm, the whole computation takes 0.5 ms at paper scale).
+ */
+function fusedAssociations(input: SpeatInput): SpeatAssociations | null {
+  const { X, Y, A, B } = input;
+  if (X.length === 0 || Y.length === 0 || A.length === 0 || B.length === 0) return null;
+  const dim = A[0]!.length;
+  if (dim === 0) return null;
+  const va = meanUnitRow(A, dim);
+  const vb = meanUnitRow(B, dim);
+  if (!va || !vb) return null;
+  const v = new Float64Array(dim);
+  for (let j = 0; j < dim; j += 1) v[j] = va[j]! - vb[j]!;
+  const sX = cosines(X, v);
+  const sY = cosines(Y, v);
+  return sX && sY ? { X: sX, Y: sY } : null;
+}
+
+/** Σ row[j]² in index order (as norm()). */
+function sumOfSquares(row: Vector, dim: number): number {
+  let ss = 0;
+  for (let j = 0; j < dim; j += 1) ss += row[j]! * row[j]!;
+  return ss;
+}
+
+/** v += row · scale, element by element. */
+function addScaled(v: Float64Array, row: Vector, scale: number): void {
+  for (let j = 0; j < v.length; j += 1) v[j] += row[j]! * scale;
+}
+
+/** As meanDirection, or null when a row has the wrong length or is unusable. */
+function meanUnitRow(rows: readonly Vector[], dim: number): Float64Array | null {
+  const v = new Float64Array(dim);
+  for (const row of rows) {
+    if (row.length !== dim) return null;
+    const ss = sumOfSquares(row, dim);
+    if (!(ss > 0 && ss < Infinity)) return null;
+    addScaled(v, row, 1 / Math.sqrt(ss));
+  }
+  for (let j = 0; j < dim; j += 1) v[j] /= rows.length;
+  return v;
+}
+
+/** Σ w[j]·v[j] / |w| per row, as associations(), or null when a row is unusable. */
+function cosines(rows: readonly Vector[], v: Float64Array): Float64Array | null {
+  const out = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i += 1) {
+    const w = rows[i]!;
+    if (w.length !== v.length) return null;
+    const nn = sumOfSquares(w, v.length);
+    if (!(nn > 0 && nn < Infinity)) return null;
+    out[i] = dot(w, v) / Math.sqrt(nn);
+  }
+  return out;
+}
+
+function dot(w: Vector, v: Float64Array): number {
+  let d = 0;
+  for (let j = 0; j < v.length; j += 1) d += w[j]! * v[j]!;
+  return d;
 }
 
 /** d = (mean s(X) − mean s(Y)) / std(s(X ∪ Y), ddof 1). */
@@ -166,18 +238,17 @@ export function speatPermutationTest(
     return { pValue: count / total, exact: true, permutations: total };
   }
   const rng = Rng.stream(options.seed ?? 0, 0);
-  const idx = new Int32Array(n);
-  for (let i = 0; i < n; i += 1) idx[i] = i;
-  // Shuffle the smaller side and use total − its sum when that is the complement.
+  // Shuffle the smaller side and use total − its sum when that is the complement. The
+  // values are shuffled in place (no index array): each permutation continues from the
+  // previous arrangement, which is as uniform as starting from the identity.
   let grand = 0;
   for (let i = 0; i < n; i += 1) grand += s[i]!;
   const useComplement = n - nx < nx;
   const k = useComplement ? n - nx : nx;
+  const arrangement = s.slice();
   let count = 0;
   for (let p = 1; p < N; p += 1) {
-    rng.shufflePrefix(idx, k);
-    let acc = 0;
-    for (let i = 0; i < k; i += 1) acc += s[idx[i]!]!;
+    const acc = rng.shuffleSumPrefix(arrangement, k);
     const stat = useComplement ? grand - acc : acc;
     if (stat >= threshold) count += 1;
   }
@@ -211,41 +282,79 @@ export interface StandardErrorPoint {
   validResamples: number;
 }
 
+export interface BootstrapOptions {
+  resamples?: number;
+  seed?: number;
+  design?: BootstrapDesign;
+  /** Added to each size's index when choosing its RNG stream (audits that request sizes in batches). */
+  sizeIndexOffset?: number;
+}
+
 /**
  * Bootstrap SE of d against the number of target stimuli per group (METHODS.md): for each
  * size k, R resamples of k stimuli per group with replacement, A and B fixed (so s is
  * fixed), SE = sample std (ddof 1) of d. Each size uses its own RNG stream
  * (Rng.stream(seed, 1000 + index)), so results do not depend on which sizes are requested
- * together. Stratified designs give each stratum k·n_stratum/n draws, rounded by largest
- * remainder.
+ * together, nor on which thread computes which size (see BootstrapPlan). Stratified
+ * designs give each stratum k·n_stratum/n draws, rounded by largest remainder.
  */
-export function bootstrapSpeatSE(
-  sX: ArrayLike<number>,
-  sY: ArrayLike<number>,
-  sizes: readonly number[],
-  options: { resamples?: number; seed?: number; design?: BootstrapDesign; sizeIndexOffset?: number } = {},
-): StandardErrorPoint[] {
-  const R = options.resamples ?? 10_000;
-  const design = options.design ?? { kind: 'independent' };
-  const nx = sX.length;
-  const ny = sY.length;
-  if (design.kind === 'paired' && nx !== ny) throw new RangeError('paired bootstrap needs |X| = |Y|');
-  // Centre on the pooled mean: d is shift-invariant and the one-pass variance below stays accurate.
-  let m = 0;
-  for (let i = 0; i < nx; i += 1) m += sX[i]!;
-  for (let i = 0; i < ny; i += 1) m += sY[i]!;
-  m /= nx + ny;
-  const cx = Float64Array.from(sX, (v) => v - m);
-  const cy = Float64Array.from(sY, (v) => v - m);
-  const strata = design.kind === 'stratified' ? [buildStrata(design.strataX, nx, 'X'), buildStrata(design.strataY, ny, 'Y')] : null;
-  return sizes.map((k, si) => {
+export function bootstrapSpeatSE(sX: ArrayLike<number>, sY: ArrayLike<number>, sizes: readonly number[], options: BootstrapOptions = {}): StandardErrorPoint[] {
+  const plan = new BootstrapPlan(sX, sY, options);
+  return sizes.map((k, si) => plan.point(k, si));
+}
+
+/**
+ * The bootstrap's shared set-up (centred associations, strata); point(k, index) is one
+ * size's SE, a pure function of the inputs, the seed and the size's index. Threads that
+ * each build a plan from the same inputs and compute any subset of the sizes together
+ * give exactly bootstrapSpeatSE's result.
+ */
+export class BootstrapPlan {
+  private readonly R: number;
+  private readonly seed: number;
+  private readonly offset: number;
+  private readonly design: BootstrapDesign;
+  private readonly cx: Float64Array;
+  private readonly cy: Float64Array;
+  private readonly strata: [Int32Array[], Int32Array[]] | null;
+  private sums: Float64Array | undefined;
+
+  constructor(sX: ArrayLike<number>, sY: ArrayLike<number>, options: BootstrapOptions = {}) {
+    this.R = options.resamples ?? 10_000;
+    this.seed = options.seed ?? 0;
+    this.offset = options.sizeIndexOffset ?? 0;
+    this.design = options.design ?? { kind: 'independent' };
+    const nx = sX.length;
+    const ny = sY.length;
+    if (this.design.kind === 'paired' && nx !== ny) throw new RangeError('paired bootstrap needs |X| = |Y|');
+    // Centre on the pooled mean: d is shift-invariant and the one-pass variance below stays accurate.
+    let m = 0;
+    for (let i = 0; i < nx; i += 1) m += sX[i]!;
+    for (let i = 0; i < ny; i += 1) m += sY[i]!;
+    m /= nx + ny;
+    this.cx = Float64Array.from(sX, (v) => v - m);
+    this.cy = Float64Array.from(sY, (v) => v - m);
+    this.strata = this.design.kind === 'stratified' ? [buildStrata(this.design.strataX, nx, 'X'), buildStrata(this.design.strataY, ny, 'Y')] : null;
+  }
+
+  /** SE of d for k stimuli per group; `index` is the size's position in the requested list. */
+  point(k: number, index: number): StandardErrorPoint {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`sample size ${k} must be a positive integer`);
-    const rng = Rng.stream(options.seed ?? 0, 1000 + si + (options.sizeIndexOffset ?? 0));
-    const countsX = strata ? allocate(strata[0]!, k) : null;
-    const countsY = strata ? allocate(strata[1]!, k) : null;
+    const rng = Rng.stream(this.seed, 1000 + index + this.offset);
+    const { cx, cy, R, design } = this;
+    const nx = cx.length;
+    const strata = this.strata;
+    const countsX = strata ? allocate(strata[0], k) : null;
+    const countsY = strata ? allocate(strata[1], k) : null;
     const n2 = 2 * k;
-    const bufX = new Int32Array(k);
-    const bufY = new Int32Array(k);
+    const bufX = design.kind === 'paired' ? new Int32Array(k) : null;
+    // Independent design: every resample's sums drawn in one pass (Rng.drawSums).
+    let sums: Float64Array | null = null;
+    if (design.kind === 'independent') {
+      // One buffer for all sizes: a fresh 3R-double array per size made work for the GC.
+      sums = this.sums ??= new Float64Array(3 * R);
+      rng.drawSums(cx, cy, k, R, sums);
+    }
     let wMean = 0;
     let wM2 = 0;
     let valid = 0;
@@ -253,23 +362,14 @@ export function bootstrapSpeatSE(
       let sxs = 0;
       let sys = 0;
       let ss = 0;
-      if (design.kind === 'independent') {
-        rng.fillInts(bufX, k, nx);
-        rng.fillInts(bufY, k, ny);
-        for (let j = 0; j < k; j += 1) {
-          const a = cx[bufX[j]!]!;
-          sxs += a;
-          ss += a * a;
-        }
-        for (let j = 0; j < k; j += 1) {
-          const b = cy[bufY[j]!]!;
-          sys += b;
-          ss += b * b;
-        }
+      if (sums) {
+        sxs = sums[3 * r]!;
+        sys = sums[3 * r + 1]!;
+        ss = sums[3 * r + 2]!;
       } else if (design.kind === 'paired') {
-        rng.fillInts(bufX, k, nx);
+        rng.fillInts(bufX!, k, nx);
         for (let j = 0; j < k; j += 1) {
-          const i = bufX[j]!;
+          const i = bufX![j]!;
           const a = cx[i]!;
           const b = cy[i]!;
           sxs += a;
@@ -278,16 +378,16 @@ export function bootstrapSpeatSE(
         }
       } else {
         const [stX, stY] = strata!;
-        for (let g = 0; g < stX!.length; g += 1) {
-          const members = stX![g]!;
+        for (let g = 0; g < stX.length; g += 1) {
+          const members = stX[g]!;
           for (let j = 0; j < countsX![g]!; j += 1) {
             const a = cx[members[rng.nextInt(members.length)]!]!;
             sxs += a;
             ss += a * a;
           }
         }
-        for (let g = 0; g < stY!.length; g += 1) {
-          const members = stY![g]!;
+        for (let g = 0; g < stY.length; g += 1) {
+          const members = stY[g]!;
           for (let j = 0; j < countsY![g]!; j += 1) {
             const b = cy[members[rng.nextInt(members.length)]!]!;
             sys += b;
@@ -306,7 +406,7 @@ export function bootstrapSpeatSE(
       }
     }
     return { size: k, standardError: valid > 1 ? Math.sqrt(wM2 / (valid - 1)) : NaN, validResamples: valid };
-  });
+  }
 }
 
 function buildStrata(labels: readonly string[], n: number, set: string): Int32Array[] {

@@ -6,6 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ParallelBootstrap } from '../../../src/main/cli/speat-threads';
+import { bootstrapSpeatSE } from '../../../src/main/stats';
 import { tempDir } from '../inference/helpers';
 
 const root = resolve(__dirname, '../../..');
@@ -37,6 +39,40 @@ describe('the npm run cli launcher', () => {
     expect(stale.stderr).toMatch(/\[equivox\] bundling the command line into out\/cli \(.+ changed\)/);
     expect((JSON.parse(stale.stdout) as { effectSize: number }).effectSize).toBe(d);
     expect(launch(args).stderr).not.toMatch(/bundling/);
+  }, 120_000);
+
+  it('runs the SpEAT bootstrap in the bundle’s worker threads with the same output as one thread', () => {
+    const dir = tempDir('launcher-threads');
+    const input = join(dir, 'speat.json');
+    const rows = (shift: number) => Array.from({ length: 12 }, (_, i) => Array.from({ length: 16 }, (_, j) => Math.sin(i * 7 + j * 3) + shift));
+    writeFileSync(input, JSON.stringify({ X: rows(0.3), Y: rows(0), A: rows(0.3), B: rows(0) }));
+    // 20,000 resamples × Σ 2k (k = 2..24) = 6.2 M draws: enough for worker threads.
+    const args = ['stats', 'speat', '--input', input, '--permutations', '5000', '--bootstrap', '20000', '--sample-sizes', '2,4,6,8,10,12,14,16,18,20,22,24'];
+    expect(launch(args).status).toBe(0); // builds the bundle when a source changed
+    const one = spawnSync(process.execPath, [join(root, 'out/cli/equivox.mjs'), ...args, '--threads', '1'], { encoding: 'utf8' });
+    const two = spawnSync(process.execPath, [join(root, 'out/cli/equivox.mjs'), ...args, '--threads', '2'], { encoding: 'utf8' });
+    expect(one.status, one.stderr).toBe(0);
+    expect(two.status, two.stderr).toBe(0);
+    expect(two.stderr).not.toMatch(/bootstrap thread failed|worker/i);
+    expect(two.stdout).toBe(one.stdout);
+    expect((JSON.parse(one.stdout) as { standardErrors: unknown[] }).standardErrors).toHaveLength(12);
+  }, 120_000);
+
+  it('the bundled bootstrap worker computes what bootstrapSpeatSE computes', async () => {
+    expect(launch(['stats', '--help']).status).toBe(0); // builds the bundle when a source changed
+    const sX = Float64Array.from({ length: 9 }, (_, i) => Math.sin(i) + 0.2);
+    const sY = Float64Array.from({ length: 7 }, (_, i) => Math.cos(i));
+    const sizes = [3, 6, 9, 12];
+    const options = { resamples: 3000, seed: 5 };
+    const pool = new ParallelBootstrap(sizes.length, 2, { file: join(root, 'out/cli/speat-worker.cjs') });
+    try {
+      pool.start(sX, sY, sizes, options);
+      // Workers only: the main thread takes no size.
+      expect(await pool.finish(false)).toEqual(bootstrapSpeatSE(sX, sY, sizes, options));
+      expect(pool.sizesComputed()[0]).toBe(0);
+    } finally {
+      pool.close();
+    }
   }, 120_000);
 
   it('passes usage errors through with the CLI’s exit code', () => {

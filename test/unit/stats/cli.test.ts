@@ -47,6 +47,33 @@ describe('stats speat CLI', () => {
   });
 });
 
+describe('stats speat CLI: input paths and threads', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'equivox-speat-cli-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const doc = JSON.parse(readFileSync(fixture('speat_mid.json'), 'utf8')) as Record<string, unknown>;
+  // 30,000 resamples × Σ 2k = 8.6 M draws: above MIN_DRAWS_FOR_WORKERS, so threads are used.
+  const args = ['--seed', '4', '--permutations', '2000', '--bootstrap', '30000', '--sample-sizes', '2,4,6,8,10,12,14,16,18,20,22,24,26,28,30,32,34,36,38,40'];
+
+  it('gives the same output for any --threads', async () => {
+    const one = await cli(['stats', 'speat', '--input', fixture('speat_mid.json'), ...args, '--threads', '1']);
+    expect(one.standardErrors as unknown[]).toHaveLength(20);
+    for (const threads of ['2', '3']) expect(await cli(['stats', 'speat', '--input', fixture('speat_mid.json'), ...args, '--threads', threads])).toEqual(one);
+    await expect(cli(['stats', 'speat', '--input', fixture('speat_mid.json'), '--threads', '0'])).rejects.toThrow(UsageError);
+  }, 120_000);
+
+  it('reads a plain file (fast reader) and any other JSON layout (JSON.parse) to the same result', async () => {
+    // Pretty-printed: still the plain shape. With an extra key: the general path.
+    const plain = join(dir, 'plain.json');
+    const other = join(dir, 'other.json');
+    writeFileSync(plain, JSON.stringify(doc, null, 2));
+    writeFileSync(other, JSON.stringify({ note: 'the general path', ...doc }));
+    const a = await cli(['stats', 'speat', '--input', plain, ...args.slice(0, 6), '--sample-sizes', '2,8']);
+    const b = await cli(['stats', 'speat', '--input', other, ...args.slice(0, 6), '--sample-sizes', '2,8']);
+    expect(b).toEqual(a);
+    expect(a.effectSize).toBeCloseTo(golden('speat_mid.d'), 12);
+  });
+});
+
 describe('stats wer CLI', () => {
   it('reads a BOM, CRLF, quoted CSV and reports per-group rates and comparisons', async () => {
     const r = await cli(['stats', 'wer', '--input', fixture('wer_small.csv'), '--bootstrap', '100', '--permutations', '100', '--seed', '1']);

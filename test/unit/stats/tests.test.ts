@@ -109,6 +109,67 @@ describe('Rng (xoshiro128** + splitmix32, re-implemented in Python for the golde
     expect(take(new Rng(42, 1), 6)).toEqual(golden<number[]>('rng_seed42_stream1'));
     expect(take(new Rng(2 ** 40 + 7, 5), 4)).toEqual(golden<number[]>('rng_seed2pow40_stream5'));
   });
+  it('the fused hot loops (fillInts, drawSums, shuffleSumPrefix) make exactly the draws nextInt makes', () => {
+    // n = 1,572,865 rejects about one draw in 4,100 (threshold 2^32 mod n = 1,045,846), so
+    // the rejection branch is exercised: 200,000 draws consume more than 200,000 outputs.
+    for (const [nx, ny, k, R] of [
+      [60, 60, 7, 500],
+      [3, 1, 4, 50],
+      [1_572_865, 1000, 50, 2000],
+    ] as const) {
+      const x = Float64Array.from({ length: nx }, (_, i) => Math.sin(i) * 3);
+      const y = Float64Array.from({ length: ny }, (_, i) => Math.cos(i) - 0.5);
+      const fused = new Rng(5, 3);
+      const out = new Float64Array(3 * R);
+      fused.drawSums(x, y, k, R, out);
+      const ref = new Rng(5, 3);
+      const buf = new Int32Array(k);
+      for (let r = 0; r < R; r += 1) {
+        let sx = 0;
+        let sy = 0;
+        let sq = 0;
+        ref.fillInts(buf, k, nx);
+        buf.forEach((i) => ((sx += x[i]!), (sq += x[i]! * x[i]!)));
+        for (let j = 0; j < k; j += 1) {
+          const v = y[ref.nextInt(ny)]!;
+          sy += v;
+          sq += v * v;
+        }
+        expect([out[3 * r], out[3 * r + 1], out[3 * r + 2]]).toEqual([sx, sy, sq]);
+      }
+      // Both generators end at the same point of the stream.
+      expect(fused.nextU32()).toBe(ref.nextU32());
+    }
+    const big = new Rng(8);
+    const counter = new Rng(8);
+    const buf = new Int32Array(200_000);
+    big.fillInts(buf, buf.length, 1_572_865);
+    for (let i = 0; i < buf.length; i += 1) counter.nextU32();
+    expect(big.nextU32()).not.toBe(counter.nextU32());
+  });
+  it('shuffleSumPrefix = shufflePrefix of an index array plus the sum of the first k values', () => {
+    for (const [n, k] of [
+      [120, 60],
+      [9, 9],
+      [2, 1],
+      [1, 1],
+    ] as const) {
+      const values = Float64Array.from({ length: n }, (_, i) => Math.sin(3 * i));
+      const arrangement = values.slice();
+      const idx = Int32Array.from({ length: n }, (_, i) => i);
+      const a = new Rng(2, 1);
+      const b = new Rng(2, 1);
+      for (let p = 0; p < 300; p += 1) {
+        const sum = a.shuffleSumPrefix(arrangement, k);
+        b.shufflePrefix(idx, k);
+        let ref = 0;
+        for (let i = 0; i < k; i += 1) ref += values[idx[i]!]!;
+        expect(sum).toBe(ref);
+      }
+      expect(Array.from(arrangement)).toEqual(Array.from(idx, (i) => values[i]));
+      expect(a.nextU32()).toBe(b.nextU32());
+    }
+  });
   it('nextInt is in range and roughly uniform; nextFloat in [0, 1)', () => {
     const r = new Rng(1);
     const counts = new Array<number>(7).fill(0);

@@ -1,0 +1,125 @@
+/**
+ * `equivox stats speat`: SpEAT on an embeddings file. Kept apart from the other `stats`
+ * commands so that it loads only what it uses (src/main/stats/speat.ts and the RNG): the
+ * paper-scale test through `npm run cli` is measured against numpy with process start
+ * included (bench/stats.ts).
+ */
+import { availableParallelism } from 'node:os';
+import { UserError } from '../../shared/errors';
+import {
+  bootstrapSpeatSE,
+  speatAssociations,
+  speatFromAssociations,
+  type BootstrapDesign,
+  type SpeatInput,
+  type StandardErrorPoint,
+} from '../stats/speat';
+import { UsageError, type CliCommand, type Options } from './args';
+import { readEmbeddingSets } from './embeddings-json';
+import { MIN_DRAWS_FOR_WORKERS, ParallelBootstrap } from './speat-threads';
+import { guard, readBytes } from './stats-io';
+
+function parseMatrix(value: unknown, key: string): number[][] {
+  if (!Array.isArray(value)) throw new UserError(`"${key}" must be an array of embedding rows`, key);
+  if (value.length === 0) throw new UserError(`"${key}" has no rows`, key);
+  let dim = -1;
+  return value.map((row: unknown, i) => {
+    if (!Array.isArray(row)) throw new UserError(`${key}[${i}] must be an array of numbers`, `${key}[${i}]`);
+    if (dim < 0) dim = row.length;
+    if (row.length !== dim) throw new UserError(`${key}[${i}] has ${row.length} dimensions, expected ${dim} (embeddings of unequal length)`, `${key}[${i}]`);
+    for (let j = 0; j < row.length; j += 1) {
+      const v: unknown = row[j];
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new UserError(`${key}[${i}][${j}] is not a finite number (${JSON.stringify(v)})`, `${key}[${i}][${j}]`);
+    }
+    return row as number[];
+  });
+}
+
+function parseStrata(value: unknown, key: string, n: number): string[] {
+  if (!Array.isArray(value) || value.length !== n || value.some((v) => typeof v !== 'string' || v === '')) {
+    throw new UserError(`"strata.${key}" must list one non-empty stratum label per ${key} row (${n})`, `strata.${key}`);
+  }
+  return value as string[];
+}
+
+/** The embeddings and, when the document has them, the strata labels. */
+function readInput(input: string): { emb: SpeatInput; strata?: unknown } {
+  const bytes = readBytes(input);
+  // The plain {X, Y, A, B} shape straight into Float64Arrays; anything else (strata,
+  // malformed files) through JSON.parse, whose path gives the detailed messages.
+  const fast = readEmbeddingSets(bytes);
+  if (fast) return { emb: fast };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    throw new UserError(`${input} is not valid JSON: ${(err as Error).message}`, 'input');
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UserError(`${input} must hold an object with keys X, Y, A, B`, 'input');
+  const obj = doc as Record<string, unknown>;
+  return {
+    emb: { X: parseMatrix(obj.X, 'X'), Y: parseMatrix(obj.Y, 'Y'), A: parseMatrix(obj.A, 'A'), B: parseMatrix(obj.B, 'B') },
+    strata: obj.strata,
+  };
+}
+
+export const speatCommand: CliCommand = {
+  path: ['stats', 'speat'],
+  usage: 'stats speat --input FILE.json [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--threads T]',
+  async run(opts: Options, _rest, ctx) {
+    const input = opts.requireString('input');
+    const permutations = opts.int('permutations', 100_000, 1, 1e9);
+    const seed = opts.int('seed', 0, 0, 2 ** 52);
+    const bootstrapGiven = opts.string('bootstrap') !== undefined;
+    const resamples = opts.int('bootstrap', 10_000, 2, 1e8);
+    const sizes = opts.intList('sample-sizes');
+    const paired = opts.flag('paired');
+    // Threads for the bootstrap; the results do not depend on it (see speat-threads.ts).
+    const threads = opts.int('threads', availableParallelism(), 1, 256);
+    opts.assertNoUnknown();
+    if (bootstrapGiven && !sizes) throw new UsageError('--bootstrap needs --sample-sizes k1,k2,…');
+    if (paired && !sizes) throw new UsageError('--paired needs --bootstrap and --sample-sizes');
+    const draws = sizes ? resamples * sizes.reduce((s, k) => s + 2 * k, 0) : 0;
+    const workers = Math.min(threads, sizes?.length ?? 0) - 1;
+    // Started before the file is read, so that their start-up overlaps with the work below.
+    let pool: ParallelBootstrap | null = null;
+    if (workers > 0 && draws >= MIN_DRAWS_FOR_WORKERS) {
+      try {
+        pool = new ParallelBootstrap(sizes!.length, workers);
+      } catch (err) {
+        ctx.log(`warning: no bootstrap threads (${(err as Error).message}); the main thread computes every size`);
+      }
+    }
+    try {
+      const { emb, strata } = readInput(input);
+      const s = guard(() => speatAssociations(emb));
+      let design: BootstrapDesign = { kind: 'independent' };
+      if (paired) {
+        if (emb.X.length !== emb.Y.length) throw new UserError(`--paired needs as many X rows as Y rows (${emb.X.length} vs ${emb.Y.length})`, 'Y');
+        design = { kind: 'paired' };
+      } else if (strata !== undefined) {
+        const st = strata as Record<string, unknown>;
+        design = { kind: 'stratified', strataX: parseStrata(st?.X, 'X', emb.X.length), strataY: parseStrata(st?.Y, 'Y', emb.Y.length) };
+      }
+      const bootstrapOptions = { resamples, seed, design };
+      // The workers start on the bootstrap while this thread runs the permutation test.
+      if (sizes && pool) pool.start(s.X, s.Y, sizes, bootstrapOptions);
+      const res = speatFromAssociations(s.X, s.Y, { permutations, seed });
+      let points: StandardErrorPoint[] = [];
+      if (sizes) points = pool ? await pool.finish() : bootstrapSpeatSE(s.X, s.Y, sizes, bootstrapOptions);
+      for (const message of pool?.workerErrors ?? []) ctx.log(`warning: a bootstrap thread failed (${message}); the main thread computed its share`);
+      return {
+        effectSize: res.effectSize,
+        pValue: res.pValue,
+        exact: res.exact,
+        permutations: res.permutations,
+        seed,
+        associations: { X: Array.from(s.X), Y: Array.from(s.Y) },
+        standardErrors: points.map(({ size, standardError }) => ({ size, standardError })),
+        ...(sizes ? { bootstrap: { resamples, design: design.kind } } : {}),
+      };
+    } finally {
+      pool?.close();
+    }
+  },
+};
