@@ -136,6 +136,14 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   await importSheet(app, clips, { checked: [TARGETS, WER], unchecked: [RATINGS, FDI] }, {}, 'data-mapping');
   await importSheet(app, ratings, { checked: [RATINGS], unchecked: [TARGETS, WER, FDI] });
 
+  // Ten ratings per speaker are too few for the paper's ten pleasant and ten unpleasant
+  // recordings per speaker: the Data step says so and offers the number the data supports.
+  const speatGroup = reqs.getByRole('group', { name: /SpEAT/ });
+  await expect(speatGroup).toContainText('each rated speaker needs at least 20 rated recordings (10 pleasant and 10 unpleasant)');
+  await app.record('data-too-few-ratings');
+  await speatGroup.getByRole('button', { name: 'Use 5 pleasant and 5 unpleasant recordings per speaker' }).click();
+  await expect(speatGroup).toContainText('40 rated recordings from 4 speakers give 20 pleasant and 20 unpleasant recordings (5 of each per speaker)');
+
   // Only FDI lacks data now: Next is blocked, and the fix is right there.
   const fdiGroup = reqs.getByRole('group', { name: /FDI/ });
   await expect(fdiGroup).toContainText('no recordings for speaker-verification trials have been imported');
@@ -169,6 +177,8 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
 
   await app.expectStep(5, 'Plan');
   await expect(reqs.getByText('ready', { exact: true })).toHaveCount(3);
+  // The fix on the Data step set the plan's setting, in the plan's own words.
+  await expect(page.getByLabel('Rated recordings per speaker')).toHaveValue('5');
   await lockQuickly(app, 'plan-locked');
   await app.next();
 
@@ -260,6 +270,7 @@ test('WER data without recogniser output: the Plan step names the reason and the
   await expect(problems.getByRole('button', { name: /^Exclude row/ })).toHaveCount(0);
   await app.record('data-import-errors');
   await importSheet(app, ratings, { checked: [RATINGS], unchecked: [] });
+  await page.getByRole('region', { name: 'What each section needs' }).getByRole('button', { name: 'Use 5 pleasant and 5 unpleasant recordings per speaker' }).click();
   await app.next();
   await app.expectStep(3, 'Groups');
   await app.next();
@@ -286,7 +297,7 @@ test('WER data without recogniser output: the Plan step names the reason and the
     title: 'WER check',
     sections: ['speat', 'ser', 'wer'],
     models: ['acoustic-baseline'],
-    speat: { attributeDataset: byName('ratings.csv'), tests: [{ id: 't1', name: 'female vs male', targetDataset: byName('recordings.csv'), x: { label: 'gender', value: 'female' }, y: { label: 'gender', value: 'male' } }] },
+    speat: { attributeDataset: byName('ratings.csv'), attributePerSpeaker: 5, tests: [{ id: 't1', name: 'female vs male', targetDataset: byName('recordings.csv'), x: { label: 'gender', value: 'female' }, y: { label: 'gender', value: 'male' } }] },
     ser: { valenceDataset: byName('ratings.csv') },
     wer: { dataset: byName('recordings.csv'), groupBy: ['accent'] },
   };

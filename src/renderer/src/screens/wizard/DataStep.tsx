@@ -21,7 +21,8 @@ export function planFor(d: Draft, title: string): AuditPlanInput {
   const prev = d.plan;
   const plan: AuditPlanInput = { title: prev?.title ?? title, sections: d.sections, models: prev?.models ?? ['acoustic-baseline'] };
   if (prev?.seed !== undefined) plan.seed = prev.seed;
-  if (ds.attribute && ds.target) plan.speat = { ...(prev?.speat ?? { tests: [] }), attributeDataset: ds.attribute, tests: (prev?.speat?.tests ?? []).map((t) => ({ ...t, targetDataset: ds.target! })) };
+  // The SpEAT settings exist once the ratings are there (a fix may set how many per speaker); the comparisons need the targets.
+  if (ds.attribute) plan.speat = { ...(prev?.speat ?? { tests: [] }), attributeDataset: ds.attribute, tests: ds.target ? (prev?.speat?.tests ?? []).map((t) => ({ ...t, targetDataset: ds.target! })) : [] };
   if (ds.attribute) plan.ser = { ...(prev?.ser ?? {}), valenceDataset: ds.attribute };
   if (ds.asr) plan.wer = { ...(prev?.wer ?? { groupBy: [] }), dataset: ds.asr };
   if (ds.verification) {

@@ -97,11 +97,24 @@ function show(v: unknown): string {
   return v === undefined ? '' : String(v);
 }
 
+/** What the box's text stands for, to tell a typed value from one set elsewhere. */
+function parseShown(text: string, k: Kind): unknown {
+  if (k.type === 'list') return text.split(/[,\s]+/).filter(Boolean).map(Number);
+  if (k.type === 'int' || k.type === 'number') return Number(text);
+  return text;
+}
+
 function SettingRow({ s, plan, locked, onChange }: { s: Setting; plan: AuditPlanInput; locked: boolean; onChange: (path: string[], v: unknown) => void }): JSX.Element {
   const value = getAt(plan, s.path) ?? defaultAt(s.path);
   const id = `setting-${s.path.join('-')}`;
   const [raw, setRaw] = useState<string>(show(value));
   const [bad, setBad] = useState(false);
+  // A value set elsewhere (a fix button) replaces what the box shows; typing does not loop back here.
+  const [shown, setShown] = useState(show(value));
+  if (show(value) !== shown) {
+    setShown(show(value));
+    if (!bad && show(value) !== show(parseShown(raw, s.kind))) setRaw(show(value));
+  }
   const k = s.kind;
   const commitNumber = (text: string) => {
     setRaw(text);
