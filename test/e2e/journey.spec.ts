@@ -22,6 +22,9 @@ test.afterAll(async () => {
   await host.stop();
 });
 
+// Every screen is checked at the smallest window the app supports (AuditorApp.record).
+test.use({ viewport: { width: 1024, height: 768 } });
+
 // A new auditor's first minutes: the one-click demo runs import, plan and run and lands
 // on the results; then the report is signed and verified, in the real renderer against
 // the real engine. (test/e2e/own-data.spec.ts walks every wizard step with own data.)

@@ -16,7 +16,7 @@ export function Term({ k, children, question }: { k: GlossaryKey; children?: Rea
       <button
         type="button"
         className={question ? 'term-question' : 'term-word'}
-        {...(question ? { 'aria-label': 'What does this mean?' } : {})}
+        {...(question ? { 'aria-label': `What does “${g.term}” mean?` } : {})}
         aria-describedby={id}
         aria-expanded={open}
         onClick={() => setOpen((o) => !o)}

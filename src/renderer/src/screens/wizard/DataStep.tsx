@@ -444,7 +444,7 @@ function CsvImport({
       )}
       {preview && mapping && (
         <div className="stack">
-          <div className="table-scroll" role="region" aria-label="First rows of the spreadsheet" tabIndex={0}>
+          <div className="table-scroll" role="region" aria-label="First rows of the spreadsheet" tabIndex={0} data-scrolls-sideways>
             <table className="data">
               <caption>
                 First {preview.rows.length} of {preview.totalRows} rows of {preview.file}
