@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { demoSubset } from '../fixtures/data/demo-subset';
+import { writeWhisperFolder } from '../fixtures/models/asr';
 import { AuditorApp } from './pages/app';
 import { killTree } from './pages/process';
 import { startHost, type RunningHost } from './web-host';
@@ -26,6 +27,7 @@ let folder: string;
 let clips: string;
 let clipsNoHyp: string;
 let ratings: string;
+let whisper: string;
 
 const ACCENTS = new Set(['us', 'uk', 'scotland']);
 
@@ -49,6 +51,8 @@ test.beforeAll(async () => {
     },
     { name: 'ratings.csv', drop: ['polarity', 'pitch_shift', 'rate_shift', 'engine'] },
   ).file;
+  // A speech recogniser the auditor has as a Hugging Face-style export (a tiny multilingual Whisper).
+  whisper = writeWhisperFolder(join(folder, 'whisper-onnx'), { multilingual: true });
   host = await startHost();
 });
 
@@ -331,4 +335,78 @@ test('WER data without recogniser output: the Plan step names the reason and the
   await page.getByRole('button', { name: 'Start the audit' }).click();
   await expect(page.getByText('The audit finished: 3 of 3 sections produced results.', { exact: false })).toBeVisible({ timeout: 4 * 60_000 });
   await app.record('run-after-fix');
+});
+
+test('WER without recogniser output, fixed with a speech-recognition model: a Whisper folder imported on the Models step, its language and task chosen on the Plan step', async ({ page, request }, info) => {
+  test.setTimeout(6 * 60_000);
+  const app = new AuditorApp(page, info);
+  await page.goto(host.url);
+  await app.createProject('Whisper check');
+  await page.getByRole('button', { name: 'New audit' }).click();
+  await app.expectStep(1, 'Purpose');
+  for (const section of [/\(SpEAT\)/, /\(SER\)/, /\(FDI\)/]) await page.getByRole('checkbox', { name: section }).uncheck();
+  await app.next();
+  await app.expectStep(2, 'Data');
+  await page.getByLabel('Import your own recordings from a spreadsheet (CSV)').check();
+  await importSheet(app, clipsNoHyp, { checked: [WER], unchecked: [TARGETS, RATINGS, FDI] });
+  await app.next();
+  await app.expectStep(3, 'Groups');
+  await app.next();
+  await app.expectStep(4, 'Models');
+  await app.next();
+
+  // The Plan step names the reason and, among the fixes, a speech-recognition model.
+  await app.expectStep(5, 'Plan');
+  const reqs = page.getByRole('region', { name: 'What each section needs' });
+  const werGroup = reqs.getByRole('group', { name: /WER/ });
+  await expect(werGroup).toContainText('has no recogniser output (hypothesis) for any recording');
+  await expect(page.getByRole('button', { name: 'Lock the plan' })).toBeDisabled();
+  await werGroup.getByRole('button', { name: 'Use a speech-recognition model' }).click();
+
+  // Models step: no recogniser yet, so it is imported from its folder; WER then uses it.
+  await app.expectStep(4, 'Models');
+  const source = page.getByRole('group', { name: 'What the speech recogniser heard (WER)' });
+  await expect(source.getByRole('radio', { name: 'Use the recogniser output in the spreadsheet' })).toBeChecked();
+  await expect(source.getByRole('radio', { name: 'Transcribe the recordings here with a speech-recognition model' })).toBeDisabled();
+  // Recognisers are not offered as models to audit (they give transcripts, not an inner representation).
+  await page.getByText('Import a model folder (a Hugging Face-style export, including speech recognisers)').click();
+  await app.choose('Model folder', whisper, 'folder');
+  await page.getByRole('button', { name: 'Import the folder' }).click();
+  await expect(page.getByText('Imported the speech-recognition model whisper-onnx.')).toBeVisible({ timeout: 60_000 });
+  await expect(source.getByRole('radio', { name: 'Transcribe the recordings here with a speech-recognition model' })).toBeChecked();
+  await expect(source.getByLabel('Speech-recognition model', { exact: true }).locator('option:checked')).toHaveText('whisper-onnx (Whisper)');
+  await expect(page.getByRole('group', { name: 'Models to audit' }).getByRole('checkbox', { name: /whisper-onnx/ })).toHaveCount(0);
+  await app.record('models-speech-recogniser');
+  await app.next();
+
+  // Plan step: Whisper's language and task, in plain words; the requirement is met.
+  await app.expectStep(5, 'Plan');
+  const language = page.getByLabel('Language spoken in the recordings');
+  await expect(language.locator('option')).toHaveText(['English (default)', 'Detect it for each recording', 'French (fr)', 'German (de)']);
+  await language.selectOption('de');
+  const task = page.getByLabel('What the recogniser writes');
+  await expect(task.locator('option')).toHaveText(['What was said', 'An English translation']);
+  await task.selectOption('translate');
+  await expect(werGroup).toContainText('ready');
+  await expect(werGroup).toContainText('transcribed by whisper-onnx');
+  await expect(page.locator('#lock-refused')).toHaveCount(0);
+  await page.getByLabel('Resamples for the intervals').fill('200');
+  await page.getByLabel('Shuffles for the p-value').fill('500');
+  await page.getByRole('button', { name: 'Lock the plan' }).click();
+  await expect(page.getByText('The plan is locked.')).toBeVisible({ timeout: 30_000 });
+  await app.record('plan-whisper-locked');
+
+  // The locked plan carries the choices, as `audit lock` would read them from plan JSON.
+  const project = (await api<{ id: string; name: string }[]>(request, 'projects.list', {})).find((p) => p.name === 'Whisper check')!;
+  const plans = await api<{ lockedAt: string | null; config: { wer?: { hypotheses?: unknown } } }[]>(request, 'plans.list', { projectId: project.id });
+  const locked = plans.find((p) => p.lockedAt !== null)!;
+  expect(locked.config.wer!.hypotheses).toMatchObject({ source: 'model', language: 'de', task: 'translate' });
+
+  await app.next();
+  await page.getByRole('button', { name: 'Start the audit' }).click();
+  await expect(page.getByText('The audit finished: 1 of 1 section produced results.', { exact: false })).toBeVisible({ timeout: 2 * 60_000 });
+  await app.next();
+  await app.expectStep(7, 'Results');
+  await expect(page.getByRole('tabpanel')).toContainText('The recordings were transcribed on this computer by whisper-onnx, listening for German and writing an English translation.', { timeout: 30_000 });
+  await app.record('results-wer-whisper');
 });

@@ -36,8 +36,14 @@ export async function checkLayout(page: Page, screen: string): Promise<void> {
   expect.soft(r.narrow, `"${screen}" has controls narrower than 12 px`).toEqual([]);
 }
 
-/** A number printed with more digits than anyone reads (e.g. "-0.174364290558346"); full precision belongs in hover titles and exports. */
-export const RAW_NUMBER = /(^|[^\w.])-?\d+\.\d{5,}(?![\w.])/;
+/**
+ * Numbers printed with more digits than anyone reads (e.g. "-0.174364290558346"): more than
+ * three significant digits after the point ("0.0047" and "0.00001" are fine, "0.17436" is
+ * not). Full precision belongs in hover titles and exports.
+ */
+export function unroundedNumbers(line: string): string[] {
+  return [...line.matchAll(/\d+\.(\d+)/g)].filter((m) => m[1]!.replace(/^0+/, '').length > 3).map((m) => m[0]);
+}
 
 /** Words a non-programmer should never see: script paths and source file names. */
 export const DEVELOPER_TEXT = /(^|[\s("'“])scripts\/|\b[\w.-]+\.(mjs|cjs|ts|tsx)\b/;
@@ -53,7 +59,7 @@ export async function checkWording(page: Page, screen: string): Promise<void> {
   const bad = texts.flatMap((t) => t.split('\n')).filter((line) => DEVELOPER_TEXT.test(line));
   expect.soft(bad, `"${screen}" shows developer file names`).toEqual([]);
   // One number formatter everywhere: what is read is rounded (hover titles keep full precision).
-  const raw = shown.flatMap((t) => t.split('\n')).filter((line) => RAW_NUMBER.test(line));
+  const raw = shown.flatMap((t) => t.split('\n')).filter((line) => unroundedNumbers(line).length > 0);
   expect.soft(raw, `"${screen}" shows unrounded numbers`).toEqual([]);
 }
 

@@ -3,6 +3,7 @@ import { fmt, fmtPercent } from '../../../shared/charts';
 import type { AuditResults, WerSection } from '../../../shared/results';
 import { WER_TEST_SHORT, werOverallStatement, werPrimaryStatement, werRateRatio, werVerdicts, type WerVerdict } from '../../../shared/wer-verdict';
 import { Term } from '../components/Term';
+import { languageName } from '../lib/language';
 import { ChartFigure } from './ChartFigure';
 import { werDashboardChart } from './charts/wer';
 import { Ci, Num } from './format';
@@ -20,7 +21,7 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
       <p className="dash-intro">
         This tab shows <strong>behaviour of a downstream system</strong>: how often the speech recogniser gets words wrong for each group
         ({wer.config.groupBy.join(' × ')}), compared with the reference group <strong>{ref}</strong>. Transcripts compared with{' '}
-        {NORMALIZE[wer.config.normalize]}; confidence intervals by resampling {wer.config.by === 'speaker' ? 'speakers' : 'utterances'}.
+        {NORMALIZE[wer.config.normalize]}; confidence intervals by resampling {wer.config.by === 'speaker' ? 'speakers' : 'utterances'}. {recogniserText(wer)}
       </p>
       <p className="dash-headline" data-testid="wer-overall">
         {werOverallStatement(wer).text}
@@ -250,6 +251,15 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
       ) : null}
     </div>
   );
+}
+
+/** Where the recogniser output came from, and for Whisper the language it listened for and what it wrote. */
+function recogniserText(wer: WerSection): string {
+  const c = wer.config;
+  if (c.hypotheses !== 'model' || !c.asrModel) return 'The recogniser output came with the recordings.';
+  if (!c.asrLanguage) return `The recordings were transcribed on this computer by ${c.asrModel}.`;
+  const language = c.asrLanguage === 'auto' ? 'the language it detected in each recording' : languageName(c.asrLanguage);
+  return `The recordings were transcribed on this computer by ${c.asrModel}, listening for ${language}${c.asrTask === 'translate' ? ' and writing an English translation' : ''}.`;
 }
 
 function werSentence(group: string, ref: string, delta: number, ratio: number, v: WerVerdict): string {
