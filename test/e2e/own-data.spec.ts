@@ -11,7 +11,7 @@
  * pocketsphinx output, real ratings). Every screen is checked by AuditorApp.record: axe,
  * no horizontal overflow, no control narrower than 12 px, no developer file names.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -409,4 +409,58 @@ test('WER without recogniser output, fixed with a speech-recognition model: a Wh
   await app.expectStep(7, 'Results');
   await expect(page.getByRole('tabpanel')).toContainText('The recordings were transcribed on this computer by whisper-onnx, listening for German and writing an English translation.', { timeout: 30_000 });
   await app.record('results-wer-whisper');
+});
+
+test('an audit in which a section failed: the results and the Report step say so, signing needs an explicit confirmation, and the cover says "Incomplete audit"', async ({ page, request }, info) => {
+  test.setTimeout(5 * 60_000);
+  const app = new AuditorApp(page, info);
+  await page.goto(host.url);
+  await app.createProject('Incomplete check');
+  const project = (await api<{ id: string; name: string; path: string }[]>(request, 'projects.list', {})).find((p) => p.name === 'Incomplete check')!;
+  // Run on the command line: WER from the spreadsheet, FDI from a scores file whose last
+  // row is not a number, so FDI (and only FDI) stops at run time.
+  const cli = (...args: string[]) => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], { env: { ...process.env, EQUIVOX_HOME: host.home }, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as Record<string, unknown>;
+  };
+  const ds = cli('datasets', 'import', '--project', project.path, '--manifest', clips, '--role', 'asr', '--map', 'path=path,speaker=speaker,accent=group,transcript=transcript,hypothesis=hypothesis');
+  const scores = join(folder, 'scores.csv');
+  writeFileSync(scores, 'group,label,score\na,1,0.9\na,0,0.2\nb,1,0.8\nb,0,abc\n');
+  const planFile = join(folder, 'incomplete-plan.json');
+  writeFileSync(planFile, JSON.stringify({ title: 'Incomplete check', sections: ['wer', 'fdi'], wer: { dataset: ds.datasetId, groupBy: ['accent'], bootstrap: 50, permutations: 100 }, fdi: { source: { kind: 'imported', file: scores }, groupings: [['group']], bootstrap: 10 } }));
+  cli('audit', 'run', '--project', project.path, '--plan', planFile);
+
+  // The project lists the run; its results name what did not run.
+  await page.getByRole('button', { name: 'Equivox home' }).click();
+  await app.openProject('Incomplete check');
+  await page.getByRole('list', { name: 'Audit runs' }).getByRole('button', { name: /^Open results/ }).click();
+  await app.expectStep(7, 'Results');
+  const notices = page.getByRole('region', { name: 'Before you read the results' });
+  await expect(notices).toContainText('Incomplete audit: 1 of 2 sections produced results.');
+  await expect(notices).toContainText('not run:');
+  await expect(notices).toContainText('score "abc" is not a number');
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  await app.record('results-incomplete');
+  await app.next();
+
+  // The Report step: signing waits for an explicit confirmation.
+  await app.expectStep(8, 'Report');
+  await page.getByLabel('Your name').fill('Ida Incomplete');
+  await page.getByLabel('Organisation').fill('Equivox test lab');
+  await page.getByRole('button', { name: 'Create identity' }).click();
+  await expect(page.getByLabel('Sign as').locator('option:checked')).toHaveText(/^Ida Incomplete/, { timeout: 60_000 });
+  const confirm = page.getByRole('checkbox', { name: /Sign a report of the incomplete audit anyway/ });
+  await expect(page.getByRole('group', { name: /This audit is incomplete: 1 of 2 sections produced results/ })).toContainText('Not run: FDI');
+  const sign = page.getByRole('button', { name: 'Sign and export the report' });
+  await expect(confirm).not.toBeChecked();
+  await expect(sign).toBeDisabled();
+  await app.record('report-incomplete-confirm');
+  await confirm.check();
+  await sign.click();
+  await expect(page.getByText('Report signed and saved')).toBeVisible({ timeout: 180_000 });
+  const pdf = await page.locator('.ok-box code.path').first().innerText();
+  const cover = execFileSync('pdftotext', ['-layout', '-f', '1', '-l', '1', pdf, '-'], { encoding: 'utf8' });
+  expect(cover).toContain('Incomplete audit');
+  expect(cover.replace(/\s+/g, ' ')).toMatch(/1 of 2 sections produced results\. Not run: FDI/);
 });
