@@ -115,7 +115,7 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   // The project goes where the auditor chooses (the in-app chooser in the browser).
   await page.getByLabel('Project name').fill('Own data audit');
   await page.getByText('Where to keep it').click();
-  await app.choose('Place for the project folder', folder, 'folder');
+  await app.choose('Place for the project folder', folder, 'folder', 'chooser-project-location');
   await expect(page.getByText(`The project will be stored in ${join(folder, 'own-data-audit')}`)).toBeVisible();
   await app.record('home-project-location');
   await page.getByRole('button', { name: 'Create project' }).click();
@@ -307,7 +307,7 @@ test('WER data without recogniser output: the Plan step names the reason and the
   };
   const planFile = join(folder, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'audit', 'lock', '--project', project.path, '--plan', planFile], { env: { ...process.env, EQUIVOX_HOME: host.home }, encoding: 'utf8' });
+  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'audit', 'lock', '--project', project.path, '--plan', planFile], { env: { ...process.env, EQUIVOX_HOME: host.home }, encoding: 'utf8', timeout: 120_000 });
   expect(cli.status, cli.stderr).toBe(1);
   expect(cli.stderr.trim().split('\n')).toEqual(['error: the plan cannot be locked yet: one section cannot run', reason]);
 
@@ -420,7 +420,7 @@ test('an audit in which a section failed: the results and the Report step say so
   // Run on the command line: WER from the spreadsheet, FDI from a scores file whose last
   // row is not a number, so FDI (and only FDI) stops at run time.
   const cli = (...args: string[]) => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], { env: { ...process.env, EQUIVOX_HOME: host.home }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], { env: { ...process.env, EQUIVOX_HOME: host.home }, encoding: 'utf8', timeout: 120_000 });
     expect(r.status, r.stderr).toBe(0);
     return JSON.parse(r.stdout) as Record<string, unknown>;
   };
@@ -446,6 +446,10 @@ test('an audit in which a section failed: the results and the Report step say so
 
   // The Report step: signing waits for an explicit confirmation.
   await app.expectStep(8, 'Report');
+  await expect(page.getByText('none: the plan was not locked before the run')).toBeVisible();
+  // Identities made by earlier tests on this host close the "new identity" form: open it.
+  const newIdentity = page.locator('details').filter({ has: page.getByText('Create a new identity') });
+  if (!(await newIdentity.evaluate((d) => (d as HTMLDetailsElement).open))) await newIdentity.locator('summary').click();
   await page.getByLabel('Your name').fill('Ida Incomplete');
   await page.getByLabel('Organisation').fill('Equivox test lab');
   await page.getByRole('button', { name: 'Create identity' }).click();

@@ -112,7 +112,7 @@ export class AuditorApp {
    * Choose a file or folder with the in-app chooser (the web host's): open it with the
    * "Choose…" button of `label`, go to the folder, and pick the file (or the folder).
    */
-  async choose(label: string, path: string, kind: 'file' | 'folder' = 'file'): Promise<void> {
+  async choose(label: string, path: string, kind: 'file' | 'folder' = 'file', shot?: string): Promise<void> {
     const page = this.page;
     await page.getByRole('button', { name: new RegExp(`^Choose(?: folder)?… ${escapeRegExp(label)}$`) }).click();
     const dialog = page.getByRole('dialog');
@@ -145,6 +145,8 @@ export class AuditorApp {
       await openRow(part, 'folder');
       await expect(dialog.locator('.chooser-where code')).toHaveText(new RegExp(`/${escapeRegExp(part)}$`));
     }
+    // The chooser itself is a screen of the journey: checked like the others when asked.
+    if (shot) await this.record(shot);
     if (kind === 'file') await openRow(parts[parts.length - 1]!, 'file');
     else await dialog.getByRole('button', { name: 'Choose this folder' }).click();
     await expect(dialog).toBeHidden();

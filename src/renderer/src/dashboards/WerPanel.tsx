@@ -21,7 +21,8 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
       <p className="dash-intro">
         This tab shows <strong>behaviour of a downstream system</strong>: how often the speech recogniser gets words wrong for each group
         ({wer.config.groupBy.join(' × ')}), compared with the reference group <strong>{ref}</strong>. Transcripts compared with{' '}
-        {NORMALIZE[wer.config.normalize]}; confidence intervals by resampling {wer.config.by === 'speaker' ? 'speakers' : 'utterances'}. {recogniserText(wer)}
+        {NORMALIZE[wer.config.normalize]}; confidence intervals by resampling {wer.config.by === 'speaker' ? 'speakers' : 'utterances'} (<Term k="bootstrap">bootstrap</Term>).{' '}
+        {recogniserText(wer)}
       </p>
       <p className="dash-headline" data-testid="wer-overall">
         {werOverallStatement(wer).text}

@@ -337,6 +337,13 @@ function CsvImport({
       setDone(ds.datasetId);
       onImported();
       setPending(null);
+      // The next import starts afresh: its roles are proposed from what is still needed.
+      setPath('');
+      setPreview(null);
+      setMapping(null);
+      setRoles(null);
+      setRolesTouched(false);
+      setName('');
     }
   }, [job.state]);
 
