@@ -62,7 +62,7 @@ test('a new auditor runs the demo with one click, lands on the results, and sign
     await page.getByRole('tab', { name }).click();
     await expect(page.getByRole('tab', { name })).toHaveAttribute('aria-selected', 'true');
     await expect(page.getByRole('tabpanel')).toBeVisible();
-    for (const t of await page.getByRole('tabpanel').locator('button.term-word').allInnerTexts()) terms.add(t.trim());
+    for (const t of await page.getByRole('tabpanel').locator('button.term-word').allTextContents()) terms.add(t.trim());
     await app.record(`results-${name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-')}`);
   }
   // Every term of art on the dashboards explains itself where it stands (a tooltip on hover or focus).

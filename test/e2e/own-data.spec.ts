@@ -72,9 +72,9 @@ async function api<T>(request: APIRequestContext, name: string, input: unknown):
 }
 
 /** Import one spreadsheet in the Data step, with the roles and columns given, and wait until it is in. */
-async function importSheet(app: AuditorApp, file: string, roles: { checked: string[]; unchecked: string[] }, columns: Record<string, string> = {}, shot?: string): Promise<void> {
+async function importSheet(app: AuditorApp, file: string, roles: { checked: string[]; unchecked: string[] }, columns: Record<string, string> = {}, shot?: string, startsIn?: string): Promise<void> {
   const page = app.page;
-  await app.choose('Spreadsheet file (CSV or TSV)', file);
+  await app.choose('Spreadsheet file (CSV or TSV)', file, 'file', undefined, startsIn);
   await expect(page.getByRole('table', { name: /^First \d+ of \d+ rows of/ })).toBeVisible();
   for (const [label, column] of Object.entries(columns)) await page.getByLabel(label).selectOption(column);
   for (const r of roles.checked) await expect(page.getByRole('checkbox', { name: r })).toBeChecked();
@@ -137,7 +137,8 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   await app.record('data-empty');
 
   // One spreadsheet, two roles: its columns support SpEAT groups and WER, both proposed.
-  await importSheet(app, clips, { checked: [TARGETS, WER], unchecked: [RATINGS, FDI] }, {}, 'data-mapping');
+  // The chooser opens in the folder used last (where the project was put), not an empty home.
+  await importSheet(app, clips, { checked: [TARGETS, WER], unchecked: [RATINGS, FDI] }, {}, 'data-mapping', folder);
   await importSheet(app, ratings, { checked: [RATINGS], unchecked: [TARGETS, WER, FDI] });
 
   // Ten ratings per speaker are too few for the paper's ten pleasant and ten unpleasant
@@ -261,7 +262,9 @@ test('WER data without recogniser output: the Plan step names the reason and the
   await app.expectStep(2, 'Data');
   await page.getByLabel('Import your own recordings from a spreadsheet (CSV)').check();
   // The recogniser's column is not recognised, so it stays unmapped; WER is still proposed (transcripts are there).
-  await importSheet(app, clipsNoHyp, { checked: [TARGETS, WER], unchecked: [FDI] });
+  // A fresh page: the chooser opens in the open project's folder.
+  const where = (await api<{ name: string; path: string }[]>(request, 'projects.list', {})).find((p) => p.name === 'WER check')!.path;
+  await importSheet(app, clipsNoHyp, { checked: [TARGETS, WER], unchecked: [FDI] }, {}, undefined, realpathSync(where));
   await expect(page.getByLabel('Recogniser output (hypothesis)')).toHaveValue('');
   // Errors (no file, not audio) are left out, shown as such, with nothing to exclude; not as warnings.
   await page.getByRole('button', { name: 'Show facts and problems for recordings.csv' }).click();

@@ -112,11 +112,15 @@ export class AuditorApp {
    * Choose a file or folder with the in-app chooser (the web host's): open it with the
    * "Choose…" button of `label`, go to the folder, and pick the file (or the folder).
    */
-  async choose(label: string, path: string, kind: 'file' | 'folder' = 'file', shot?: string): Promise<void> {
+  async choose(label: string, path: string, kind: 'file' | 'folder' = 'file', shot?: string, startsIn?: string): Promise<void> {
     const page = this.page;
     await page.getByRole('button', { name: new RegExp(`^Choose(?: folder)?… ${escapeRegExp(label)}$`) }).click();
     const dialog = page.getByRole('dialog');
     await expect(dialog).toBeVisible();
+    // It opens where the auditor's files are likely to be, and never asks for an Up that cannot be pressed.
+    if (startsIn) await expect(dialog.locator('.chooser-where code')).toHaveText(startsIn);
+    await expect(dialog.locator('.chooser-where code')).not.toHaveText('…');
+    if (await dialog.getByText(/Press Up/).count()) await expect(dialog.getByRole('button', { name: /Up to the parent folder/ })).toBeEnabled();
     const parts = path.split('/').filter(Boolean);
     const target = kind === 'file' ? parts.slice(0, -1) : parts;
     const tmpRoot = dialog.getByRole('button', { name: /^Temporary files/ });
