@@ -48,7 +48,7 @@ function secureContents(contents: WebContents): void {
 
 const OPEN_DIALOGS: Record<Exclude<PickPurpose, 'save-pdf'>, OpenDialogOptions> = {
   manifest: { title: 'Choose the spreadsheet of recordings', properties: ['openFile'], filters: [{ name: 'CSV or TSV', extensions: ['csv', 'tsv', 'txt'] }] },
-  folder: { title: 'Choose the folder of recordings', properties: ['openDirectory'] },
+  folder: { title: 'Choose a folder', properties: ['openDirectory'] },
   model: { title: 'Choose the model file', properties: ['openFile'], filters: [{ name: 'ONNX model', extensions: ['onnx'] }] },
   p12: { title: "Choose your organisation's certificate file", properties: ['openFile'], filters: [{ name: 'PKCS#12', extensions: ['p12', 'pfx'] }] },
   pdf: { title: 'Choose the report to check', properties: ['openFile'], filters: [{ name: 'PDF', extensions: ['pdf'] }] },

@@ -78,6 +78,8 @@ export type RequirementFix =
   | { kind: 'import'; role: DatasetRole; label: string }
   | { kind: 'map-column'; datasetId: string; column: 'hypothesis' | 'transcript' | 'valence' | 'speaker' | 'groups'; label: string }
   | { kind: 'untick'; sections: Section[]; label: string }
+  /** Change one plan setting to a value the data supports (e.g. fewer rated recordings per speaker). */
+  | { kind: 'setting'; path: ['speat', 'attributePerSpeaker']; value: number; label: string }
   | { kind: 'step'; step: RequirementStep; label: string };
 
 export interface Requirement {

@@ -18,6 +18,6 @@ export async function checkAccessibility(page: Page, screen: string, info: TestI
   const other = result.violations.filter((v) => !(v.impact === 'serious' || v.impact === 'critical')).map(describe);
   const summary = { screen, serious, other };
   await info.attach(`axe-${screen}.json`, { body: JSON.stringify(summary, null, 2), contentType: 'application/json' });
-  expect(serious, `axe found serious or critical problems on "${screen}"`).toEqual([]);
+  expect.soft(serious, `axe found serious or critical problems on "${screen}"`).toEqual([]);
   return summary;
 }

@@ -18,6 +18,7 @@ import type { AuditResults, Section } from '../../src/shared/results';
 import { speatEffectDashboardChart } from '../../src/renderer/src/dashboards/charts/speat';
 import { wassersteinPairs } from '../../src/shared/fdi-pairs';
 import { WER_TEST_NAMES } from '../../src/shared/wer-verdict';
+import { checkLayout, checkWording } from './pages/app';
 import { startHost, type RunningHost } from './web-host';
 
 const TAB_NAMES: Record<Section, string> = { speat: 'SpEAT', ser: 'SER propagation', wer: 'WER', fdi: 'FDI' };
@@ -167,6 +168,30 @@ test('every section: tabs by keyboard, charts with captions and tables, stimuli 
   await panel.getByRole('button', { name: 'Close stimuli' }).click();
   await expect(panel).toHaveCount(0);
 });
+
+// The preview page has no step list beside the dashboards: a 792 px window gives them the
+// width they have in the wizard at 1024 px (test/e2e/journey.spec.ts and own-data.spec.ts
+// check the wizard itself at 1024 px, with the demo's and an auditor's results).
+for (const width of [1024, 792]) {
+  test(`every section of the richest results at ${width} px, every table open: nothing scrolls sideways or is cut off, numbers rounded, no developer text`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 768 });
+    await page.addInitScript((r) => {
+      (window as unknown as { __EQUIVOX_PREVIEW_RESULTS__: unknown }).__EQUIVOX_PREVIEW_RESULTS__ = r;
+    }, sample);
+    await page.goto(previewUrl(sample));
+    await expect(page.getByRole('tab')).toHaveCount(4);
+    for (const s of present(sample)) {
+      await page.getByRole('tab', { name: TAB_NAMES[s], exact: true }).click();
+      const panel = page.getByRole('tabpanel');
+      await expect(panel.locator('svg').first()).toBeVisible();
+      // The table alternatives too: the widest tables hide behind them.
+      for (const d of await panel.locator('details').all()) await d.evaluate((el) => el.setAttribute('open', ''));
+      await checkLayout(page, `dashboard ${s} at ${width} px`);
+      await checkWording(page, `dashboard ${s} at ${width} px`);
+      await page.screenshot({ path: test.info().outputPath(`dash-${width}-${s}.png`), fullPage: true });
+    }
+  });
+}
 
 /** The demo's signed report as text (poppler's pdftotext), whitespace collapsed. */
 function demoReportText(): string {

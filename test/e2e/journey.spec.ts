@@ -22,6 +22,12 @@ test.afterAll(async () => {
   await host.stop();
 });
 
+// Every screen is checked at the smallest window the app supports (AuditorApp.record).
+test.use({ viewport: { width: 1024, height: 768 } });
+// The trace check reads what the journey did: if the journey fails, it is skipped, not
+// run against a fresh host that did nothing.
+test.describe.configure({ mode: 'serial' });
+
 // A new auditor's first minutes: the one-click demo runs import, plan and run and lands
 // on the results; then the report is signed and verified, in the real renderer against
 // the real engine. (test/e2e/own-data.spec.ts walks every wizard step with own data.)
@@ -51,12 +57,21 @@ test('a new auditor runs the demo with one click, lands on the results, and sign
   await app.expectStep(7, 'Results');
   const tabs = page.getByRole('tab');
   await expect(tabs).toHaveCount(4, { timeout: 6 * 60_000 });
+  const terms = new Set<string>();
   for (const name of await tabs.allInnerTexts()) {
     await page.getByRole('tab', { name }).click();
     await expect(page.getByRole('tab', { name })).toHaveAttribute('aria-selected', 'true');
     await expect(page.getByRole('tabpanel')).toBeVisible();
+    for (const t of await page.getByRole('tabpanel').locator('button.term-word').allTextContents()) terms.add(t.trim());
     await app.record(`results-${name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-')}`);
   }
+  // Every term of art on the dashboards explains itself where it stands (a tooltip on hover or focus).
+  expect([...terms].sort()).toEqual(expect.arrayContaining(['embedding', 'human IAT D', 'd', 'SE', 'p', 'p adjusted', 'Stimuli', 'Cohen’s d', 'SpEAT', 'valence', 'R²', 'RMSE', 'Learning rate', 'WER', 'CER', 'CI', 'bootstrap', 'Rate ratio', 'Primary test', 'false positive rate', 'FDI', 'Wasserstein distance', 'threshold']));
+  const wasserstein = page.getByRole('tabpanel').getByRole('button', { name: 'Wasserstein distance' });
+  await wasserstein.focus();
+  await expect(page.getByRole('tooltip').filter({ hasText: 'Wasserstein distance:' })).toBeVisible();
+  await expect(page.getByRole('tooltip').filter({ hasText: 'Wasserstein distance:' })).toContainText('does not depend on the decision threshold');
+  await wasserstein.blur();
   await app.next();
 
   // Report: identity, sign, export, verify.

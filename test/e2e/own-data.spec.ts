@@ -11,12 +11,13 @@
  * pocketsphinx output, real ratings). Every screen is checked by AuditorApp.record: axe,
  * no horizontal overflow, no control narrower than 12 px, no developer file names.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { demoSubset } from '../fixtures/data/demo-subset';
+import { writeWhisperFolder } from '../fixtures/models/asr';
 import { AuditorApp } from './pages/app';
 import { killTree } from './pages/process';
 import { startHost, type RunningHost } from './web-host';
@@ -26,6 +27,7 @@ let folder: string;
 let clips: string;
 let clipsNoHyp: string;
 let ratings: string;
+let whisper: string;
 
 const ACCENTS = new Set(['us', 'uk', 'scotland']);
 
@@ -49,6 +51,8 @@ test.beforeAll(async () => {
     },
     { name: 'ratings.csv', drop: ['polarity', 'pitch_shift', 'rate_shift', 'engine'] },
   ).file;
+  // A speech recogniser the auditor has as a Hugging Face-style export (a tiny multilingual Whisper).
+  whisper = writeWhisperFolder(join(folder, 'whisper-onnx'), { multilingual: true });
   host = await startHost();
 });
 
@@ -68,9 +72,9 @@ async function api<T>(request: APIRequestContext, name: string, input: unknown):
 }
 
 /** Import one spreadsheet in the Data step, with the roles and columns given, and wait until it is in. */
-async function importSheet(app: AuditorApp, file: string, roles: { checked: string[]; unchecked: string[] }, columns: Record<string, string> = {}, shot?: string): Promise<void> {
+async function importSheet(app: AuditorApp, file: string, roles: { checked: string[]; unchecked: string[] }, columns: Record<string, string> = {}, shot?: string, startsIn?: string): Promise<void> {
   const page = app.page;
-  await app.choose('Spreadsheet file (CSV or TSV)', file);
+  await app.choose('Spreadsheet file (CSV or TSV)', file, 'file', undefined, startsIn);
   await expect(page.getByRole('table', { name: /^First \d+ of \d+ rows of/ })).toBeVisible();
   for (const [label, column] of Object.entries(columns)) await page.getByLabel(label).selectOption(column);
   for (const r of roles.checked) await expect(page.getByRole('checkbox', { name: r })).toBeChecked();
@@ -111,7 +115,7 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   // The project goes where the auditor chooses (the in-app chooser in the browser).
   await page.getByLabel('Project name').fill('Own data audit');
   await page.getByText('Where to keep it').click();
-  await app.choose('Place for the project folder', folder, 'folder');
+  await app.choose('Place for the project folder', folder, 'folder', 'chooser-project-location');
   await expect(page.getByText(`The project will be stored in ${join(folder, 'own-data-audit')}`)).toBeVisible();
   await app.record('home-project-location');
   await page.getByRole('button', { name: 'Create project' }).click();
@@ -133,8 +137,17 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   await app.record('data-empty');
 
   // One spreadsheet, two roles: its columns support SpEAT groups and WER, both proposed.
-  await importSheet(app, clips, { checked: [TARGETS, WER], unchecked: [RATINGS, FDI] }, {}, 'data-mapping');
+  // The chooser opens in the folder used last (where the project was put), not an empty home.
+  await importSheet(app, clips, { checked: [TARGETS, WER], unchecked: [RATINGS, FDI] }, {}, 'data-mapping', folder);
   await importSheet(app, ratings, { checked: [RATINGS], unchecked: [TARGETS, WER, FDI] });
+
+  // Ten ratings per speaker are too few for the paper's ten pleasant and ten unpleasant
+  // recordings per speaker: the Data step says so and offers the number the data supports.
+  const speatGroup = reqs.getByRole('group', { name: /SpEAT/ });
+  await expect(speatGroup).toContainText('each rated speaker needs at least 20 rated recordings (10 pleasant and 10 unpleasant)');
+  await app.record('data-too-few-ratings');
+  await speatGroup.getByRole('button', { name: 'Use 5 pleasant and 5 unpleasant recordings per speaker' }).click();
+  await expect(speatGroup).toContainText('40 rated recordings from 4 speakers give 20 pleasant and 20 unpleasant recordings (5 of each per speaker)');
 
   // Only FDI lacks data now: Next is blocked, and the fix is right there.
   const fdiGroup = reqs.getByRole('group', { name: /FDI/ });
@@ -169,6 +182,8 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
 
   await app.expectStep(5, 'Plan');
   await expect(reqs.getByText('ready', { exact: true })).toHaveCount(3);
+  // The fix on the Data step set the plan's setting, in the plan's own words.
+  await expect(page.getByLabel('Rated recordings per speaker')).toHaveValue('5');
   await lockQuickly(app, 'plan-locked');
   await app.next();
 
@@ -247,7 +262,9 @@ test('WER data without recogniser output: the Plan step names the reason and the
   await app.expectStep(2, 'Data');
   await page.getByLabel('Import your own recordings from a spreadsheet (CSV)').check();
   // The recogniser's column is not recognised, so it stays unmapped; WER is still proposed (transcripts are there).
-  await importSheet(app, clipsNoHyp, { checked: [TARGETS, WER], unchecked: [FDI] });
+  // A fresh page: the chooser opens in the open project's folder.
+  const where = (await api<{ name: string; path: string }[]>(request, 'projects.list', {})).find((p) => p.name === 'WER check')!.path;
+  await importSheet(app, clipsNoHyp, { checked: [TARGETS, WER], unchecked: [FDI] }, {}, undefined, realpathSync(where));
   await expect(page.getByLabel('Recogniser output (hypothesis)')).toHaveValue('');
   // Errors (no file, not audio) are left out, shown as such, with nothing to exclude; not as warnings.
   await page.getByRole('button', { name: 'Show facts and problems for recordings.csv' }).click();
@@ -260,6 +277,7 @@ test('WER data without recogniser output: the Plan step names the reason and the
   await expect(problems.getByRole('button', { name: /^Exclude row/ })).toHaveCount(0);
   await app.record('data-import-errors');
   await importSheet(app, ratings, { checked: [RATINGS], unchecked: [] });
+  await page.getByRole('region', { name: 'What each section needs' }).getByRole('button', { name: 'Use 5 pleasant and 5 unpleasant recordings per speaker' }).click();
   await app.next();
   await app.expectStep(3, 'Groups');
   await app.next();
@@ -286,13 +304,13 @@ test('WER data without recogniser output: the Plan step names the reason and the
     title: 'WER check',
     sections: ['speat', 'ser', 'wer'],
     models: ['acoustic-baseline'],
-    speat: { attributeDataset: byName('ratings.csv'), tests: [{ id: 't1', name: 'female vs male', targetDataset: byName('recordings.csv'), x: { label: 'gender', value: 'female' }, y: { label: 'gender', value: 'male' } }] },
+    speat: { attributeDataset: byName('ratings.csv'), attributePerSpeaker: 5, tests: [{ id: 't1', name: 'female vs male', targetDataset: byName('recordings.csv'), x: { label: 'gender', value: 'female' }, y: { label: 'gender', value: 'male' } }] },
     ser: { valenceDataset: byName('ratings.csv') },
     wer: { dataset: byName('recordings.csv'), groupBy: ['accent'] },
   };
   const planFile = join(folder, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'audit', 'lock', '--project', project.path, '--plan', planFile], { env: { ...process.env, EQUIVOX_HOME: host.home }, encoding: 'utf8' });
+  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'audit', 'lock', '--project', project.path, '--plan', planFile], { env: { ...process.env, EQUIVOX_HOME: host.home }, encoding: 'utf8', timeout: 120_000 });
   expect(cli.status, cli.stderr).toBe(1);
   expect(cli.stderr.trim().split('\n')).toEqual(['error: the plan cannot be locked yet: one section cannot run', reason]);
 
@@ -320,4 +338,136 @@ test('WER data without recogniser output: the Plan step names the reason and the
   await page.getByRole('button', { name: 'Start the audit' }).click();
   await expect(page.getByText('The audit finished: 3 of 3 sections produced results.', { exact: false })).toBeVisible({ timeout: 4 * 60_000 });
   await app.record('run-after-fix');
+});
+
+test('WER without recogniser output, fixed with a speech-recognition model: a Whisper folder imported on the Models step, its language and task chosen on the Plan step', async ({ page, request }, info) => {
+  test.setTimeout(6 * 60_000);
+  const app = new AuditorApp(page, info);
+  await page.goto(host.url);
+  await app.createProject('Whisper check');
+  await page.getByRole('button', { name: 'New audit' }).click();
+  await app.expectStep(1, 'Purpose');
+  for (const section of [/\(SpEAT\)/, /\(SER\)/, /\(FDI\)/]) await page.getByRole('checkbox', { name: section }).uncheck();
+  await app.next();
+  await app.expectStep(2, 'Data');
+  await page.getByLabel('Import your own recordings from a spreadsheet (CSV)').check();
+  await importSheet(app, clipsNoHyp, { checked: [WER], unchecked: [TARGETS, RATINGS, FDI] });
+  await app.next();
+  await app.expectStep(3, 'Groups');
+  await app.next();
+  await app.expectStep(4, 'Models');
+  await app.next();
+
+  // The Plan step names the reason and, among the fixes, a speech-recognition model.
+  await app.expectStep(5, 'Plan');
+  const reqs = page.getByRole('region', { name: 'What each section needs' });
+  const werGroup = reqs.getByRole('group', { name: /WER/ });
+  await expect(werGroup).toContainText('has no recogniser output (hypothesis) for any recording');
+  await expect(page.getByRole('button', { name: 'Lock the plan' })).toBeDisabled();
+  await werGroup.getByRole('button', { name: 'Use a speech-recognition model' }).click();
+
+  // Models step: no recogniser yet, so it is imported from its folder; WER then uses it.
+  await app.expectStep(4, 'Models');
+  const source = page.getByRole('group', { name: 'What the speech recogniser heard (WER)' });
+  await expect(source.getByRole('radio', { name: 'Use the recogniser output in the spreadsheet' })).toBeChecked();
+  await expect(source.getByRole('radio', { name: 'Transcribe the recordings here with a speech-recognition model' })).toBeDisabled();
+  // Recognisers are not offered as models to audit (they give transcripts, not an inner representation).
+  await page.getByText('Import a model folder (a Hugging Face-style export, including speech recognisers)').click();
+  await app.choose('Model folder', whisper, 'folder');
+  await page.getByRole('button', { name: 'Import the folder' }).click();
+  await expect(page.getByText('Imported the speech-recognition model whisper-onnx.')).toBeVisible({ timeout: 60_000 });
+  await expect(source.getByRole('radio', { name: 'Transcribe the recordings here with a speech-recognition model' })).toBeChecked();
+  await expect(source.getByLabel('Speech-recognition model', { exact: true }).locator('option:checked')).toHaveText('whisper-onnx (Whisper)');
+  await expect(page.getByRole('group', { name: 'Models to audit' }).getByRole('checkbox', { name: /whisper-onnx/ })).toHaveCount(0);
+  await app.record('models-speech-recogniser');
+  await app.next();
+
+  // Plan step: Whisper's language and task, in plain words; the requirement is met.
+  await app.expectStep(5, 'Plan');
+  const language = page.getByLabel('Language spoken in the recordings');
+  await expect(language.locator('option')).toHaveText(['English (default)', 'Detect it for each recording', 'French (fr)', 'German (de)']);
+  await language.selectOption('de');
+  const task = page.getByLabel('What the recogniser writes');
+  await expect(task.locator('option')).toHaveText(['What was said', 'An English translation']);
+  await task.selectOption('translate');
+  await expect(werGroup).toContainText('ready');
+  await expect(werGroup).toContainText('transcribed by whisper-onnx');
+  await expect(page.locator('#lock-refused')).toHaveCount(0);
+  await page.getByLabel('Resamples for the intervals').fill('200');
+  await page.getByLabel('Shuffles for the p-value').fill('500');
+  await page.getByRole('button', { name: 'Lock the plan' }).click();
+  await expect(page.getByText('The plan is locked.')).toBeVisible({ timeout: 30_000 });
+  await app.record('plan-whisper-locked');
+
+  // The locked plan carries the choices, as `audit lock` would read them from plan JSON.
+  const project = (await api<{ id: string; name: string }[]>(request, 'projects.list', {})).find((p) => p.name === 'Whisper check')!;
+  const plans = await api<{ lockedAt: string | null; config: { wer?: { hypotheses?: unknown } } }[]>(request, 'plans.list', { projectId: project.id });
+  const locked = plans.find((p) => p.lockedAt !== null)!;
+  expect(locked.config.wer!.hypotheses).toMatchObject({ source: 'model', language: 'de', task: 'translate' });
+
+  await app.next();
+  await page.getByRole('button', { name: 'Start the audit' }).click();
+  await expect(page.getByText('The audit finished: 1 of 1 section produced results.', { exact: false })).toBeVisible({ timeout: 2 * 60_000 });
+  await app.next();
+  await app.expectStep(7, 'Results');
+  await expect(page.getByRole('tabpanel')).toContainText('The recordings were transcribed on this computer by whisper-onnx, listening for German and writing an English translation.', { timeout: 30_000 });
+  await app.record('results-wer-whisper');
+});
+
+test('an audit in which a section failed: the results and the Report step say so, signing needs an explicit confirmation, and the cover says "Incomplete audit"', async ({ page, request }, info) => {
+  test.setTimeout(5 * 60_000);
+  const app = new AuditorApp(page, info);
+  await page.goto(host.url);
+  await app.createProject('Incomplete check');
+  const project = (await api<{ id: string; name: string; path: string }[]>(request, 'projects.list', {})).find((p) => p.name === 'Incomplete check')!;
+  // Run on the command line: WER from the spreadsheet, FDI from a scores file whose last
+  // row is not a number, so FDI (and only FDI) stops at run time.
+  const cli = (...args: string[]) => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], { env: { ...process.env, EQUIVOX_HOME: host.home }, encoding: 'utf8', timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as Record<string, unknown>;
+  };
+  const ds = cli('datasets', 'import', '--project', project.path, '--manifest', clips, '--role', 'asr', '--map', 'path=path,speaker=speaker,accent=group,transcript=transcript,hypothesis=hypothesis');
+  const scores = join(folder, 'scores.csv');
+  writeFileSync(scores, 'group,label,score\na,1,0.9\na,0,0.2\nb,1,0.8\nb,0,abc\n');
+  const planFile = join(folder, 'incomplete-plan.json');
+  writeFileSync(planFile, JSON.stringify({ title: 'Incomplete check', sections: ['wer', 'fdi'], wer: { dataset: ds.datasetId, groupBy: ['accent'], bootstrap: 50, permutations: 100 }, fdi: { source: { kind: 'imported', file: scores }, groupings: [['group']], bootstrap: 10 } }));
+  cli('audit', 'run', '--project', project.path, '--plan', planFile);
+
+  // The project lists the run; its results name what did not run.
+  await page.getByRole('button', { name: 'Equivox home' }).click();
+  await app.openProject('Incomplete check');
+  await page.getByRole('list', { name: 'Audit runs' }).getByRole('button', { name: /^Open results/ }).click();
+  await app.expectStep(7, 'Results');
+  const notices = page.getByRole('region', { name: 'Before you read the results' });
+  await expect(notices).toContainText('Incomplete audit: 1 of 2 sections produced results.');
+  await expect(notices).toContainText('not run:');
+  await expect(notices).toContainText('score "abc" is not a number');
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  await app.record('results-incomplete');
+  await app.next();
+
+  // The Report step: signing waits for an explicit confirmation.
+  await app.expectStep(8, 'Report');
+  await expect(page.getByText('none: the plan was not locked before the run')).toBeVisible();
+  // Identities made by earlier tests on this host close the "new identity" form: open it.
+  const newIdentity = page.locator('details').filter({ has: page.getByText('Create a new identity') });
+  if (!(await newIdentity.evaluate((d) => (d as HTMLDetailsElement).open))) await newIdentity.locator('summary').click();
+  await page.getByLabel('Your name').fill('Ida Incomplete');
+  await page.getByLabel('Organisation').fill('Equivox test lab');
+  await page.getByRole('button', { name: 'Create identity' }).click();
+  await expect(page.getByLabel('Sign as').locator('option:checked')).toHaveText(/^Ida Incomplete/, { timeout: 60_000 });
+  const confirm = page.getByRole('checkbox', { name: /Sign a report of the incomplete audit anyway/ });
+  await expect(page.getByRole('group', { name: /This audit is incomplete: 1 of 2 sections produced results/ })).toContainText('Not run: FDI');
+  const sign = page.getByRole('button', { name: 'Sign and export the report' });
+  await expect(confirm).not.toBeChecked();
+  await expect(sign).toBeDisabled();
+  await app.record('report-incomplete-confirm');
+  await confirm.check();
+  await sign.click();
+  await expect(page.getByText('Report signed and saved')).toBeVisible({ timeout: 180_000 });
+  const pdf = await page.locator('.ok-box code.path').first().innerText();
+  const cover = execFileSync('pdftotext', ['-layout', '-f', '1', '-l', '1', pdf, '-'], { encoding: 'utf8' });
+  expect(cover).toContain('Incomplete audit');
+  expect(cover.replace(/\s+/g, ' ')).toMatch(/1 of 2 sections produced results\. Not run: FDI/);
 });

@@ -23,6 +23,7 @@ import {
   type RequirementReport,
   type RequirementStep,
 } from '../../shared/requirements';
+import { SpeatPlan } from '../../shared/plan';
 import type { Section } from '../../shared/results';
 import { ROLE_PLAIN } from '../../shared/roles';
 import { attributeSets } from '../data/speat-design';
@@ -39,6 +40,8 @@ export interface ModelFacts {
 /** The pipelines' own minimums (speat-audit, ser-audit, wer-audit, fdi-audit). */
 export const MIN_STIMULI_PER_GROUP = 2;
 export const MIN_RATED_FOR_SER = 10;
+/** The plan's own default (the paper's k), so a draft without the setting is checked as it will be locked. */
+export const DEFAULT_ATTRIBUTE_PER_SPEAKER: number = SpeatPlan.shape.attributePerSpeaker.parse(undefined);
 
 /** A plan that cannot be locked: one reason per line, for the CLI and the app. */
 export class PlanNotReadyError extends UserError {
@@ -115,6 +118,25 @@ export function serSplitSizes(n: number, f: { train: number; validation: number;
 
 type Add = (r: Omit<Requirement, 'section'>) => void;
 
+/**
+ * A number of rated recordings per speaker below k that the data supports: the one that
+ * gives the most pleasant and unpleasant recordings in all (ties: the larger number, closer
+ * to the paper's). Null when not even one per speaker gives two of each.
+ */
+function fewerPerSpeaker(clips: readonly Clip[], k: number): number | null {
+  const perSpeaker = new Map<string, number>();
+  for (const c of clips) if (c.valence !== null && c.speaker) perSpeaker.set(c.speaker, (perSpeaker.get(c.speaker) ?? 0) + 1);
+  // No speaker can give more than half of their rated recordings to each side.
+  const most = Math.min(k - 1, Math.floor(Math.max(0, ...perSpeaker.values()) / 2));
+  let best: { j: number; n: number } | null = null;
+  for (let j = most; j >= 1; j -= 1) {
+    const sets = attributeSets(clips, j);
+    const n = Math.min(sets.A.length, sets.B.length);
+    if (n >= 2 && (best === null || n > best.n)) best = { j, n };
+  }
+  return best?.j ?? null;
+}
+
 /** A missing dataset, a dataset that is gone, or one with no usable recordings. */
 function datasetProblem(p: Project, id: string | undefined, role: DatasetRole): string | null {
   if (!id) return `no ${ROLE_PLAIN[role]} have been imported`;
@@ -156,7 +178,7 @@ function speat(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefin
     });
   }
 
-  const k = s.attributePerSpeaker ?? 5;
+  const k = s.attributePerSpeaker ?? DEFAULT_ATTRIBUTE_PER_SPEAKER;
   const attrProblem = datasetProblem(p, s.attributeDataset, 'attribute');
   const attr = p.dataset(s.attributeDataset);
   if (attrProblem !== null) {
@@ -177,7 +199,9 @@ function speat(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefin
       fixes.push({ kind: 'map-column', datasetId: attr!.id, column: 'speaker', label: `Choose the speaker column of ${quote(attr!)}` });
     } else {
       detail = `each rated speaker needs at least ${2 * k} rated recordings (${k} pleasant and ${k} unpleasant); ${sets.speakers.length === 0 ? 'none has' : `only ${plural(sets.speakers.length, 'speaker')} ${sets.speakers.length === 1 ? 'has' : 'have'}`} enough, giving ${sets.A.length} pleasant recording${sets.A.length === 1 ? '' : 's'}`;
-      fixes.push({ kind: 'step', step: 'plan', label: 'Use fewer rated recordings per speaker' }, importFix('attribute'));
+      const fewer = fewerPerSpeaker(p.usable(attr!.id), k);
+      if (fewer !== null) fixes.push({ kind: 'setting', path: ['speat', 'attributePerSpeaker'], value: fewer, label: `Use ${fewer} pleasant and ${fewer} unpleasant recordings per speaker` });
+      fixes.push(importFix('attribute'));
     }
     fixes.push(...(ok ? [] : [leave]));
     add({ id: 'speat.ratings', need: 'Recordings rated as pleasant or unpleasant', met: ok, detail, step: 'data', fixes });

@@ -8,6 +8,7 @@ import { attributeSets, designSpeatTest, type SpeatDesign } from '../data/speat-
 import { isUsable, listClips, type Clip } from '../data/repository';
 import { aggregate, loadEmbeddings, type ModelManifest, type StoredEmbedding } from '../inference';
 import { adjustPValues, bootstrapSpeatSE, olsRegression, speatAssociations, speatEffectSize, speatFromAssociations, twoWayAnova, welchTTest } from '../stats';
+import { fmt, pText } from '../../shared/charts/format';
 import { UserError } from '../../shared/errors';
 import type { AuditContext } from './context';
 import { unitSeed } from './units';
@@ -80,7 +81,8 @@ export function designTests(ctx: AuditContext): DesignedTest[] {
       stimuli: { x: design.X.map((c) => c.id), y: design.Y.map((c) => c.id), a: attr.A.map((c) => c.id), b: attr.B.map((c) => c.id) },
     };
     if (dc && dc.pValue < 0.05) {
-      ctx.warn(`SpEAT test "${t.name}": clip durations differ between ${t.x.value} and ${t.y.value} (paired t = ${dc.t.toFixed(2)}, p = ${dc.pValue.toPrecision(2)}); duration may confound the result.`);
+      // Plain words and the shared number format (the report's appendix names the t statistic).
+      ctx.warn(`SpEAT test "${t.name}": the recordings of ${t.x.value} and ${t.y.value} differ in length (${pText(dc.pValue)}, paired t-test); length may confound the result.`);
     }
     return { plan: t, design, A: attr.A, B: attr.B, summary };
   });
@@ -225,10 +227,10 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
   const checks = attributeChecks(ctx);
   const vg = checks.valenceByGender;
   if (vg && vg.p < 0.05) {
-    ctx.warn(`Valence ratings of the attribute speech differ by speaker gender (${vg.groups[0]} ${vg.means[0].toFixed(2)} vs ${vg.groups[1]} ${vg.means[1].toFixed(2)}; Welch t = ${vg.t.toFixed(2)}, p = ${vg.p.toPrecision(2)}): the pleasant and unpleasant poles may partly encode gender.`);
+    ctx.warn(`Pleasantness ratings of the rated speech differ by speaker gender (${vg.groups[0]} ${fmt(vg.means[0])} vs ${vg.groups[1]} ${fmt(vg.means[1])} on average; ${pText(vg.p)}, Welch t-test): the pleasant and unpleasant recordings may partly stand for gender.`);
   }
   const va = checks.valenceByAge;
-  if (va && va.p < 0.05) ctx.warn(`Valence ratings of the attribute speech change with speaker age (slope ${va.slope.toPrecision(2)} per year, p = ${va.p.toPrecision(2)}): the poles may partly encode age.`);
+  if (va && va.p < 0.05) ctx.warn(`Pleasantness ratings of the rated speech change with speaker age (${fmt(va.slope)} per year; ${pText(va.p)}, linear regression): the pleasant and unpleasant recordings may partly stand for age.`);
   const ps = results.map((r) => r.pValue);
   const adj = { bonferroni: adjustPValues(ps, 'bonferroni'), holm: adjustPValues(ps, 'holm'), bh: adjustPValues(ps, 'bh') };
   return {

@@ -93,7 +93,7 @@ export const demoRunTask: Task<{ projectPath: string; dataDir: string; quick: bo
           progress: (_s, d, t, detail) => {
             const f = t > 0 ? d / t : 0;
             const done = before + est.importSeconds[i]! * f;
-            ctx.progress(`Importing ${demoDatasetName(ds)}`, d, t, { label: detail?.label ?? `Reading ${demoDatasetName(ds)}`, unit: 'recording', overall: total > 0 ? done / total : 0, estimatedSecondsLeft: total - done });
+            ctx.progress(`Importing ${demoDatasetName(ds)}`, d, t, { label: detail?.label ?? `Reading and checking the recordings of “${demoDatasetName(ds)}”`, unit: 'recording', overall: total > 0 ? done / total : 0, estimatedSecondsLeft: total - done });
           },
           cancelled: () => ctx.cancelled(),
         },

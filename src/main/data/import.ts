@@ -333,7 +333,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
       if (r.done) return null;
       if (storedPath.get(datasetId, r.value.rowIndex) !== (r.value.values[mapping.path] ?? '')) return r.value;
       done += 1;
-      if (done % 1000 === 0) control.progress?.('importing', done, total);
+      if (done % 1000 === 0) control.progress?.('importing', done, total, detail);
     }
   };
   const abort = new AbortController();
@@ -379,7 +379,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
     clearInterval(poll);
     rows.return?.(); // closes the manifest when the import stopped early
   }
-  control.progress?.('importing', total, total);
+  control.progress?.('importing', total, total, detail);
   markDuplicates(db, datasetId);
   db.transaction(() => {
     setStatus('ready');

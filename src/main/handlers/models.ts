@@ -1,4 +1,5 @@
 import type { EmbedSummary, ModelInfo, ModelLayers } from '../../shared/api/models';
+import { asrCapabilities } from '../inference/asr/store';
 import { CATALOGUE, downloadModel } from '../inference/download';
 import type { EmbedTaskInput } from '../inference/embed';
 import type { ModelManifest } from '../inference/manifest';
@@ -20,6 +21,8 @@ export function modelInfo(m: ModelManifest): ModelInfo {
     settingsKey: m.settingsKey,
     licence: m.licence,
     source: m.source,
+    task: m.task ?? 'embedding',
+    asr: asrCapabilities(m),
   };
 }
 

@@ -18,6 +18,10 @@ export interface ModelInfo {
   settingsKey: string;
   licence: string | null;
   source: string | null;
+  /** What the model is for: its inner representation is audited (SpEAT, SER, FDI), or it writes transcripts (WER). */
+  task: 'embedding' | 'asr';
+  /** A speech recogniser's decoding: Whisper's language codes (empty: English only) and whether it can translate into English. */
+  asr: { kind: 'ctc' | 'whisper'; languages: string[]; translate: boolean } | null;
 }
 
 export interface ModelLayers {

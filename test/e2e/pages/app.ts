@@ -1,7 +1,11 @@
 import { expect, type Locator, type Page, type TestInfo } from '@playwright/test';
 import { checkAccessibility } from '../axe';
 
-/** No horizontal overflow of the page and no visible control narrower than 12 px (squashed checkboxes, buttons). */
+/**
+ * No horizontal overflow of the page and no visible control narrower than 12 px (squashed
+ * checkboxes, buttons). The screen checks are soft assertions: the journey goes on, so one
+ * run names every screen's findings, and the test still fails on any of them.
+ */
 export async function checkLayout(page: Page, screen: string): Promise<void> {
   const r = await page.evaluate(() => {
     const controls = [...document.querySelectorAll<HTMLElement>('button, input:not([type="hidden"]), select, textarea, summary, a[href], [role="tab"], [role="checkbox"], [role="radio"]')];
@@ -14,22 +18,49 @@ export async function checkLayout(page: Page, screen: string): Promise<void> {
       })
       .map((el) => ({ what: `${el.tagName.toLowerCase()}${el.getAttribute('type') ? `[${el.getAttribute('type')}]` : ''} "${(el.getAttribute('aria-label') ?? el.textContent ?? el.id).trim().slice(0, 40)}"`, width: el.getBoundingClientRect().width }))
       .filter((c) => c.width < 12);
-    return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, narrow };
+    // A box that scrolls sideways inside the page hides what sticks out (a table's last
+    // columns, the end of its sentences) just as a page that overflows does. Only the
+    // preview of the auditor's own spreadsheet may scroll: its columns are theirs.
+    const clipped = [...document.querySelectorAll<HTMLElement>('body *')]
+      .filter((el) => {
+        const style = getComputedStyle(el);
+        if (style.overflowX !== 'auto' && style.overflowX !== 'scroll') return false;
+        if (el.closest('[data-scrolls-sideways]') || el.clientWidth === 0) return false;
+        return el.scrollWidth > el.clientWidth + 1;
+      })
+      .map((el) => `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''} "${(el.getAttribute('aria-label') ?? el.querySelector('caption, h2, h3, h4')?.textContent ?? '').trim().slice(0, 50)}": ${el.scrollWidth} px in ${el.clientWidth} px`);
+    return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, narrow, clipped };
   });
-  expect(r.scrollWidth, `"${screen}" scrolls sideways: ${r.scrollWidth} px of content in a ${r.innerWidth} px window`).toBeLessThanOrEqual(r.innerWidth);
-  expect(r.narrow, `"${screen}" has controls narrower than 12 px`).toEqual([]);
+  expect.soft(r.scrollWidth, `"${screen}" scrolls sideways: ${r.scrollWidth} px of content in a ${r.innerWidth} px window`).toBeLessThanOrEqual(r.innerWidth);
+  expect.soft(r.clipped, `"${screen}" has boxes that scroll sideways, hiding part of their content`).toEqual([]);
+  expect.soft(r.narrow, `"${screen}" has controls narrower than 12 px`).toEqual([]);
+}
+
+/**
+ * Numbers printed with more digits than anyone reads (e.g. "-0.174364290558346"): more than
+ * three significant digits after the point ("0.0047" and "0.00001" are fine, "0.17436" is
+ * not). Full precision belongs in hover titles and exports.
+ */
+export function unroundedNumbers(line: string): string[] {
+  return [...line.matchAll(/\d+\.(\d+)/g)].filter((m) => m[1]!.replace(/^0+/, '').length > 3).map((m) => m[0]);
 }
 
 /** Words a non-programmer should never see: script paths and source file names. */
 export const DEVELOPER_TEXT = /(^|[\s("'“])scripts\/|\b[\w.-]+\.(mjs|cjs|ts|tsx)\b/;
 
 export async function checkWording(page: Page, screen: string): Promise<void> {
-  const texts = await page.evaluate(() => {
-    const attrs = [...document.querySelectorAll('[title], [aria-label], [placeholder], [alt]')].flatMap((el) => ['title', 'aria-label', 'placeholder', 'alt'].map((a) => el.getAttribute(a) ?? ''));
-    return [document.body.innerText, ...attrs];
+  const { texts, shown } = await page.evaluate(() => {
+    const attr = (names: string[]) => [...document.querySelectorAll(names.map((n) => `[${n}]`).join(', '))].flatMap((el) => names.map((a) => el.getAttribute(a) ?? ''));
+    // Chart labels are SVG text, which innerText leaves out.
+    const svg = [...document.querySelectorAll('svg text, svg title')].map((t) => t.textContent ?? '');
+    const read = [document.body.innerText, ...svg, ...attr(['aria-label', 'placeholder', 'alt'])];
+    return { texts: [...read, ...attr(['title'])], shown: read };
   });
   const bad = texts.flatMap((t) => t.split('\n')).filter((line) => DEVELOPER_TEXT.test(line));
-  expect(bad, `"${screen}" shows developer file names`).toEqual([]);
+  expect.soft(bad, `"${screen}" shows developer file names`).toEqual([]);
+  // One number formatter everywhere: what is read is rounded (hover titles keep full precision).
+  const raw = shown.flatMap((t) => t.split('\n')).filter((line) => unroundedNumbers(line).length > 0);
+  expect.soft(raw, `"${screen}" shows unrounded numbers`).toEqual([]);
 }
 
 /** Page model of the auditor's app: screens by what the auditor sees, not by CSS. */
@@ -81,11 +112,15 @@ export class AuditorApp {
    * Choose a file or folder with the in-app chooser (the web host's): open it with the
    * "Choose…" button of `label`, go to the folder, and pick the file (or the folder).
    */
-  async choose(label: string, path: string, kind: 'file' | 'folder' = 'file'): Promise<void> {
+  async choose(label: string, path: string, kind: 'file' | 'folder' = 'file', shot?: string, startsIn?: string): Promise<void> {
     const page = this.page;
     await page.getByRole('button', { name: new RegExp(`^Choose(?: folder)?… ${escapeRegExp(label)}$`) }).click();
     const dialog = page.getByRole('dialog');
     await expect(dialog).toBeVisible();
+    // It opens where the auditor's files are likely to be, and never asks for an Up that cannot be pressed.
+    if (startsIn) await expect(dialog.locator('.chooser-where code')).toHaveText(startsIn);
+    await expect(dialog.locator('.chooser-where code')).not.toHaveText('…');
+    if (await dialog.getByText(/Press Up/).count()) await expect(dialog.getByRole('button', { name: /Up to the parent folder/ })).toBeEnabled();
     const parts = path.split('/').filter(Boolean);
     const target = kind === 'file' ? parts.slice(0, -1) : parts;
     const tmpRoot = dialog.getByRole('button', { name: /^Temporary files/ });
@@ -114,6 +149,8 @@ export class AuditorApp {
       await openRow(part, 'folder');
       await expect(dialog.locator('.chooser-where code')).toHaveText(new RegExp(`/${escapeRegExp(part)}$`));
     }
+    // The chooser itself is a screen of the journey: checked like the others when asked.
+    if (shot) await this.record(shot);
     if (kind === 'file') await openRow(parts[parts.length - 1]!, 'file');
     else await dialog.getByRole('button', { name: 'Choose this folder' }).click();
     await expect(dialog).toBeHidden();

@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockPlan, savePlan } from '../../../src/main/audits/plans';
+import { attributeSets } from '../../../src/main/data/speat-design';
+import { isUsable, listClips } from '../../../src/main/data/repository';
+import { AuditPlan } from '../../../src/shared/plan';
 import { checkRequirements, PlanNotReadyError, serSplitSizes } from '../../../src/main/audits/requirements';
 import { createAudit, runAudit } from '../../../src/main/audits/run';
 import { splitIndices } from '../../../src/main/stats/ser';
@@ -121,12 +124,32 @@ describe('section requirements before lock', () => {
     expect(Object.keys(results.wer!.groups).sort()).toEqual(['scotland', 'uk', 'us']);
   }, 60_000);
 
+  it('checks SpEAT ratings at the plan\'s own default per speaker, and offers the number the data supports', () => {
+    const db = store.db(projectId);
+    const draft = { sections: ['speat'], models: ['acoustic-baseline'], speat: { attributeDataset: ratingsId, targetDataset: clipsId, tests: [] } };
+    // The draft leaves the setting out; the plan it becomes gets the schema's default (the paper's 10).
+    const k = AuditPlan.parse({ title: 't', sections: ['speat'], models: ['acoustic-baseline'], speat: { attributeDataset: ratingsId, tests: [{ id: 't1', name: 'n', targetDataset: clipsId, x: { label: 'gender', value: 'female' }, y: { label: 'gender', value: 'male' } }] } }).speat!.attributePerSpeaker;
+    expect(k).toBe(10);
+    const ratings = checkRequirements(db, draft).sections[0]!.requirements.find((x) => x.id === 'speat.ratings')!;
+    expect(ratings.met).toBe(false);
+    expect(ratings.detail).toBe('each rated speaker needs at least 20 rated recordings (10 pleasant and 10 unpleasant); none has enough, giving 0 pleasant recordings');
+    // Four speakers with ten ratings each: five per side from every speaker is the most the data gives.
+    expect(ratings.fixes[0]).toEqual({ kind: 'setting', path: ['speat', 'attributePerSpeaker'], value: 5, label: 'Use 5 pleasant and 5 unpleasant recordings per speaker' });
+    expect(ratings.fixes.map((f) => f.kind)).toEqual(['setting', 'import', 'untick']);
+    // The pipeline agrees: the attribute sets it would build at 10 are empty, at 5 they are 20 and 20.
+    const clips = listClips(db, ratingsId).filter(isUsable);
+    expect(attributeSets(clips, k).A).toHaveLength(0);
+    expect(attributeSets(clips, 5).A).toHaveLength(20);
+    const fixed = checkRequirements(db, { ...draft, speat: { ...draft.speat, attributePerSpeaker: 5 } }).sections[0]!.requirements.find((x) => x.id === 'speat.ratings')!;
+    expect(fixed.met).toBe(true);
+  });
+
   it('checks every ticked section: SpEAT and SER on the ratings, FDI names the missing verification recordings', () => {
     const db = store.db(projectId);
     const r = checkRequirements(db, {
       sections: ['speat', 'ser', 'wer', 'fdi'],
       models: ['acoustic-baseline'],
-      speat: { targetDataset: clipsId, attributeDataset: ratingsId, tests: [{ id: 't1', name: 'female vs male', targetDataset: clipsId, x: { label: 'gender', value: 'female' }, y: { label: 'gender', value: 'male' } }] },
+      speat: { targetDataset: clipsId, attributeDataset: ratingsId, attributePerSpeaker: 5, tests: [{ id: 't1', name: 'female vs male', targetDataset: clipsId, x: { label: 'gender', value: 'female' }, y: { label: 'gender', value: 'male' } }] },
       ser: { valenceDataset: ratingsId },
       wer: { dataset: clipsId, groupBy: ['accent'] },
       fdi: { source: { kind: 'verification', modelId: 'acoustic-baseline' }, groupings: [['gender']] },

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bytesToUnicode, ctcGreedy, ctcVocabFromJson, decodeByteLevel, detectAsrFolder, whisperSpec } from '../../../src/main/inference/asr';
 import { whisperWindows } from '../../../src/main/inference/asr/whisper';
+import { modelInfo } from '../../../src/main/handlers/models';
 import { calibrationByGroup, createRecognizer, ensureModel, importModel, listImportedModels } from '../../../src/main/inference';
 import {
   CTC_LEVELS,
@@ -122,6 +123,31 @@ describe('Whisper greedy decoding', () => {
     } finally {
       await rec.release();
     }
+  });
+
+  it('the model list says what a recogniser can be asked: a multilingual Whisper its languages and translation, an English-only one neither', async () => {
+    const dataDir = tempDir('asr-whisper-caps');
+    const multi = await importModel(dataDir, { folder: writeWhisperFolder(join(tempDir('asr-whisper-caps-src'), 'multi'), { multilingual: true }) });
+    // Another decoder (models are stored by content, so the same graphs would be the same model).
+    const english = await importModel(dataDir, { folder: writeWhisperFolder(join(tempDir('asr-whisper-caps-src2'), 'english'), { neverEnd: true }) });
+    const ctc = await importModel(dataDir, { folder: writeCtcFolder(join(tempDir('asr-whisper-caps-src3'), 'ctc')) });
+    const infos = new Map((await listImportedModels(dataDir)).map((m) => [m.id, modelInfo(m)]));
+    expect(infos.get(multi.id)).toMatchObject({ task: 'asr', asr: { kind: 'whisper', languages: ['de', 'en', 'fr'], translate: true } });
+    // The fixture's English-only export still carries <|en|> and <|transcribe|>, but no <|translate|>.
+    expect(infos.get(english.id)).toMatchObject({ task: 'asr', asr: { kind: 'whisper', languages: ['en'], translate: false } });
+    expect(infos.get(ctc.id)).toMatchObject({ task: 'asr', asr: { kind: 'ctc', languages: [], translate: false } });
+    // A manifest written before language support: the languages are read from its tokenizer files.
+    const { languages: _l, tasks: _t, ...old } = multi.asr as Extract<NonNullable<typeof multi.asr>, { kind: 'whisper' }>;
+    expect(modelInfo({ ...multi, asr: old }).asr).toEqual({ kind: 'whisper', languages: ['de', 'en', 'fr'], translate: true });
+    // The recogniser takes each choice (the fixture writes the same text whatever the language).
+    const rec = await createRecognizer(multi, undefined, { language: 'de', task: 'translate' });
+    try {
+      expect((await rec.transcribe(ctcUtterance('ab'))).text).toBe(WHISPER_EXPECTED_TEXT);
+    } finally {
+      await rec.release();
+    }
+    // Embedding models are listed as such.
+    expect(modelInfo({ ...multi, task: undefined, asr: undefined })).toMatchObject({ task: 'embedding', asr: null });
   });
 
   it('stops at the token limit when the model never says eos', async () => {

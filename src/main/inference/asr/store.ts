@@ -134,6 +134,29 @@ function whisperFiles(dir: string): WhisperTokenFiles {
   };
 }
 
+/**
+ * What a stored recogniser can be asked, for the app's choices: a Whisper model's language
+ * codes (empty: English only) and whether it can translate. Manifests written before
+ * language support are read from their stored tokenizer files, as createRecognizer does.
+ */
+export function asrCapabilities(manifest: ModelManifest): { kind: 'ctc' | 'whisper'; languages: string[]; translate: boolean } | null {
+  if (manifest.task !== 'asr' || !manifest.asr) return null;
+  if (manifest.asr.kind === 'ctc') return { kind: 'ctc', languages: [], translate: false };
+  let { languages, tasks } = manifest.asr;
+  if (!languages || !tasks) {
+    const model = manifest.files.find((f) => f.role === 'model');
+    try {
+      const fresh = model ? whisperSpec(whisperFiles(dirname(model.path))) : null;
+      languages ??= fresh?.languages;
+      tasks ??= fresh?.tasks;
+    } catch {
+      // Unreadable tokenizer files: the recogniser itself will say so when it is used.
+    }
+  }
+  const codes = Object.keys(languages ?? {}).sort();
+  return { kind: 'whisper', languages: codes, translate: codes.length > 0 && tasks?.translate !== undefined };
+}
+
 /** A recogniser for a stored (or about-to-be-stored) ASR manifest; `decode` sets a Whisper model's language and task. */
 export async function createRecognizer(manifest: ModelManifest, session?: SessionOptions, decode: WhisperDecodeOptions & { noCache?: boolean } = {}): Promise<Recognizer> {
   if (manifest.task !== 'asr' || !manifest.asr) throw new UserError(`${manifest.name} is not a speech recognition model (import a CTC or Whisper encoder-decoder export)`, 'model');

@@ -163,7 +163,7 @@ export function FileChooser({ purpose, start, saveName, onDone }: { purpose: Pic
       if (row) {
         row.focus();
         pendingFocus.current = null;
-      } else if (tries++ < 10) requestAnimationFrame(tryFocus);
+      } else if (tries++ < 60) requestAnimationFrame(tryFocus);
     };
     tryFocus();
   });
@@ -345,6 +345,7 @@ export function FileChooser({ purpose, start, saveName, onDone }: { purpose: Pic
             height={320}
             label={`Contents of ${listing?.path ?? 'the folder'}`}
             rowKey={(e) => `${e.kind}:${e.name}`}
+            keep={active}
             renderRow={(e, i) => (
               <button
                 type="button"

@@ -16,6 +16,7 @@ export function Term({ k, children, question }: { k: GlossaryKey; children?: Rea
       <button
         type="button"
         className={question ? 'term-question' : 'term-word'}
+        // The explanation (aria-describedby) names the term; the label stays short.
         {...(question ? { 'aria-label': 'What does this mean?' } : {})}
         aria-describedby={id}
         aria-expanded={open}

@@ -2,7 +2,9 @@ import { type JSX, type ReactNode, useState } from 'react';
 
 /**
  * A tiny virtualised list: only the rows in view (plus a few) are in the DOM. Rows have a
- * fixed height. The scroll area is focusable so it scrolls with the keyboard.
+ * fixed height. The scroll area is focusable so it scrolls with the keyboard. The row at
+ * `keep` (the one with keyboard focus) stays in the DOM wherever the list is scrolled, so
+ * focus is never dropped to the page while the list catches up with a jump.
  */
 export function WindowedList<T>({
   items,
@@ -12,6 +14,7 @@ export function WindowedList<T>({
   label,
   renderRow,
   rowKey,
+  keep,
 }: {
   items: readonly T[];
   rowHeight?: number;
@@ -20,12 +23,14 @@ export function WindowedList<T>({
   label: string;
   renderRow: (item: T, index: number) => ReactNode;
   rowKey: (item: T, index: number) => string | number;
+  keep?: number;
 }): JSX.Element {
   const [scrollTop, setScrollTop] = useState(0);
   const viewHeight = Math.min(height, items.length * rowHeight);
   const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
   const last = Math.min(items.length, Math.ceil((scrollTop + viewHeight) / rowHeight) + overscan);
-  const visible = items.slice(first, last);
+  const indices = [...Array(Math.max(0, last - first)).keys()].map((i) => first + i);
+  if (keep !== undefined && keep >= 0 && keep < items.length && (keep < first || keep >= last)) indices.push(keep);
   return (
     <div
       className="windowed"
@@ -36,8 +41,8 @@ export function WindowedList<T>({
       aria-label={`${label} (${items.length} rows, scrollable)`}
     >
       <ul style={{ height: items.length * rowHeight, position: 'relative', margin: 0, padding: 0, listStyle: 'none' }} aria-label={label}>
-        {visible.map((item, i) => {
-          const index = first + i;
+        {indices.map((index) => {
+          const item = items[index]!;
           return (
             <li
               key={rowKey(item, index)}

@@ -2,6 +2,7 @@ import { type JSX, useMemo, useState } from 'react';
 import { fdiDisparityChart, fdiSweepChart } from '../../../shared/charts';
 import type { AuditResults, FdiSection } from '../../../shared/results';
 import { wassersteinPairs } from '../../../shared/fdi-pairs';
+import { Term } from '../components/Term';
 import { ChartFigure } from './ChartFigure';
 import { fdiAlphaChart } from './charts/fdi';
 import { Ci, Num } from './format';
@@ -17,9 +18,10 @@ export function FdiPanel({ results, fdi }: { results: AuditResults; fdi: FdiSect
   return (
     <div className="dash-section">
       <p className="dash-intro">
-        This tab shows <strong>behaviour of a downstream system</strong>: {source}. Different fairness metrics (false positive rate, false negative rate,
-        accuracy) can disagree about which group is worse served. <strong>FDI 0 means the metrics agree on who is worse served; higher means they
-        disagree, so no single metric should be reported alone.</strong>
+        This tab shows <strong>behaviour of a downstream system</strong>: {source} (<Term k="verification">speaker verification</Term>). Different
+        fairness metrics (<Term k="fpr">false positive rate</Term>, <Term k="fnr">false negative rate</Term>, accuracy) can disagree about which group is
+        worse served. <strong><Term k="fdi">FDI</Term> 0 means the metrics agree on who is worse served; higher means they disagree, so no single metric
+        should be reported alone.</strong>
         {harm ? '' : ' (Paper orientation: the index follows the original paper’s sign conventions.)'}
       </p>
       {fdi.groupings.length > 1 ? (
@@ -93,12 +95,12 @@ function FdiGroupingView({ results, fdi, index }: { results: AuditResults; fdi: 
   return (
     <>
       <p className="dash-headline" data-testid="fdi-headline">
-        At the chosen threshold <Num value={g.threshold} /> ({fdi.config.thresholdRule === 'equal-error-rate' ? 'the equal-error-rate threshold' : 'set in the plan'}
+        At the chosen <Term k="threshold">threshold</Term> <Num value={g.threshold} /> ({fdi.config.thresholdRule === 'equal-error-rate' ? 'the equal-error-rate threshold' : 'set in the plan'}
         ), FDI = <strong><Num value={g.fdi} /></strong>
         {g.fdiCi95 ? (
           <>
             {' '}
-            (95% CI <Ci ci={g.fdiCi95} />)
+            (95% <Term k="ci">CI</Term> <Ci ci={g.fdiCi95} />)
           </>
         ) : null}
         : {g.fdi === 0 ? 'the metrics agree on who is worse served.' : 'the metrics do not fully agree on who is worse served (0 would be full agreement), so report them side by side.'} Worst-group accuracy:{' '}
@@ -158,7 +160,9 @@ function FdiGroupingView({ results, fdi, index }: { results: AuditResults; fdi: 
             <tr>
               <th scope="col">Group</th>
               <th scope="col">Compared with</th>
-              <th scope="col" className="num">Wasserstein distance</th>
+              <th scope="col" className="num">
+                <Term k="wasserstein">Wasserstein distance</Term>
+              </th>
             </tr>
           </thead>
           <tbody>

@@ -2,6 +2,7 @@ import { type JSX, useMemo } from 'react';
 import { testLabel } from '../../../shared/charts';
 import type { AuditResults, SerSection } from '../../../shared/results';
 import { serAgreementSentence } from '../../../shared/ser-agreement';
+import { Term } from '../components/Term';
 import { ChartFigure } from './ChartFigure';
 import { lrLabel, serAgreementChart, serLayerWeightChart, serRegressorChart } from './charts/ser';
 import { Num } from './format';
@@ -15,8 +16,10 @@ export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSect
   return (
     <div className="dash-section">
       <p className="dash-intro">
-        This tab shows <strong>behaviour of a downstream system</strong>: an emotion (valence) recogniser trained on each model’s hidden states. If it
-        rates one group’s recordings as more pleasant in the same direction as the SpEAT association, the embedding’s bias carries into the product.
+        This tab shows <strong>behaviour of a downstream system</strong>: an emotion recogniser that predicts how pleasant a recording sounds (its{' '}
+        <Term k="valence">valence</Term>), trained on each model’s <Term k="layer">layers</Term>. If it rates one group’s recordings as more pleasant in the
+        same direction as the <Term k="speat">SpEAT</Term> association, the <Term k="embedding">embedding</Term>’s bias carries into the product. The difference
+        between the groups is measured with <Term k="cohen">Cohen’s d</Term>.
       </p>
       <p className="dash-headline" data-testid="ser-agreement">
         {serAgreementSentence(results)}
@@ -108,10 +111,16 @@ function SerModel({ results, modelId, ser }: { results: AuditResults; modelId: s
                 <caption>Regressors of {modelName(results, modelId)}</caption>
                 <thead>
                   <tr>
-                    <th scope="col">Learning rate</th>
+                    <th scope="col">
+                      <Term k="learningRate">Learning rate</Term>
+                    </th>
                     <th scope="col" className="num">Steps</th>
-                    <th scope="col" className="num">R²</th>
-                    <th scope="col" className="num">RMSE</th>
+                    <th scope="col" className="num">
+                      <Term k="r2">R²</Term>
+                    </th>
+                    <th scope="col" className="num">
+                      <Term k="rmse">RMSE</Term>
+                    </th>
                     <th scope="col" className="num">Validation loss</th>
                     <th scope="col">Selected</th>
                   </tr>

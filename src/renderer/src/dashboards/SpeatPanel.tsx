@@ -8,6 +8,9 @@ import { Num } from './format';
 import { CORRECTION_NAMES, speatRowText } from './interpret';
 import { StimuliPanel, type StimulusSelection } from './Stimuli';
 
+/** The layer choice in words ("sum" is every layer added together). */
+const LAYER_WORDS: Record<string, string> = { sum: 'all layers added together', min: 'the smallest value over the layers', max: 'the largest value over the layers' };
+
 function modelName(results: AuditResults, id: string): string {
   return results.models.find((m) => m.id === id)?.name ?? id;
 }
@@ -24,8 +27,9 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
       <p className="dash-intro">
         SpEAT measures <strong>associations inside the model’s <Term k="embedding">embedding</Term> space</strong>: whether recordings of one group of speakers sit closer to
         pleasant-sounding speech than another group’s. It is not a measure of harm in a product; the SER and WER tabs show how downstream systems behave.
-        Settings: {config.temporal} over time, {config.layer} layer, {config.permutations.toLocaleString('en')} permutations, p-values adjusted with{' '}
-        {CORRECTION_NAMES[config.correction]} for {speat.results.length} tests, alpha {config.alpha}.
+        Settings: the {config.temporal === 'min' ? 'minimum' : config.temporal === 'max' ? 'maximum' : 'mean'} over time, {LAYER_WORDS[config.layer] ?? `the ${config.layer} layer`},{' '}
+        {config.permutations.toLocaleString('en')} shuffles (<Term k="permutation">permutation test</Term>) for each <Term k="p">p-value</Term>,{' '}
+        <Term k="adjusted">adjusted</Term> with {CORRECTION_NAMES[config.correction]} for {speat.results.length} {speat.results.length === 1 ? 'test' : 'tests'}; “unlikely to be chance” below {config.alpha}.
       </p>
 
       {effect ? (
@@ -50,13 +54,25 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
             <tr>
               <th scope="col">Test (X vs Y)</th>
               <th scope="col">Model</th>
-              <th scope="col" className="num">d</th>
-              <th scope="col" className="num">±1.96 SE</th>
-              <th scope="col" className="num">p</th>
-              <th scope="col" className="num">p adjusted ({CORRECTION_NAMES[config.correction]})</th>
-              <th scope="col">Shuffles</th>
-              <th scope="col" className="num">Stimuli per group (X / Y; A / B)</th>
-              <th scope="col" className="num">Duration differs? p</th>
+              <th scope="col" className="num">
+                <Term k="d">d</Term>
+              </th>
+              <th scope="col" className="num">
+                ±1.96 <Term k="se">SE</Term>
+              </th>
+              <th scope="col" className="num">
+                <Term k="p">p</Term>
+              </th>
+              <th scope="col" className="num">
+                <Term k="adjusted">p adjusted</Term> ({CORRECTION_NAMES[config.correction]})
+              </th>
+              <th scope="col">
+                <Term k="permutation">Shuffles</Term>
+              </th>
+              <th scope="col" className="num">
+                <Term k="stimuli">Stimuli</Term> per group (X / Y; A / B)
+              </th>
+              <th scope="col" className="num">Lengths differ? p</th>
             </tr>
           </thead>
           <tbody>

@@ -2,6 +2,8 @@ import { Fragment, type JSX, useMemo } from 'react';
 import { fmt, fmtPercent } from '../../../shared/charts';
 import type { AuditResults, WerSection } from '../../../shared/results';
 import { WER_TEST_SHORT, werOverallStatement, werPrimaryStatement, werRateRatio, werVerdicts, type WerVerdict } from '../../../shared/wer-verdict';
+import { Term } from '../components/Term';
+import { languageName } from '../lib/language';
 import { ChartFigure } from './ChartFigure';
 import { werDashboardChart } from './charts/wer';
 import { Ci, Num } from './format';
@@ -19,7 +21,8 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
       <p className="dash-intro">
         This tab shows <strong>behaviour of a downstream system</strong>: how often the speech recogniser gets words wrong for each group
         ({wer.config.groupBy.join(' × ')}), compared with the reference group <strong>{ref}</strong>. Transcripts compared with{' '}
-        {NORMALIZE[wer.config.normalize]}; confidence intervals by resampling {wer.config.by === 'speaker' ? 'speakers' : 'utterances'}.
+        {NORMALIZE[wer.config.normalize]}; confidence intervals by resampling {wer.config.by === 'speaker' ? 'speakers' : 'utterances'} (<Term k="bootstrap">bootstrap</Term>).{' '}
+        {recogniserText(wer)}
       </p>
       <p className="dash-headline" data-testid="wer-overall">
         {werOverallStatement(wer).text}
@@ -49,11 +52,21 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
           <thead>
             <tr>
               <th scope="col">Group</th>
-              <th scope="col" className="num">WER</th>
-              <th scope="col" className="num">95% CI</th>
-              <th scope="col" className="num">CER</th>
-              <th scope="col" className="num">MER</th>
-              <th scope="col" className="num">WIL</th>
+              <th scope="col" className="num">
+                <Term k="wer">WER</Term>
+              </th>
+              <th scope="col" className="num">
+                95% <Term k="ci">CI</Term>
+              </th>
+              <th scope="col" className="num">
+                <Term k="cer">CER</Term>
+              </th>
+              <th scope="col" className="num">
+                <Term k="mer">MER</Term>
+              </th>
+              <th scope="col" className="num">
+                <Term k="wil">WIL</Term>
+              </th>
               <th scope="col" className="num">Utterances</th>
               <th scope="col" className="num">Speakers</th>
             </tr>
@@ -102,22 +115,26 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
               <thead>
                 <tr>
                   <th scope="col">Group</th>
-                  <th scope="col" className="num">WER difference (percentage points)</th>
+                  <th scope="col" className="num">
+                    <Term k="wer">WER</Term> difference
+                  </th>
                   <th scope="col" className="num">Relative difference</th>
-                  <th scope="col" className="num">Rate ratio (95% CI)</th>
-                  <th scope="col">Primary test</th>
-                  <th scope="col" className="num">p (Holm-adjusted)</th>
+                  <th scope="col" className="num">
+                    <Term k="rateRatio">Rate ratio</Term> (95% CI)
+                  </th>
+                  <th scope="col">
+                    <Term k="primary">Primary test</Term>
+                  </th>
+                  <th scope="col" className="num">
+                    <Term k="adjusted">p, adjusted</Term> (Holm)
+                  </th>
                   <th scope="col">Verdict</th>
-                  <th scope="col" className="num">Mixed model p, secondary</th>
-                  <th scope="col" className="num">Poisson p, secondary</th>
-                  <th scope="col" className="num">{wer.config.by === 'speaker' ? 'Speaker' : 'Utterance'} permutation p, secondary</th>
                 </tr>
               </thead>
               <tbody>
                 {wer.comparisons.map((c, i) => {
                   const v = verdicts[i]!;
                   const rr = werRateRatio(c);
-                  const permTest = wer.config.by === 'speaker' ? 'speaker-permutation' : 'utterance-permutation';
                   return (
                     <Fragment key={c.group}>
                       <tr className="dash-row-main">
@@ -143,18 +160,43 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
                           <Num value={v.pAdjusted} kind="p" />
                         </td>
                         <td>{v.unlikely ? 'unlikely to be chance' : 'could be chance'}</td>
-                        <td className="num">{v.test === 'mixed-poisson' ? 'primary' : <Num value={c.mixed?.pValue ?? null} kind="p" />}</td>
-                        <td className="num">
-                          <Num value={c.poisson.pValue} kind="p" />
-                        </td>
-                        <td className="num">{v.test === permTest ? 'primary' : <Num value={c.permutationPValue} kind="p" />}</td>
                       </tr>
                       <tr className="dash-row-plain">
-                        <td colSpan={10} className="dash-plain" data-testid={`wer-verdict-${c.group}`}>
+                        <td colSpan={7} className="dash-plain" data-testid={`wer-verdict-${c.group}`}>
                           {werSentence(c.group, ref, c.absoluteDelta, rr.value, v)}
                         </td>
                       </tr>
                     </Fragment>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          <p className="muted small">WER difference in percentage points: the group's word error rate minus {ref}'s.</p>
+          <h4>Secondary tests, for transparency</h4>
+          <div className="dash-table-wrap" tabIndex={0} role="region" aria-label="Secondary tests of each comparison">
+            <table className="dash-table" data-testid="wer-secondary">
+              <thead>
+                <tr>
+                  <th scope="col">Group</th>
+                  <th scope="col" className="num">Mixed model p</th>
+                  <th scope="col" className="num">Poisson regression p</th>
+                  <th scope="col" className="num">{wer.config.by === 'speaker' ? 'Speaker' : 'Recording'} shuffle p</th>
+                </tr>
+              </thead>
+              <tbody>
+                {wer.comparisons.map((c, i) => {
+                  const v = verdicts[i]!;
+                  const permTest = wer.config.by === 'speaker' ? 'speaker-permutation' : 'utterance-permutation';
+                  return (
+                    <tr key={c.group}>
+                      <th scope="row">{c.group}</th>
+                      <td className="num">{v.test === 'mixed-poisson' ? 'primary (above)' : <Num value={c.mixed?.pValue ?? null} kind="p" />}</td>
+                      <td className="num">
+                        <Num value={c.poisson.pValue} kind="p" />
+                      </td>
+                      <td className="num">{v.test === permTest ? 'primary (above)' : <Num value={c.permutationPValue} kind="p" />}</td>
+                    </tr>
                   );
                 })}
               </tbody>
@@ -183,7 +225,9 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
                   <th scope="col">Group</th>
                   <th scope="col" className="num">Mean confidence</th>
                   <th scope="col" className="num">Mean accuracy</th>
-                  <th scope="col" className="num">ECE</th>
+                  <th scope="col" className="num">
+                    <Term k="ece">ECE</Term>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -208,6 +252,15 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
       ) : null}
     </div>
   );
+}
+
+/** Where the recogniser output came from, and for Whisper the language it listened for and what it wrote. */
+function recogniserText(wer: WerSection): string {
+  const c = wer.config;
+  if (c.hypotheses !== 'model' || !c.asrModel) return 'The recogniser output came with the recordings.';
+  if (!c.asrLanguage) return `The recordings were transcribed on this computer by ${c.asrModel}.`;
+  const language = c.asrLanguage === 'auto' ? 'the language it detected in each recording' : languageName(c.asrLanguage);
+  return `The recordings were transcribed on this computer by ${c.asrModel}, listening for ${language}${c.asrTask === 'translate' ? ' and writing an English translation' : ''}.`;
 }
 
 function werSentence(group: string, ref: string, delta: number, ratio: number, v: WerVerdict): string {

@@ -10,7 +10,8 @@ function full(x: number | null | undefined): string | undefined {
 /** A rounded number with its full precision on hover (title). */
 export function Num({ value, kind = 'num' }: { value: number | null | undefined; kind?: Kind }): JSX.Element {
   const text =
-    kind === 'signed' ? fmtSigned(value) : kind === 'p' ? fmtPValue(value) : kind === 'percent' ? fmtPercent(value) : kind === 'int' ? (value ?? '–').toLocaleString('en') : fmt(value);
+    // "< 0.001" stays on one line in a narrow column.
+    kind === 'signed' ? fmtSigned(value) : kind === 'p' ? fmtPValue(value).replace(' ', '\u00a0') : kind === 'percent' ? fmtPercent(value) : kind === 'int' ? (value ?? '–').toLocaleString('en') : fmt(value);
   return <span title={kind === 'percent' && value !== null && value !== undefined ? `${full(value * 100)}%` : full(value)}>{text}</span>;
 }
 

@@ -108,6 +108,71 @@ export const GLOSSARY = {
     means: "A short code computed from the signer's certificate; if it matches the one the auditor gave you, the report was signed with their key.",
     notMeans: 'On its own, without comparing it with a fingerprint from the auditor, it does not prove who signed.',
   },
+  cohen: {
+    term: "Cohen's d",
+    means: "How far apart two groups' average predicted pleasantness lies, in units of spread: about 0.2 is small, 0.5 medium, 0.8 large; the sign gives the direction.",
+    notMeans: 'It does not say the emotion recogniser harms anyone by itself, and with few recordings it can be large by chance.',
+  },
+  wasserstein: {
+    term: 'Wasserstein distance',
+    means: "How far apart two groups' verification scores lie as a whole: how much, on average, one group's scores would have to move to match the other's. 0 means identical.",
+    notMeans: 'It does not say which group is worse served, and it does not depend on the decision threshold.',
+  },
+  mer: {
+    term: 'Match error rate (MER)',
+    means: 'The share of aligned word pairs that are errors; like the word error rate, but it never exceeds 100%.',
+    notMeans: 'It does not weigh some errors as worse than others.',
+  },
+  wil: {
+    term: 'Word information lost (WIL)',
+    means: 'How much of the words’ information is lost between what was said and what the recogniser wrote, from 0% (none) to 100% (all).',
+    notMeans: 'It is not a share of words, so it cannot be compared directly with the word error rate.',
+  },
+  rateRatio: {
+    term: 'Rate ratio',
+    means: "How many times as many errors per word a group gets as the reference group: 1 means the same, 1.2 means 20% more.",
+    notMeans: 'It does not say why one group gets more errors.',
+  },
+  adjusted: {
+    term: 'Adjusted p-value',
+    means: 'A p-value made larger to allow for running several tests at once (Holm, Bonferroni or Benjamini–Hochberg), so that running many tests does not produce false alarms.',
+    notMeans: 'It is still not the probability that there is bias.',
+  },
+  stimuli: {
+    term: 'Stimuli',
+    means: 'The recordings one test compares: X and Y are the two groups of speakers, A and B the pleasant and unpleasant recordings.',
+    notMeans: 'More stimuli make a result more certain, not more important.',
+  },
+  r2: {
+    term: 'R² (share explained)',
+    means: 'The share of the differences in pleasantness ratings that a predictor reproduces on recordings it never saw: 1 is perfect, 0 no better than always guessing the average, below 0 worse than that.',
+    notMeans: 'A high R² does not mean the predictions are equally good for every group.',
+  },
+  rmse: {
+    term: 'RMSE (typical error)',
+    means: 'The typical size of a prediction error, in the units of the pleasantness rating; lower is better.',
+    notMeans: 'It does not say which recordings or groups the errors fall on.',
+  },
+  learningRate: {
+    term: 'Learning rate',
+    means: 'How large a step the predictor takes each time it learns from a batch of recordings; several are tried and the one that does best on held-out recordings is kept.',
+    notMeans: 'It is a training setting, not a result.',
+  },
+  ece: {
+    term: 'Expected calibration error (ECE)',
+    means: "The average gap between how confident the recogniser is and how often it is right; 0 means its confidence can be taken at face value.",
+    notMeans: 'It does not say how many errors the recogniser makes.',
+  },
+  threshold: {
+    term: 'Decision threshold',
+    means: 'The score above which two recordings are taken to be the same speaker. By default the equal-error-rate threshold: the one at which wrongly accepted and wrongly rejected pairs are equally common overall.',
+    notMeans: 'It is not chosen per group, so groups can have different error rates at the same threshold.',
+  },
+  primary: {
+    term: 'Primary test',
+    means: 'The one test behind each verdict, fixed by the method: a model that allows for each speaker’s own error rate (a mixed model) when both groups compared have at least 5 speakers, else a test that shuffles whole speakers between the groups (whole recordings when speakers are not known).',
+    notMeans: 'The secondary tests shown beside it are never the basis of a verdict.',
+  },
 } as const;
 
 export type GlossaryKey = keyof typeof GLOSSARY;

@@ -21,7 +21,8 @@ export function planFor(d: Draft, title: string): AuditPlanInput {
   const prev = d.plan;
   const plan: AuditPlanInput = { title: prev?.title ?? title, sections: d.sections, models: prev?.models ?? ['acoustic-baseline'] };
   if (prev?.seed !== undefined) plan.seed = prev.seed;
-  if (ds.attribute && ds.target) plan.speat = { ...(prev?.speat ?? { tests: [] }), attributeDataset: ds.attribute, tests: (prev?.speat?.tests ?? []).map((t) => ({ ...t, targetDataset: ds.target! })) };
+  // The SpEAT settings exist once the ratings are there (a fix may set how many per speaker); the comparisons need the targets.
+  if (ds.attribute) plan.speat = { ...(prev?.speat ?? { tests: [] }), attributeDataset: ds.attribute, tests: ds.target ? (prev?.speat?.tests ?? []).map((t) => ({ ...t, targetDataset: ds.target! })) : [] };
   if (ds.attribute) plan.ser = { ...(prev?.ser ?? {}), valenceDataset: ds.attribute };
   if (ds.asr) plan.wer = { ...(prev?.wer ?? { groupBy: [] }), dataset: ds.asr };
   if (ds.verification) {
@@ -336,6 +337,13 @@ function CsvImport({
       setDone(ds.datasetId);
       onImported();
       setPending(null);
+      // The next import starts afresh: its roles are proposed from what is still needed.
+      setPath('');
+      setPreview(null);
+      setMapping(null);
+      setRoles(null);
+      setRolesTouched(false);
+      setName('');
     }
   }, [job.state]);
 
@@ -443,7 +451,7 @@ function CsvImport({
       )}
       {preview && mapping && (
         <div className="stack">
-          <div className="table-scroll" role="region" aria-label="First rows of the spreadsheet" tabIndex={0}>
+          <div className="table-scroll" role="region" aria-label="First rows of the spreadsheet" tabIndex={0} data-scrolls-sideways>
             <table className="data">
               <caption>
                 First {preview.rows.length} of {preview.totalRows} rows of {preview.file}

@@ -23,7 +23,83 @@ export function modelsProblem(d: Draft): string | null {
   const p = d.plan;
   if (!p) return 'Go back to Data: the plan is not ready.';
   if ((d.sections.includes('speat') || d.sections.includes('ser')) && (p.models ?? []).length === 0) return 'Choose at least one model.';
+  const hyp = p.wer?.hypotheses;
+  if (d.sections.includes('wer') && hyp?.source === 'model' && !hyp.modelId) return 'Choose the speech-recognition model that transcribes the recordings for WER.';
   return null;
+}
+
+type Hypotheses = NonNullable<NonNullable<NonNullable<Draft['plan']>['wer']>['hypotheses']>;
+
+/** Where WER's recogniser output comes from: a column of the spreadsheet, or a speech-recognition model run here. */
+function WerSource({ plan, asrModels, setPlan }: { plan: NonNullable<Draft['plan']>; asrModels: ModelInfo[]; setPlan: (fn: (p: NonNullable<Draft['plan']>) => NonNullable<Draft['plan']>) => void }): JSX.Element {
+  const hyp: Hypotheses = plan.wer?.hypotheses ?? { source: 'column' };
+  const set = (h: Hypotheses) => setPlan((p) => (p.wer ? { ...p, wer: { ...p.wer, hypotheses: h } } : p));
+  const chosen = hyp.source === 'model' ? asrModels.find((m) => m.id === hyp.modelId || m.alias === hyp.modelId) : undefined;
+  const useModel = (m: ModelInfo) => {
+    // A language or task the new model cannot take is dropped (the Plan step offers its own).
+    const langs = m.asr?.languages ?? [];
+    const prev = hyp.source === 'model' ? hyp : null;
+    const language = prev?.language && (prev.language === 'auto' ? langs.length > 0 : langs.includes(prev.language)) ? prev.language : undefined;
+    const task = prev?.task === 'translate' && !m.asr?.translate ? undefined : prev?.task;
+    set({ source: 'model', modelId: ref(m), ...(language ? { language } : {}), ...(task ? { task } : {}) });
+  };
+  return (
+    <fieldset className="card">
+      <legend>What the speech recogniser heard (WER)</legend>
+      <p className="hint">
+        The word error rate compares the <Term k="reference">reference transcript</Term> of each recording with what a speech recogniser wrote down (its <Term k="hypothesis">output</Term>).
+      </p>
+      <div className="choice">
+        <input type="radio" id="wer-source-column" name="wer-source" checked={hyp.source === 'column'} onChange={() => set({ source: 'column' })} aria-describedby="wer-source-column-text" />
+        <div>
+          <label htmlFor="wer-source-column">Use the recogniser output in the spreadsheet</label>
+          <p className="hint" id="wer-source-column-text">
+            The recogniser was run elsewhere and its output is a column of your spreadsheet.
+          </p>
+        </div>
+      </div>
+      <div className="choice">
+        <input
+          type="radio"
+          id="wer-source-model"
+          name="wer-source"
+          checked={hyp.source === 'model'}
+          disabled={asrModels.length === 0}
+          onChange={() => asrModels[0] && useModel(chosen ?? asrModels[0])}
+          aria-describedby="wer-source-model-text"
+        />
+        <div>
+          <label htmlFor="wer-source-model">Transcribe the recordings here with a speech-recognition model</label>
+          <p className="hint" id="wer-source-model-text">
+            {asrModels.length === 0
+              ? 'No speech-recognition model is installed yet: import a model folder below (a Wav2Vec2 CTC or Whisper export).'
+              : 'Equivox runs the model on this computer and compares what it writes with the reference transcripts.'}
+          </p>
+          {hyp.source === 'model' && (
+            <div className="field">
+              <label htmlFor="wer-model">Speech-recognition model</label>
+              <select
+                id="wer-model"
+                value={chosen?.id ?? ''}
+                onChange={(e) => {
+                  const m = asrModels.find((x) => x.id === e.target.value);
+                  if (m) useModel(m);
+                }}
+              >
+                {!chosen && <option value="">— choose a model —</option>}
+                {asrModels.map((m) => (
+                  <option key={m.id} value={m.id}>
+                    {m.name} ({m.asr?.kind === 'whisper' ? 'Whisper' : 'CTC'})
+                  </option>
+                ))}
+              </select>
+              {chosen?.asr?.kind === 'whisper' && <p className="hint">The language it listens for and whether it translates are set on the Plan step.</p>}
+            </div>
+          )}
+        </div>
+      </div>
+    </fieldset>
+  );
 }
 
 const ref = (m: ModelInfo) => m.alias ?? m.id;
@@ -39,6 +115,9 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
   const [importName, setImportName] = useState('');
   const [importError, setImportError] = useState<UiError | null>(null);
   const [importing, setImporting] = useState(false);
+  const [folderPath, setFolderPath] = useState('');
+  const [folderError, setFolderError] = useState<UiError | null>(null);
+  const [folderDone, setFolderDone] = useState<string | null>(null);
   const [platform, setPlatform] = useState<string | null>(null);
   useEffect(() => {
     appInfo().then((i) => setPlatform(i.platform), () => setPlatform(null));
@@ -93,6 +172,30 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
     }
   };
 
+  const importFolder = async (e: FormEvent) => {
+    e.preventDefault();
+    setFolderError(null);
+    setFolderDone(null);
+    setImporting(true);
+    try {
+      const m = await call('models.import', { folder: folderPath });
+      await refresh();
+      // A recogniser serves WER; any other model is audited.
+      if (m.task === 'asr') {
+        if (draft.sections.includes('wer') && plan?.wer) setPlan((p) => (p.wer ? { ...p, wer: { ...p.wer, hypotheses: { source: 'model', modelId: ref(m) } } } : p));
+        setFolderDone(`Imported the speech-recognition model ${m.name}.`);
+      } else {
+        toggle(m, true);
+        setFolderDone(`Imported ${m.name}; it is ticked above.`);
+      }
+      setFolderPath('');
+    } catch (err) {
+      setFolderError(asUiError(err));
+    } finally {
+      setImporting(false);
+    }
+  };
+
   const download = async (id: string) => {
     setDownloadError(({ [id]: _old, ...rest }) => rest);
     try {
@@ -104,10 +207,18 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
   };
 
   const fdiSource = plan.fdi?.source;
+  // Only SpEAT and SER audit a model's inner representation; WER and FDI name their own models.
+  const audited = draft.sections.includes('speat') || draft.sections.includes('ser');
   return (
     <div>
       <p className="lead">
-        Which speech models should be audited? The association test and the emotion-recognition section run on every chosen model, on each of its <Term k="layer">layers</Term>.
+        {audited ? (
+          <>
+            Which speech models should be audited? The association test and the emotion-recognition section run on every chosen model, on each of its <Term k="layer">layers</Term>.
+          </>
+        ) : (
+          'Which models does this audit use? The sections you ticked need no model to audit, only the models named below.'
+        )}
       </p>
       {platform && (
         <p className="hint">
@@ -115,57 +226,61 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
         </p>
       )}
       <ErrorNote error={error} what="Could not list the models:" next="Try again in a moment." />
-      <fieldset className="card">
-        <legend>Models to audit</legend>
-        {models === null && <p>Loading…</p>}
-        {models?.map((m) => {
-          const l = layers[m.id];
-          return (
-            <div key={m.id} className="choice model">
-              <input type="checkbox" id={`model-${m.id}`} checked={isIn(chosen, m)} onChange={(e) => toggle(m, e.target.checked)} aria-describedby={`model-${m.id}-text`} />
-              <div>
-                <label htmlFor={`model-${m.id}`}>{m.name}</label>
-                <p className="hint" id={`model-${m.id}-text`}>
-                  {m.builtin ? 'Built in, no download needed.' : 'Imported.'} {m.layers} layers. {exposureText(m)} Licence: {m.licence ?? 'unknown'}.
-                </p>
-                <button type="button" className="small" aria-expanded={Boolean(l)} onClick={() => void showLayers(m)}>
-                  {l ? 'Hide layers' : 'Show layers'}
-                  <span className="visually-hidden"> of {m.name}</span>
-                </button>
-                {l && 'states' in l && (
-                  <div className="layers">
-                    <details>
-                      <summary>Technical definition of the layers (as printed in the report)</summary>
-                      <p className="hint">{l.stateDefinition}</p>
-                    </details>
-                    <table className="data">
-                      <caption>Layers of {m.name}</caption>
-                      <thead>
-                        <tr>
-                          <th scope="col">Layer</th>
-                          <th scope="col">What it is</th>
-                          <th scope="col">Width</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {l.states.map((s) => (
-                          <tr key={s.index}>
-                            <td>{s.index}</td>
-                            <td>{s.label}</td>
-                            <td>{s.width}</td>
+      {audited && (
+        <fieldset className="card">
+          <legend>Models to audit</legend>
+          {models === null && <p>Loading…</p>}
+          {models?.filter((m) => m.task !== 'asr').map((m) => {
+            const l = layers[m.id];
+            return (
+              <div key={m.id} className="choice model">
+                <input type="checkbox" id={`model-${m.id}`} checked={isIn(chosen, m)} onChange={(e) => toggle(m, e.target.checked)} aria-describedby={`model-${m.id}-text`} />
+                <div>
+                  <label htmlFor={`model-${m.id}`}>{m.name}</label>
+                  <p className="hint" id={`model-${m.id}-text`}>
+                    {m.builtin ? 'Built in, no download needed.' : 'Imported.'} {m.layers} layers. {exposureText(m)} Licence: {m.licence ?? 'unknown'}.
+                  </p>
+                  <button type="button" className="small" aria-expanded={Boolean(l)} onClick={() => void showLayers(m)}>
+                    {l ? 'Hide layers' : 'Show layers'}
+                    <span className="visually-hidden"> of {m.name}</span>
+                  </button>
+                  {l && 'states' in l && (
+                    <div className="layers">
+                      <details>
+                        <summary>Technical definition of the layers (as printed in the report)</summary>
+                        <p className="hint">{l.stateDefinition}</p>
+                      </details>
+                      <table className="data">
+                        <caption>Layers of {m.name}</caption>
+                        <thead>
+                          <tr>
+                            <th scope="col">Layer</th>
+                            <th scope="col">What it is</th>
+                            <th scope="col">Width</th>
                           </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                    <p className="hint">{l.layerAggregation.note}</p>
-                  </div>
-                )}
-                {l && !('states' in l) && <ErrorNote error={l} what="Could not read the layers:" next="Try again; the model may need to be imported again." />}
+                        </thead>
+                        <tbody>
+                          {l.states.map((s) => (
+                            <tr key={s.index}>
+                              <td>{s.index}</td>
+                              <td>{s.label}</td>
+                              <td>{s.width}</td>
+                            </tr>
+                          ))}
+                        </tbody>
+                      </table>
+                      <p className="hint">{l.layerAggregation.note}</p>
+                    </div>
+                  )}
+                  {l && !('states' in l) && <ErrorNote error={l} what="Could not read the layers:" next="Try again; the model may need to be imported again." />}
+                </div>
               </div>
-            </div>
-          );
-        })}
-      </fieldset>
+            );
+          })}
+        </fieldset>
+      )}
+
+      {draft.sections.includes('wer') && plan.wer && models && <WerSource plan={plan} asrModels={models.filter((m) => m.task === 'asr')} setPlan={setPlan} />}
 
       <RunOnCluster projectId={project.id} datasetIds={Object.values(draft.datasets).filter((d): d is string => Boolean(d))} models={models} chosen={chosen} />
 
@@ -176,7 +291,7 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
             const m = models.find((x) => x.id === e.target.value);
             if (m) setPlan((p) => ({ ...p, fdi: { ...p.fdi!, source: { ...fdiSource, modelId: ref(m) } } }));
           }}>
-            {models.map((m) => (
+            {models.filter((m) => m.task !== 'asr').map((m) => (
               <option key={m.id} value={m.id}>
                 {m.name}
               </option>
@@ -200,6 +315,31 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
           </div>
         </form>
         <ErrorNote error={importError} what="Could not import the model:" next="Press “Choose…” and pick an .onnx file on this computer, then try again." />
+      </details>
+
+      <details className="card">
+        <summary>Import a model folder (a Hugging Face-style export, including speech recognisers)</summary>
+        <form onSubmit={importFolder} className="stack">
+          <PathInput
+            label="Model folder"
+            purpose="folder"
+            value={folderPath}
+            onChange={setFolderPath}
+            hint="A folder exported from Hugging Face with its ONNX files and configuration: wav2vec 2.0, HuBERT, WavLM or Whisper encoders to audit, or a speech recogniser (Wav2Vec2 CTC, Whisper) for WER."
+            invalid={folderError !== null}
+          />
+          <div>
+            <button type="submit" disabled={folderPath.trim() === '' || importing}>
+              {importing ? 'Importing…' : 'Import the folder'}
+            </button>
+          </div>
+        </form>
+        {folderDone && (
+          <p className="ok" role="status">
+            {folderDone}
+          </p>
+        )}
+        <ErrorNote error={folderError} what="Could not import the model folder:" next="Press “Choose…” and pick the folder that holds the model's .onnx files and config.json, then try again." />
       </details>
 
       <details className="card">

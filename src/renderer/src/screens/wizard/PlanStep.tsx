@@ -1,8 +1,10 @@
-import { type JSX, useState } from 'react';
+import { type JSX, useEffect, useState } from 'react';
+import type { ModelInfo } from '../../../../shared/api/models';
 import { AuditPlan, FdiPlan, SerPlan, SpeatPlan, WerPlan, type AuditPlanInput } from '../../../../shared/plan';
 import type { Section } from '../../../../shared/results';
 import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
+import { languageName } from '../../lib/language';
 import { effectivePlan } from './draft';
 import { SECTION_INFO } from './PurposeStep';
 import type { RequirementsProps, StepProps } from './Wizard';
@@ -97,11 +99,24 @@ function show(v: unknown): string {
   return v === undefined ? '' : String(v);
 }
 
+/** What the box's text stands for, to tell a typed value from one set elsewhere. */
+function parseShown(text: string, k: Kind): unknown {
+  if (k.type === 'list') return text.split(/[,\s]+/).filter(Boolean).map(Number);
+  if (k.type === 'int' || k.type === 'number') return Number(text);
+  return text;
+}
+
 function SettingRow({ s, plan, locked, onChange }: { s: Setting; plan: AuditPlanInput; locked: boolean; onChange: (path: string[], v: unknown) => void }): JSX.Element {
   const value = getAt(plan, s.path) ?? defaultAt(s.path);
   const id = `setting-${s.path.join('-')}`;
   const [raw, setRaw] = useState<string>(show(value));
   const [bad, setBad] = useState(false);
+  // A value set elsewhere (a fix button) replaces what the box shows; typing does not loop back here.
+  const [shown, setShown] = useState(show(value));
+  if (show(value) !== shown) {
+    setShown(show(value));
+    if (!bad && show(value) !== show(parseShown(raw, s.kind))) setRaw(show(value));
+  }
   const k = s.kind;
   const commitNumber = (text: string) => {
     setRaw(text);
@@ -172,9 +187,76 @@ function SettingRow({ s, plan, locked, onChange }: { s: Setting; plan: AuditPlan
   );
 }
 
+/**
+ * A Whisper recogniser's two settings for WER, in the WER table: the language it listens
+ * for (English by default, or detected per recording) and whether it writes what was said
+ * or an English translation. Shown only for a Whisper model that has these choices.
+ */
+function WhisperRows({ plan, models, locked, onChange }: { plan: AuditPlanInput; models: ModelInfo[] | null; locked: boolean; onChange: (path: string[], v: unknown) => void }): JSX.Element | null {
+  const hyp = plan.wer?.hypotheses;
+  if (!models || hyp?.source !== 'model') return null;
+  const m = models.find((x) => x.id === hyp.modelId || x.alias === hyp.modelId);
+  if (!m || m.asr?.kind !== 'whisper' || m.asr.languages.length === 0) return null;
+  const { languages, translate } = m.asr;
+  const language = hyp.language ?? '';
+  const task = hyp.task ?? 'transcribe';
+  // Absent means the engine's default (English), so the default choice removes the setting.
+  const set = (key: 'language' | 'task', v: string, none: string) => onChange(['wer', 'hypotheses'], (() => {
+    const { [key]: _old, ...rest } = hyp;
+    return v === none ? rest : { ...rest, [key]: v };
+  })());
+  return (
+    <>
+      <tr>
+        <th scope="row">
+          <label htmlFor="setting-wer-language">Language spoken in the recordings</label>
+        </th>
+        <td>
+          <select id="setting-wer-language" value={language} disabled={locked} onChange={(e) => set('language', e.target.value, '')} aria-describedby="setting-wer-language-explain">
+            <option value="">{languages.includes('en') ? 'English (default)' : 'the model’s default'}</option>
+            <option value="auto">Detect it for each recording</option>
+            {languages
+              .filter((c) => c !== 'en')
+              .map((c) => ({ c, name: languageName(c, true) }))
+              .sort((a, b) => a.name.localeCompare(b.name, 'en'))
+              .map(({ c, name }) => (
+                <option key={c} value={c}>
+                  {name}
+                </option>
+              ))}
+          </select>
+        </td>
+        <td id="setting-wer-language-explain" className="hint">
+          Default English. {m.name} writes down what it hears in the language it is told; a wrong language makes more errors. “Detect” lets it guess for each recording, and the results list what it guessed.
+        </td>
+      </tr>
+      {translate && (
+        <tr>
+          <th scope="row">
+            <label htmlFor="setting-wer-task">What the recogniser writes</label>
+          </th>
+          <td>
+            <select id="setting-wer-task" value={task} disabled={locked} onChange={(e) => set('task', e.target.value, 'transcribe')} aria-describedby="setting-wer-task-explain">
+              <option value="transcribe">What was said</option>
+              <option value="translate">An English translation</option>
+            </select>
+          </td>
+          <td id="setting-wer-task-explain" className="hint">
+            Default: what was said, in the language spoken. Choose the translation only when the reference transcripts are English translations.
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
 export function PlanStep({ project, draft, update, requirements }: StepProps & { requirements: RequirementsProps }): JSX.Element {
   const [error, setError] = useState<UiError | null>(null);
   const [busy, setBusy] = useState(false);
+  const [models, setModels] = useState<ModelInfo[] | null>(null);
+  useEffect(() => {
+    call('models.list', {}).then(setModels, () => setModels(null));
+  }, []);
   const plan = draft.plan;
   if (!plan) return <p>Go back to the Data step: the plan is not ready yet.</p>;
   const locked = draft.lockedSha !== null;
@@ -228,6 +310,7 @@ export function PlanStep({ project, draft, update, requirements }: StepProps & {
               {SETTINGS[g].map((s) => (
                 <SettingRow key={s.path.join('.')} s={s} plan={plan} locked={false} onChange={change} />
               ))}
+              {g === 'wer' && <WhisperRows plan={plan} models={models} locked={false} onChange={change} />}
             </tbody>
           </table>
         </section>

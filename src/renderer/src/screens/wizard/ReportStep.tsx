@@ -112,8 +112,14 @@ export function ReportStep({ project, draft, onDone, nav }: StepProps & { onDone
             <dd>{results.audit.title}</dd>
             <dt>Plan fingerprint</dt>
             <dd>
-              <code className="hash">{results.audit.planSha256 ?? 'not locked'}</code>
-              {results.audit.deviations.length > 0 ? ` — ${results.audit.deviations.length} change(s) from the locked plan, listed in the report` : ' — run exactly as locked'}
+              {results.audit.planSha256 ? (
+                <>
+                  <code className="hash">{results.audit.planSha256}</code>
+                  {results.audit.deviations.length > 0 ? ` — ${results.audit.deviations.length} change(s) from the locked plan, listed in the report` : ' — run exactly as locked'}
+                </>
+              ) : (
+                'none: the plan was not locked before the run, and the report says that the analysis was not pre-registered'
+              )}
             </dd>
             <dt>Sections</dt>
             <dd>

@@ -7,7 +7,7 @@ import type { StepProps } from './Wizard';
 import { GLOSSARY, type GlossaryKey } from '../../lib/glossary';
 
 /** The terms of art the dashboards use, explained once, in plain words. */
-const RESULT_TERMS: GlossaryKey[] = ['speat', 'embedding', 'layer', 'd', 'p', 'permutation', 'bootstrap', 'se', 'ci', 'iat', 'valence', 'wer', 'cer', 'reference', 'hypothesis', 'verification', 'fpr', 'fnr', 'fdi', 'provider'];
+const RESULT_TERMS: GlossaryKey[] = ['speat', 'embedding', 'layer', 'd', 'stimuli', 'p', 'adjusted', 'permutation', 'bootstrap', 'se', 'ci', 'iat', 'valence', 'cohen', 'learningRate', 'r2', 'rmse', 'wer', 'cer', 'mer', 'wil', 'rateRatio', 'primary', 'ece', 'reference', 'hypothesis', 'verification', 'threshold', 'fpr', 'fnr', 'wasserstein', 'fdi', 'provider'];
 
 function TermsUsed(): JSX.Element {
   return (

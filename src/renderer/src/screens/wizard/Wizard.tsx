@@ -69,6 +69,7 @@ export function Wizard({ project, entry, nav }: { project: Project; entry: Wizar
 
   const fix = (f: RequirementFix) => {
     if (f.kind === 'untick') update((d) => ({ sections: d.sections.filter((s) => !f.sections.includes(s)), lockedSha: null }));
+    else if (f.kind === 'setting') update((d) => (d.plan?.speat ? { plan: { ...d.plan, speat: { ...d.plan.speat, attributePerSpeaker: f.value } }, lockedSha: null } : {}));
     else if (f.kind === 'import') {
       update((d) => ({ intent: { kind: 'import', role: f.role }, dataSource: d.dataSource === 'demo' ? 'demo' : 'csv' }));
       go(STEP_OF.data);
