@@ -1,4 +1,5 @@
 import { type JSX, useEffect, useState } from 'react';
+import { Breadcrumb } from '../components/Breadcrumb';
 import type { Project } from '../../../shared/api';
 import { asUiError, call, type UiError } from '../api';
 import type { Nav } from '../App';
@@ -38,12 +39,7 @@ export function DemoRun({ project, jobId: firstJob, nav }: { project: Project; j
 
   return (
     <div className="demo-run">
-      <nav aria-label="Breadcrumb" className="breadcrumb">
-        <button type="button" className="link" onClick={() => nav.go({ name: 'home' })}>
-          Projects
-        </button>{' '}
-        / <span aria-current="page">{project.name}</span>
-      </nav>
+      <Breadcrumb nav={nav} current={project.name} />
       <h1 tabIndex={-1}>Running the demo audit</h1>
       <p className="lead">
         Equivox imports the demo recordings (speech synthesisers, not real people), locks the audit plan and runs every section with the two built-in models. The results open by themselves when it is done; you can leave this screen meanwhile.

@@ -1,4 +1,5 @@
 import { type JSX, useCallback, useEffect, useState } from 'react';
+import { Breadcrumb } from '../components/Breadcrumb';
 import type { Project } from '../../../shared/api';
 import type { DatasetSummary } from '../../../shared/api/datasets';
 import type { ModelInfo } from '../../../shared/api/models';
@@ -79,12 +80,7 @@ export function ProjectScreen({ project, nav }: { project: Project; nav: Nav }):
 
   return (
     <div className="project">
-      <nav aria-label="Breadcrumb" className="breadcrumb">
-        <button type="button" className="link" onClick={() => nav.go({ name: 'home' })}>
-          Projects
-        </button>{' '}
-        / <span aria-current="page">{project.name}</span>
-      </nav>
+      <Breadcrumb nav={nav} current={project.name} />
       <h1 tabIndex={-1}>{project.name}</h1>
       <p className="muted">
         Stored in <code className="path">{project.path}</code>

@@ -1,4 +1,5 @@
 import { type JSX, useEffect, useState } from 'react';
+import { Breadcrumb } from '../components/Breadcrumb';
 import type { ReportVerification } from '../../../shared/api/reports';
 import { asUiError, call, type UiError } from '../api';
 import type { Nav } from '../App';
@@ -36,12 +37,7 @@ export function VerifyScreen({ nav, path: initial }: { nav: Nav; path?: string }
 
   return (
     <div className="verify">
-      <nav aria-label="Breadcrumb" className="breadcrumb">
-        <button type="button" className="link" onClick={() => nav.go({ name: 'home' })}>
-          Projects
-        </button>{' '}
-        / <span aria-current="page">Verify a report</span>
-      </nav>
+      <Breadcrumb nav={nav} current="Verify a report" />
       <h1 tabIndex={-1}>Verify a report</h1>
       <p className="lead">
         Check a signed Equivox report, yours or one someone sent you: whether the file is exactly what was signed, who signed it and when. Nothing is sent anywhere; the check runs on this computer.

@@ -1,4 +1,5 @@
 import { type JSX, useEffect, useRef, useState } from 'react';
+import { Breadcrumb } from '../../components/Breadcrumb';
 import type { Project } from '../../../../shared/api';
 import { SECTION_SHORT, unmetAt, type RequirementFix, type RequirementReport, type RequirementStep } from '../../../../shared/requirements';
 import type { UiError } from '../../api';
@@ -121,16 +122,7 @@ export function Wizard({ project, entry, nav }: { project: Project; entry: Wizar
 
   return (
     <div className="wizard">
-      <nav aria-label="Breadcrumb" className="breadcrumb">
-        <button type="button" className="link" onClick={() => nav.go({ name: 'home' })}>
-          Projects
-        </button>{' '}
-        /{' '}
-        <button type="button" className="link" onClick={() => nav.go({ name: 'project', project })}>
-          {project.name}
-        </button>{' '}
-        / <span aria-current="page">New audit</span>
-      </nav>
+      <Breadcrumb nav={nav} via={[{ label: project.name, route: { name: 'project', project } }]} current="New audit" />
       <div className="wizard-layout">
         <StepList steps={STEPS} current={draft.step} reached={draft.reached} onGo={go} />
         <div className="wizard-body">
