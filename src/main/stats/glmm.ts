@@ -721,17 +721,7 @@ export function mixedPoissonGroupComparison(
   const w = Float64Array.from(keep, (i) => words[i]!);
   const g = keep.map((i) => groups[i]!);
   if (!g.includes(referenceGroup)) throw new RangeError(`reference group "${referenceGroup}" has no rows with reference words`);
-  const speakerIds = new Map<string, number>();
-  const sIdx = Int32Array.from(keep, (i) => {
-    const s = speakers[i]!;
-    let k = speakerIds.get(s);
-    if (k === undefined) {
-      k = speakerIds.size;
-      speakerIds.set(s, k);
-    }
-    return k;
-  });
-  const q = speakerIds.size;
+  const { idx: sIdx, count: q } = speakerIndex(keep.map((i) => speakers[i]!));
   const totals = new Map<string, number>();
   g.forEach((lv, i) => totals.set(lv, (totals.get(lv) ?? 0) + y[i]!));
   const levels = [...new Set(g)].filter((l) => l !== referenceGroup).sort();
@@ -799,14 +789,8 @@ export function mixedPoissonGroupComparison(
   };
 }
 
-/** The fit itself, for callers with their own design (tests check the gradient and AGQ). */
-export function mixedPoissonFit(
-  errors: ArrayLike<number>,
-  words: ArrayLike<number>,
-  speakers: readonly string[],
-  columns: readonly ArrayLike<number>[],
-  options: MixedPoissonOptions = {},
-): MixedPoissonFit {
+/** Each speaker's number, in order of first appearance. */
+function speakerIndex(speakers: readonly string[]): { idx: Int32Array; count: number } {
   const ids = new Map<string, number>();
   const idx = Int32Array.from(speakers, (s) => {
     let k = ids.get(s);
@@ -816,8 +800,20 @@ export function mixedPoissonFit(
     }
     return k;
   });
+  return { idx, count: ids.size };
+}
+
+/** The fit itself, for callers with their own design (tests check the gradient and AGQ). */
+export function mixedPoissonFit(
+  errors: ArrayLike<number>,
+  words: ArrayLike<number>,
+  speakers: readonly string[],
+  columns: readonly ArrayLike<number>[],
+  options: MixedPoissonOptions = {},
+): MixedPoissonFit {
+  const { idx, count } = speakerIndex(speakers);
   for (let i = 0; i < words.length; i += 1) if (!(words[i]! > 0)) throw new RangeError(`row ${i + 1} has no reference words; leave such rows out`);
-  return fitModel(errors, words, idx, ids.size, columns, Math.max(1, Math.floor(options.nAGQ ?? 1)));
+  return fitModel(errors, words, idx, count, columns, Math.max(1, Math.floor(options.nAGQ ?? 1)));
 }
 
 /** Laplace deviance and its gradient at a point, for the gradient check in the tests. */
@@ -829,16 +825,8 @@ export function mixedPoissonDeviance(
   theta: number,
   beta: readonly number[],
 ): { deviance: number; gradient: number[] } {
-  const ids = new Map<string, number>();
-  const idx = Int32Array.from(speakers, (s) => {
-    let k = ids.get(s);
-    if (k === undefined) {
-      k = ids.size;
-      ids.set(s, k);
-    }
-    return k;
-  });
-  const model = new Model(buildDesign(errors, words, idx, ids.size, columns), 1);
+  const { idx, count } = speakerIndex(speakers);
+  const model = new Model(buildDesign(errors, words, idx, count, columns), 1);
   const dev = model.deviance(theta, beta);
   return { deviance: dev, gradient: [model.gradientTheta(theta), ...model.gradientBeta(theta)] };
 }
