@@ -165,30 +165,10 @@ export function serLossAndGradient(p: SerParams, items: SerItems, targets: Array
   const s = new Float64Array(L);
   const dAlpha = new Float64Array(L);
   const B = batch.length;
-  let loss = 0;
-  let sdy = 0;
-  for (let bi = 0; bi < B; bi += 1) {
-    const i = batch[bi]!;
-    const f = items.features[i]!;
-    let y = c;
-    for (let l = 0; l < L; l += 1) {
-      const off = l * D;
-      let acc = 0;
-      for (let d = 0; d < D; d += 1) acc += f[off + d]! * v[d]!;
-      s[l] = acc;
-      y += alpha[l]! * acc;
-    }
-    const err = y - targets[i]!;
-    loss += err * err;
-    const dy = (2 * err) / B;
-    sdy += dy;
-    for (let l = 0; l < L; l += 1) {
-      dAlpha[l] += dy * s[l]!;
-      const a = dy * alpha[l]!;
-      const off = l * D;
-      for (let d = 0; d < D; d += 1) g[d] += a * f[off + d]!;
-    }
-  }
+  const sums = new Float64Array(2);
+  accumulateBatch(items, targets, batch, alpha, v, c, s, g, dAlpha, sums);
+  const loss = sums[0]!;
+  const sdy = sums[1]!;
   let ad = 0;
   for (let l = 0; l < L; l += 1) ad += alpha[l]! * dAlpha[l]!;
   for (let l = 0; l < L; l += 1) grads.logits[l] = alpha[l]! * (dAlpha[l]! - ad);
@@ -210,20 +190,65 @@ export function serLossAndGradient(p: SerParams, items: SerItems, targets: Array
 /** MSE of the collapsed model over rows (scaled units). */
 function mseOver(items: SerItems, targets: ArrayLike<number>, rows: ArrayLike<number>, alpha: Float64Array, v: Float64Array, c: number): number {
   const { layers: L, dim: D } = items;
+  const s = new Float64Array(L);
   let sum = 0;
   for (let r = 0; r < rows.length; r += 1) {
     const i = rows[r]!;
-    const f = items.features[i]!;
-    let y = c;
-    for (let l = 0; l < L; l += 1) {
-      const off = l * D;
-      let acc = 0;
-      for (let d = 0; d < D; d += 1) acc += f[off + d]! * v[d]!;
-      y += alpha[l]! * acc;
-    }
-    sum += (y - targets[i]!) ** 2;
+    sum += (predict(items.features[i]!, L, D, alpha, v, c, s) - targets[i]!) ** 2;
   }
   return sum / rows.length;
+}
+
+/** One item through the collapsed head: c + Σ_l α_l (f_l · v), with each f_l · v left in `s`. */
+function predict(f: Float32Array, L: number, D: number, alpha: Float64Array, v: Float64Array, c: number, s: Float64Array): number {
+  let y = c;
+  for (let l = 0; l < L; l += 1) {
+    const off = l * D;
+    let acc = 0;
+    for (let d = 0; d < D; d += 1) acc += f[off + d]! * v[d]!;
+    s[l] = acc;
+    y += alpha[l]! * acc;
+  }
+  return y;
+}
+
+/**
+ * Forward and backward over a batch: adds dMSE/dv into `g` and dMSE/dα into `dAlpha` (the
+ * caller zeroes them) and writes the sum of squared errors and of dMSE/dy into `sums`.
+ * Shared by the training loop and the gradient exported for the finite-difference check.
+ */
+function accumulateBatch(
+  items: SerItems,
+  targets: ArrayLike<number>,
+  batch: ArrayLike<number>,
+  alpha: Float64Array,
+  v: Float64Array,
+  c: number,
+  s: Float64Array,
+  g: Float64Array,
+  dAlpha: Float64Array,
+  sums: Float64Array,
+): void {
+  const { layers: L, dim: D } = items;
+  const B = batch.length;
+  let loss = 0;
+  let sdy = 0;
+  for (let bi = 0; bi < B; bi += 1) {
+    const i = batch[bi]!;
+    const f = items.features[i]!;
+    const err = predict(f, L, D, alpha, v, c, s) - targets[i]!;
+    loss += err * err;
+    const dy = (2 * err) / B;
+    sdy += dy;
+    for (let l = 0; l < L; l += 1) {
+      dAlpha[l] += dy * s[l]!;
+      const a = dy * alpha[l]!;
+      const off = l * D;
+      for (let d = 0; d < D; d += 1) g[d] += a * f[off + d]!;
+    }
+  }
+  sums[0] = loss;
+  sums[1] = sdy;
 }
 
 /**
@@ -257,6 +282,7 @@ export function trainSerRegressor(items: SerItems, targets: ArrayLike<number>, t
   const g = new Float64Array(D);
   const s = new Float64Array(L);
   const dAlpha = new Float64Array(L);
+  const sums = new Float64Array(2);
   const gLogits = new Float64Array(L);
   const gw2 = new Float64Array(H);
   const oldW2 = new Float64Array(H);
@@ -280,27 +306,8 @@ export function trainSerRegressor(items: SerItems, targets: ArrayLike<number>, t
     // Forward and backward through the collapsed head.
     g.fill(0);
     dAlpha.fill(0);
-    let sdy = 0;
-    for (let bi = 0; bi < B; bi += 1) {
-      const i = batch[bi]!;
-      const f = items.features[i]!;
-      let y = c;
-      for (let l = 0; l < L; l += 1) {
-        const off = l * D;
-        let acc = 0;
-        for (let d = 0; d < D; d += 1) acc += f[off + d]! * v[d]!;
-        s[l] = acc;
-        y += alpha[l]! * acc;
-      }
-      const dy = (2 * (y - targets[i]!)) / B;
-      sdy += dy;
-      for (let l = 0; l < L; l += 1) {
-        dAlpha[l] += dy * s[l]!;
-        const a = dy * alpha[l]!;
-        const off = l * D;
-        for (let d = 0; d < D; d += 1) g[d] += a * f[off + d]!;
-      }
-    }
+    accumulateBatch(items, targets, batch, alpha, v, c, s, g, dAlpha, sums);
+    const sdy = sums[1]!;
     let ad = 0;
     for (let l = 0; l < L; l += 1) ad += alpha[l]! * dAlpha[l]!;
     for (let l = 0; l < L; l += 1) gLogits[l] = alpha[l]! * (dAlpha[l]! - ad);
