@@ -1,5 +1,5 @@
 /** Public API of the statistics core: pure functions, no I/O, seeded and reproducible. */
-export { Rng } from './rng';
+export { DrawSet, Rng } from './rng';
 export { logGamma, gammaP, gammaQ, betaInc, tSf, tCdf, tTwoSided, fSf, chi2Sf, normalSf, normalCdf } from './special';
 export { sum, mean, variance, std, quantile, quantileSorted, percentileInterval, averageRanks, type NumArray } from './descriptive';
 export { adjustPValues, bonferroni, holm, benjaminiHochberg, type AdjustMethod } from './corrections';

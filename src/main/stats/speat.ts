@@ -7,7 +7,7 @@
  * audits can compute s once (speatAssociations) and reuse it (speatFromAssociations,
  * bootstrapSpeatSE).
  */
-import { Rng } from './rng';
+import { DrawSet, Rng } from './rng';
 
 export type Vector = ArrayLike<number>;
 
@@ -317,6 +317,9 @@ export class BootstrapPlan {
   private readonly cx: Float64Array;
   private readonly cy: Float64Array;
   private readonly strata: [Int32Array[], Int32Array[]] | null;
+  /** What the independent design draws from (all of X, all of Y), or per stratum. */
+  private readonly setsX: DrawSet[];
+  private readonly setsY: DrawSet[];
   private sums: Float64Array | undefined;
 
   constructor(sX: ArrayLike<number>, sY: ArrayLike<number>, options: BootstrapOptions = {}) {
@@ -335,6 +338,10 @@ export class BootstrapPlan {
     this.cx = Float64Array.from(sX, (v) => v - m);
     this.cy = Float64Array.from(sY, (v) => v - m);
     this.strata = this.design.kind === 'stratified' ? [buildStrata(this.design.strataX, nx, 'X'), buildStrata(this.design.strataY, ny, 'Y')] : null;
+    const cx = this.cx;
+    const cy = this.cy;
+    this.setsX = this.strata ? this.strata[0].map((members) => DrawSet.of(Float64Array.from(members, (i) => cx[i]!))) : this.design.kind === 'independent' ? [DrawSet.of(cx)] : [];
+    this.setsY = this.strata ? this.strata[1].map((members) => DrawSet.of(Float64Array.from(members, (i) => cy[i]!))) : this.design.kind === 'independent' ? [DrawSet.of(cy)] : [];
   }
 
   /** SE of d for k stimuli per group; `index` is the size's position in the requested list. */
@@ -348,12 +355,13 @@ export class BootstrapPlan {
     const countsY = strata ? allocate(strata[1], k) : null;
     const n2 = 2 * k;
     const bufX = design.kind === 'paired' ? new Int32Array(k) : null;
+    const acc = new Float64Array(2);
     // Independent design: every resample's sums drawn in one pass (Rng.drawSums).
     let sums: Float64Array | null = null;
     if (design.kind === 'independent') {
       // One buffer for all sizes: a fresh 3R-double array per size made work for the GC.
       sums = this.sums ??= new Float64Array(3 * R);
-      rng.drawSums(cx, cy, k, R, sums);
+      rng.drawSums(this.setsX[0]!, this.setsY[0]!, k, R, sums);
     }
     let wMean = 0;
     let wM2 = 0;
@@ -377,22 +385,18 @@ export class BootstrapPlan {
           ss += a * a + b * b;
         }
       } else {
-        const [stX, stY] = strata!;
-        for (let g = 0; g < stX.length; g += 1) {
-          const members = stX[g]!;
-          for (let j = 0; j < countsX![g]!; j += 1) {
-            const a = cx[members[rng.nextInt(members.length)]!]!;
-            sxs += a;
-            ss += a * a;
-          }
+        // Stratified: each stratum's draws as the independent design draws a whole set,
+        // so a single stratum gives the independent design's numbers draw for draw.
+        const { setsX, setsY } = this;
+        for (let g = 0; g < setsX.length; g += 1) {
+          rng.sumOfDraws(setsX[g]!, countsX![g]!, acc);
+          sxs += acc[0]!;
+          ss += acc[1]!;
         }
-        for (let g = 0; g < stY.length; g += 1) {
-          const members = stY[g]!;
-          for (let j = 0; j < countsY![g]!; j += 1) {
-            const b = cy[members[rng.nextInt(members.length)]!]!;
-            sys += b;
-            ss += b * b;
-          }
+        for (let g = 0; g < setsY.length; g += 1) {
+          rng.sumOfDraws(setsY[g]!, countsY![g]!, acc);
+          sys += acc[0]!;
+          ss += acc[1]!;
         }
       }
       const tot = sxs + sys;

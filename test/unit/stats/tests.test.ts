@@ -8,6 +8,7 @@ import {
   pairedTTest,
   percentileInterval,
   quantile,
+  DrawSet,
   Rng,
   twoWayAnova,
   welchTTest,
@@ -109,35 +110,15 @@ describe('Rng (xoshiro128** + splitmix32, re-implemented in Python for the golde
     expect(take(new Rng(42, 1), 6)).toEqual(golden<number[]>('rng_seed42_stream1'));
     expect(take(new Rng(2 ** 40 + 7, 5), 4)).toEqual(golden<number[]>('rng_seed2pow40_stream5'));
   });
-  it('the fused hot loops (fillInts, drawSums, shuffleSumPrefix) make exactly the draws nextInt makes', () => {
+  it('fillInts makes exactly the draws nextInt makes, rejections included', () => {
     // n = 1,572,865 rejects about one draw in 4,100 (threshold 2^32 mod n = 1,045,846), so
     // the rejection branch is exercised: 200,000 draws consume more than 200,000 outputs.
-    for (const [nx, ny, k, R] of [
-      [60, 60, 7, 500],
-      [3, 1, 4, 50],
-      [1_572_865, 1000, 50, 2000],
-    ] as const) {
-      const x = Float64Array.from({ length: nx }, (_, i) => Math.sin(i) * 3);
-      const y = Float64Array.from({ length: ny }, (_, i) => Math.cos(i) - 0.5);
+    for (const n of [7, 60, 1_572_865]) {
       const fused = new Rng(5, 3);
-      const out = new Float64Array(3 * R);
-      fused.drawSums(x, y, k, R, out);
       const ref = new Rng(5, 3);
-      const buf = new Int32Array(k);
-      for (let r = 0; r < R; r += 1) {
-        let sx = 0;
-        let sy = 0;
-        let sq = 0;
-        ref.fillInts(buf, k, nx);
-        buf.forEach((i) => ((sx += x[i]!), (sq += x[i]! * x[i]!)));
-        for (let j = 0; j < k; j += 1) {
-          const v = y[ref.nextInt(ny)]!;
-          sy += v;
-          sq += v * v;
-        }
-        expect([out[3 * r], out[3 * r + 1], out[3 * r + 2]]).toEqual([sx, sy, sq]);
-      }
-      // Both generators end at the same point of the stream.
+      const buf = new Int32Array(200_000);
+      fused.fillInts(buf, buf.length, n);
+      expect(Array.from(buf)).toEqual(Array.from(buf, () => ref.nextInt(n)));
       expect(fused.nextU32()).toBe(ref.nextU32());
     }
     const big = new Rng(8);
@@ -147,26 +128,80 @@ describe('Rng (xoshiro128** + splitmix32, re-implemented in Python for the golde
     for (let i = 0; i < buf.length; i += 1) counter.nextU32();
     expect(big.nextU32()).not.toBe(counter.nextU32());
   });
-  it('shuffleSumPrefix = shufflePrefix of an index array plus the sum of the first k values', () => {
+  it('drawSums makes the draws of its documented rule, written out plainly (pairs from 16-bit halves up to 256 values, 32-bit draws above)', () => {
+    // n = 60: pairs bounded by 3,600 reject 736 of 65,536 halves, so rejections occur;
+    // odd k uses the spare half or a fresh output; n = 300 takes the 32-bit path; n = 1
+    // and 256 are the edges (nothing rejected).
+    for (const [nx, ny, k, R] of [
+      [60, 60, 7, 500],
+      [60, 60, 8, 500],
+      [3, 1, 5, 200],
+      [256, 300, 9, 200],
+      [300, 17, 4, 200],
+    ] as const) {
+      const x = Float64Array.from({ length: nx }, (_, i) => Math.sin(i) * 3);
+      const y = Float64Array.from({ length: ny }, (_, i) => Math.cos(i) - 0.5);
+      const fused = new Rng(5, 3);
+      const out = new Float64Array(3 * R);
+      fused.drawSums(DrawSet.of(x), DrawSet.of(y), k, R, out);
+      const ref = new Rng(5, 3);
+      for (let r = 0; r < R; r += 1) {
+        const [sx, qx] = plainSumOfDraws(ref, x, k);
+        const [sy, qy] = plainSumOfDraws(ref, y, k);
+        expect([out[3 * r], out[3 * r + 1], out[3 * r + 2]]).toEqual([sx, sy, qx + qy]);
+      }
+      // Both generators end at the same point of the stream.
+      expect(fused.nextU32()).toBe(ref.nextU32());
+    }
+  });
+  it('drawSums draws uniformly: the counts of each value over many draws pass a chi-square test', () => {
+    // Sets whose value i is 2^i (i < 30) make the sums decodable into per-value counts when
+    // each resample draws one pair: sum = 2^i + 2^j identifies {i, j}.
+    const n = 30;
+    const x = Float64Array.from({ length: n }, (_, i) => 2 ** i);
+    const rng = new Rng(11);
+    const R = 60_000;
+    const out = new Float64Array(3 * R);
+    rng.drawSums(DrawSet.of(x), DrawSet.of(x), 2, R, out);
+    const counts = new Array<number>(n).fill(0);
+    for (let r = 0; r < R; r += 1) {
+      const s = out[3 * r]!;
+      // The pair (i, i) sums to 2^(i+1), a power of two no pair i ≠ j gives.
+      const twice = Math.log2(s);
+      if (Number.isInteger(twice)) counts[twice - 1] += 2;
+      else for (let i = 0; i < n; i += 1) if (Math.floor(s / 2 ** i) % 2 === 1) counts[i] += 1;
+    }
+    const expected = (2 * R) / n;
+    const chi = counts.reduce((acc, c) => acc + (c - expected) ** 2 / expected, 0);
+    // Chi-square with 29 df: 58.30 is the 0.999 quantile (scipy.stats.chi2.ppf(0.999, 29)).
+    expect(chi).toBeLessThan(58.3);
+  });
+  it('shuffleSumPrefix makes the swaps of its documented rule, written out plainly, and returns the sum of the first k', () => {
     for (const [n, k] of [
       [120, 60],
       [9, 9],
       [2, 1],
       [1, 1],
+      [70_000, 5],
     ] as const) {
       const values = Float64Array.from({ length: n }, (_, i) => Math.sin(3 * i));
       const arrangement = values.slice();
-      const idx = Int32Array.from({ length: n }, (_, i) => i);
+      const plain = values.slice();
       const a = new Rng(2, 1);
       const b = new Rng(2, 1);
-      for (let p = 0; p < 300; p += 1) {
+      for (let p = 0; p < (n > 1000 ? 3 : 300); p += 1) {
         const sum = a.shuffleSumPrefix(arrangement, k);
-        b.shufflePrefix(idx, k);
+        const steps = Math.min(k, n - 1);
+        const next = halves(b);
+        for (let i = 0; i < steps; i += 1) {
+          const j = i + (n > 65536 ? b.nextInt(n - i) : bounded16(next, n - i));
+          [plain[i], plain[j]] = [plain[j]!, plain[i]!];
+        }
         let ref = 0;
-        for (let i = 0; i < k; i += 1) ref += values[idx[i]!]!;
+        for (let i = 0; i < k; i += 1) ref += plain[i]!;
         expect(sum).toBe(ref);
       }
-      expect(Array.from(arrangement)).toEqual(Array.from(idx, (i) => values[i]));
+      expect(Array.from(arrangement)).toEqual(Array.from(plain));
       expect(a.nextU32()).toBe(b.nextU32());
     }
   });
@@ -183,3 +218,55 @@ describe('Rng (xoshiro128** + splitmix32, re-implemented in Python for the golde
     }
   });
 });
+
+/** 16-bit numbers as Rng's hot loops take them: halves of 32-bit outputs, high half first, one stream per call. */
+function halves(rng: Rng): () => number {
+  let word = 0;
+  let low = false;
+  return () => {
+    if (low) {
+      low = false;
+      return word & 0xffff;
+    }
+    word = rng.nextU32();
+    low = true;
+    return word >>> 16;
+  };
+}
+
+/** Uniform in [0, bound) from 16-bit numbers by Lemire's rule, in plain arithmetic. */
+function bounded16(next: () => number, bound: number): number {
+  for (;;) {
+    const m = next() * bound;
+    if (m % 65536 >= 65536 % bound) return Math.floor(m / 65536);
+  }
+}
+
+/** [sum, sum of squares] of k draws from values by Rng.sumOfDraws's documented rule. */
+function plainSumOfDraws(rng: Rng, values: Float64Array, k: number): [number, number] {
+  const n = values.length;
+  let sum = 0;
+  let sq = 0;
+  if (n > 256) {
+    for (let j = 0; j < k; j += 1) {
+      const v = values[rng.nextInt(n)]!;
+      sum += v;
+      sq += v * v;
+    }
+    return [sum, sq];
+  }
+  const next = halves(rng);
+  for (let p = 0; p < k >> 1; p += 1) {
+    const q = bounded16(next, n * n);
+    const a = values[Math.floor(q / n)]!;
+    const b = values[q % n]!;
+    sum += a + b;
+    sq += a * a + b * b;
+  }
+  if (k % 2 === 1) {
+    const a = values[bounded16(next, n)]!;
+    sum += a;
+    sq += a * a;
+  }
+  return [sum, sq];
+}
