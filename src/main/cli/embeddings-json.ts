@@ -98,31 +98,39 @@ function readNumber(bytes: Uint8Array, p: number, out: Float64Array, index: numb
   let c = bytes[p]!;
   const negative = c === MINUS;
   if (negative) c = bytes[++p]!;
-  if (c < ZERO || c > NINE) return -1;
-  let mantissa = 0;
-  let digits = 0;
-  if (c === ZERO) {
-    c = bytes[++p]!;
+  // (c − '0') >>> 0 ≤ 9 is one comparison for '0' ≤ c ≤ '9'.
+  let d = c - ZERO;
+  if (d >>> 0 > 9) return -1;
+  const first = p;
+  let mantissa = d;
+  c = bytes[++p]!;
+  d = c - ZERO;
+  if (mantissa === 0) {
     // A leading zero stands alone ("01" is not JSON).
-    if (c >= ZERO && c <= NINE) return -1;
+    if (d >>> 0 <= 9) return -1;
   } else {
-    while (c >= ZERO && c <= NINE) {
-      mantissa = mantissa * 10 + (c - ZERO);
-      digits += 1;
+    while (d >>> 0 <= 9) {
+      mantissa = mantissa * 10 + d;
       c = bytes[++p]!;
+      d = c - ZERO;
     }
   }
+  // Digits counted with a fraction's leading zeros: a number such as 0.0000000000001234
+  // takes the exact slow path without needing to.
+  let digits = p - first;
   let scale = 0;
   if (c === DOT) {
+    const fraction = p + 1;
     c = bytes[++p]!;
-    if (c < ZERO || c > NINE) return -1;
-    while (c >= ZERO && c <= NINE) {
-      mantissa = mantissa * 10 + (c - ZERO);
-      // Leading zeros of a fraction (0.000123) are not significant digits.
-      if (mantissa !== 0) digits += 1;
-      scale += 1;
+    d = c - ZERO;
+    if (d >>> 0 > 9) return -1;
+    do {
+      mantissa = mantissa * 10 + d;
       c = bytes[++p]!;
-    }
+      d = c - ZERO;
+    } while (d >>> 0 <= 9);
+    scale = p - fraction;
+    digits += scale;
   }
   // Exponents and long mantissas are rare: handled apart, out of this hot function.
   if (c === LOWER_E || c === UPPER_E || digits > 15 || scale > 22) return readOtherNumber(bytes, start, p, out, index);
@@ -132,9 +140,9 @@ function readNumber(bytes: Uint8Array, p: number, out: Float64Array, index: numb
 }
 
 /**
- * A number with an exponent or more than 15 significant digits, from `start` (its first
- * byte); `p` is where readNumber stopped. Writes out[index] and returns the position
- * after the number, or −1.
+ * A number with an exponent or more than 15 digits (a fraction's leading zeros
+ * counted), from `start` (its first byte); `p` is where readNumber stopped. Writes
+ * out[index] and returns the position after the number, or −1.
  */
 function readOtherNumber(bytes: Uint8Array, start: number, p: number, out: Float64Array, index: number): number {
   let c = bytes[p]!;
