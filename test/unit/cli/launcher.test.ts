@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ParallelBootstrap } from '../../../src/main/cli/speat-threads';
+import { MIN_DRAWS_FOR_WORKERS, ParallelBootstrap } from '../../../src/main/cli/speat-threads';
 import { bootstrapSpeatSE } from '../../../src/main/stats';
 import { tempDir } from '../inference/helpers';
 
@@ -46,8 +46,9 @@ describe('the npm run cli launcher', () => {
     const input = join(dir, 'speat.json');
     const rows = (shift: number) => Array.from({ length: 12 }, (_, i) => Array.from({ length: 16 }, (_, j) => Math.sin(i * 7 + j * 3) + shift));
     writeFileSync(input, JSON.stringify({ X: rows(0.3), Y: rows(0), A: rows(0.3), B: rows(0) }));
-    // 20,000 resamples × Σ 2k (k = 2..24) = 6.2 M draws: enough for worker threads.
-    const args = ['stats', 'speat', '--input', input, '--permutations', '5000', '--bootstrap', '20000', '--sample-sizes', '2,4,6,8,10,12,14,16,18,20,22,24'];
+    // R × Σ 2k (k = 2..24, Σ 2k = 312) just above MIN_DRAWS_FOR_WORKERS: worker threads run.
+    const resamples = Math.ceil(MIN_DRAWS_FOR_WORKERS / 312) + 10;
+    const args = ['stats', 'speat', '--input', input, '--permutations', '5000', '--bootstrap', String(resamples), '--sample-sizes', '2,4,6,8,10,12,14,16,18,20,22,24'];
     expect(launch(args).status).toBe(0); // builds the bundle when a source changed
     const one = spawnSync(process.execPath, [join(root, 'out/cli/equivox.mjs'), ...args, '--threads', '1'], { encoding: 'utf8' });
     const two = spawnSync(process.execPath, [join(root, 'out/cli/equivox.mjs'), ...args, '--threads', '2'], { encoding: 'utf8' });

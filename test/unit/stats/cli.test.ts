@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Options, parseArgs, UsageError, type CliContext } from '../../../src/main/cli/args';
 import { statsCommands } from '../../../src/main/cli/stats';
+import { MIN_DRAWS_FOR_WORKERS } from '../../../src/main/cli/speat-threads';
 import { UserError } from '../../../src/shared/errors';
 import { fixture, golden } from './golden';
 
@@ -51,8 +52,10 @@ describe('stats speat CLI: input paths and threads', () => {
   const dir = mkdtempSync(join(tmpdir(), 'equivox-speat-cli-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const doc = JSON.parse(readFileSync(fixture('speat_mid.json'), 'utf8')) as Record<string, unknown>;
-  // 30,000 resamples × Σ 2k = 8.6 M draws: above MIN_DRAWS_FOR_WORKERS, so threads are used.
-  const args = ['--seed', '4', '--permutations', '2000', '--bootstrap', '30000', '--sample-sizes', '2,4,6,8,10,12,14,16,18,20,22,24,26,28,30,32,34,36,38,40'];
+  // R × Σ 2k just above MIN_DRAWS_FOR_WORKERS, so threads are used.
+  const sizes = Array.from({ length: 20 }, (_, i) => 2 * (i + 1));
+  const resamples = Math.ceil(MIN_DRAWS_FOR_WORKERS / sizes.reduce((s, k) => s + 2 * k, 0)) + 10;
+  const args = ['--seed', '4', '--permutations', '2000', '--bootstrap', String(resamples), '--sample-sizes', sizes.join(',')];
 
   it('gives the same output for any --threads', async () => {
     const one = await cli(['stats', 'speat', '--input', fixture('speat_mid.json'), ...args, '--threads', '1']);
