@@ -8,9 +8,11 @@
  * 2. One such test through `npm run --silent cli` (the bundled CLI), process start included,
  *    against bench/speat_numpy.py doing the same work (ratio printed; target ≤ 0.5), in
  *    interleaved rounds (3 by default), with the bundle alone at 1 and at the default
- *    number of threads, and the fixed costs beside them: `node -e 0` as the environment
- *    is and without NODE_EXTRA_CA_CERTS (Node 20 reads every certificate of that file
- *    before it runs any code), and numpy's import.
+ *    number of threads, and the fixed costs beside them: `npm run --silent cli -- --help`
+ *    (npm, its shell and the CLI's start, no work), `node -e 0` as the environment is and
+ *    without NODE_EXTRA_CA_CERTS (Node 20 reads every certificate of that file before it
+ *    runs any code; `npm run` starts two Node processes), the same test through npm with
+ *    that variable unset, and numpy's import.
  * 3. WER over 100,000 utterances with 1,000 bootstrap resamples (and 1,000 permutations).
  *
  * Options: --quick (fewer tests, for a smoke run), --skip-cli, --skip-wer, --cli-only,
@@ -114,7 +116,18 @@ function cliVsNumpy(rounds: number): void {
     const numpyScript = fileURLToPath(new URL('./speat_numpy.py', import.meta.url));
     const noExtraCerts = { ...process.env };
     delete noExtraCerts.NODE_EXTRA_CA_CERTS;
-    const runs = { npm: [] as number[], bundle: [] as number[], bundle1: [] as number[], numpy: [] as number[], node: [] as number[], nodeBare: [] as number[], numpyImport: [] as number[] };
+    const certsSet = Boolean(process.env.NODE_EXTRA_CA_CERTS);
+    const runs = {
+      npm: [] as number[],
+      npmBare: [] as number[],
+      npmHelp: [] as number[],
+      bundle: [] as number[],
+      bundle1: [] as number[],
+      numpy: [] as number[],
+      node: [] as number[],
+      nodeBare: [] as number[],
+      numpyImport: [] as number[],
+    };
     const loads: number[] = [];
     let outputs: { npm: string; bundle1: string; numpy: string } | undefined;
     for (let round = 0; round < rounds; round += 1) {
@@ -133,6 +146,9 @@ function cliVsNumpy(rounds: number): void {
       runs.bundle.push(bundle.secs);
       runs.bundle1.push(bundle1.secs);
       runs.numpy.push(py.secs);
+      // The documented command's fixed cost: npm, its shell and the CLI printing its usage.
+      runs.npmHelp.push(timeCommand('npm', ['run', '--silent', 'cli', '--', '--help']).secs);
+      if (certsSet) runs.npmBare.push(timeCommand('npm', ['run', '--silent', 'cli', '--', ...statsArgs], noExtraCerts).secs);
       runs.node.push(timeCommand(process.execPath, ['-e', '0']).secs);
       runs.nodeBare.push(timeCommand(process.execPath, ['-e', '0'], noExtraCerts).secs);
       runs.numpyImport.push(timeCommand('python3', ['-c', 'import numpy']).secs);
@@ -151,6 +167,13 @@ function cliVsNumpy(rounds: number): void {
     console.log(
       `  the bundled CLI alone (node out/cli/equivox.mjs): ${secs(runs.bundle)} s (${availableParallelism()} threads), ${secs(runs.bundle1)} s (--threads 1, same output); ` +
         `median ratio ${(median(runs.bundle) / median(runs.numpy)).toFixed(2)}`,
+    );
+    const medianNumpy = median(runs.numpy);
+    console.log(
+      `  the documented command's fixed cost, \`npm run --silent cli -- --help\`: ${secs(runs.npmHelp)} s, median ${(median(runs.npmHelp) / medianNumpy).toFixed(2)} of numpy's median before any work` +
+        (certsSet
+          ? `; the same test with NODE_EXTRA_CA_CERTS unset for npm and the CLI: ${secs(runs.npmBare)} s, median ratio ${(median(runs.npmBare) / medianNumpy).toFixed(2)}`
+          : ''),
     );
     console.log(
       `  fixed costs: node -e 0 ${secs(runs.node)} s` +
