@@ -86,7 +86,9 @@ export const WerPlan = z.strictObject({
   /** One label, or several for intersectional groups. */
   groupBy: z.array(Label).min(1).max(4),
   referenceGroup: z.string().min(1).optional(),
-  normalize: z.enum(['basic', 'none', 'english']).default('basic'),
+  normalize: z.enum(['basic', 'none', 'english', 'whisper-english', 'whisper-basic']).default('basic'),
+  /** A second normaliser whose per-group WER the section reports beside the primary one; never the basis of a verdict. */
+  secondaryNormalize: z.enum(['basic', 'none', 'english', 'whisper-english', 'whisper-basic']).optional(),
   bootstrap: z.number().int().min(0).max(100_000).default(1000),
   permutations: z.number().int().min(0).max(1_000_000).default(10_000),
   /** Resampling unit of CIs and permutations; auto: speakers when every utterance has a speaker id (METHODS.md). */

@@ -226,6 +226,38 @@ export interface WerGroupResult {
   warnings: string[];
 }
 
+/** Text normalisation of a WER section (METHODS.md § WER and CER; src/main/stats/text-normalize.ts). */
+export type WerNormalize = 'basic' | 'none' | 'english' | 'whisper-english' | 'whisper-basic';
+
+/** Whisper's English rule families whose word changes a WER section counts per group. */
+export type WerRuleFamily = 'brackets' | 'fillers' | 'contractions' | 'abbreviations' | 'numbers' | 'spellings' | 'diacritics';
+
+/** Per-group WER under the plan's secondary normaliser (same bootstrap draws as the primary CIs). */
+export interface WerSecondaryResult {
+  normalize: WerNormalize;
+  groups: Record<string, { utterances: number; referenceWords: number; errors: number; substitutions: number; deletions: number; insertions: number; wer: number | null; cer: number | null; ci95: [number, number] | null; absoluteDelta: number | null }>;
+}
+
+/** Words each whisper-english rule family changed, per group, in references and in hypotheses. */
+export interface WerRuleChangesResult {
+  normalize: 'whisper-english';
+  families: WerRuleFamily[];
+  groups: Record<string, { utterances: number; referenceWords: number; hypothesisWords: number; reference: Record<WerRuleFamily, number>; hypothesis: Record<WerRuleFamily, number> }>;
+}
+
+/** One utterance as compared: its normalised reference and hypothesis (and under the secondary normaliser). */
+export interface WerUtterance {
+  id: string;
+  group: string;
+  speaker?: string;
+  reference: string;
+  hypothesis: string;
+  referenceWords: number;
+  errors: number;
+  secondaryReference?: string;
+  secondaryHypothesis?: string;
+}
+
 /** The test behind a WER comparison's verdict (METHODS.md § WER and CER). */
 export type WerPrimaryTest = 'mixed-poisson' | 'speaker-permutation' | 'utterance-permutation';
 
@@ -252,7 +284,9 @@ export interface WerSection {
     /** Whisper recognisers: the language token used (a code, or the detected one) and the task. */
     asrLanguage?: string;
     asrTask?: 'transcribe' | 'translate';
-    normalize: 'basic' | 'none' | 'english';
+    normalize: WerNormalize;
+    /** A second normaliser reported beside the primary one (never the basis of a verdict). */
+    secondaryNormalize?: WerNormalize;
     groupBy: string[];
     referenceGroup: string;
     bootstrap: number;
@@ -272,6 +306,12 @@ export interface WerSection {
   /** The overall test behind a statement about all groups together; null when none is valid. */
   overallPrimary?: { test: 'mixed-poisson' | 'poisson'; chi2: number; df: number; pValue: number } | null;
   calibration?: Record<string, { meanConfidence: number; accuracy: number; ece: number }>;
+  /** Per-group WER under config.secondaryNormalize. */
+  secondary?: WerSecondaryResult;
+  /** Present when whisper-english is the primary or secondary normaliser. */
+  ruleChanges?: WerRuleChangesResult;
+  /** Every compared utterance, normalised (report data: wer-utterances.csv). */
+  utterances?: WerUtterance[];
 }
 
 export interface FdiGroupMetrics {

@@ -132,6 +132,7 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
     try {
       return analyseWer(rows, {
         normalize: wer.normalize,
+        ...(wer.secondaryNormalize ? { secondaryNormalize: wer.secondaryNormalize } : {}),
         ...(wer.referenceGroup ? { referenceGroup: wer.referenceGroup } : {}),
         bootstrap: wer.bootstrap,
         permutations: wer.permutations,

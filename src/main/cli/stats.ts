@@ -24,12 +24,14 @@ function readCsv(path: string, requiredColumns: string[]): CsvTable {
 const werCommand: CliCommand = {
   path: ['stats', 'wer'],
   usage:
-    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S]',
+    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S]',
   async run(opts: Options) {
     const input = opts.requireString('input');
     const referenceGroup = opts.string('reference-group');
     const normalize = (opts.string('normalize') ?? 'basic') as NormalizeMode;
     if (!NORMALIZE_MODES.includes(normalize)) throw new UsageError(`--normalize must be one of ${NORMALIZE_MODES.join(', ')}, got "${normalize}"`);
+    const secondaryNormalize = opts.string('secondary-normalize') as NormalizeMode | undefined;
+    if (secondaryNormalize !== undefined && !NORMALIZE_MODES.includes(secondaryNormalize)) throw new UsageError(`--secondary-normalize must be one of ${NORMALIZE_MODES.join(', ')}, got "${secondaryNormalize}"`);
     const bootstrap = opts.int('bootstrap', 1000, 1, 1e7);
     const permutations = opts.int('permutations', 10_000, 1, 1e8);
     const byOption = opts.string('by');
@@ -54,7 +56,7 @@ const werCommand: CliCommand = {
       };
     });
     const by = (byOption as 'utterance' | 'speaker' | undefined) ?? (hasSpeakers ? 'speaker' : 'utterance');
-    return guard(() => analyseWer(rows, { normalize, referenceGroup, bootstrap, permutations, by, seed, nAGQ }));
+    return guard(() => analyseWer(rows, { normalize, ...(secondaryNormalize ? { secondaryNormalize } : {}), referenceGroup, bootstrap, permutations, by, seed, nAGQ }));
   },
 };
 

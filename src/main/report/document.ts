@@ -220,16 +220,24 @@ function serSection(L: Layout, r: AuditResults): void {
 
 function werSection(L: Layout, r: AuditResults): void {
   const w = r.wer!;
-  const norm = {
+  const norms = {
     basic: 'basic: Unicode NFKC, lowercase, punctuation removed except apostrophes inside words, whitespace collapsed',
     none: 'none: text used as given',
     english: 'english: basic rules plus digits and common contractions expanded',
-  }[w.config.normalize];
+    'whisper-english': 'whisper-english: Whisper’s EnglishTextNormalizer (openai/whisper v20250625, as used by the Open ASR Leaderboard): lowercase; [bracketed] and (parenthesised) text dropped; fillers hmm, mm, mhm, mmm, uh, um dropped; contractions expanded (won’t → will not, ain’t → aint, gonna → going to, ’s → is) and titles spelled out (mr → mister); accents removed; spelled-out numbers written as digits with currency and percent signs (twenty one dollars → $21); British spellings made American (colour → color); other punctuation and symbols removed',
+    'whisper-basic': 'whisper-basic: Whisper’s BasicTextNormalizer (openai/whisper v20250625): lowercase; [bracketed] and (parenthesised) text dropped; marks, symbols and punctuation replaced by spaces; accents kept',
+  };
+  const norm = norms[w.config.normalize];
+  const second = w.secondary ? ` Beside it, for comparison with other studies, each group’s WER under a second normaliser, ${norms[w.secondary.normalize]} (descriptive only; the verdicts use the first).` : '';
+  const rules =
+    (w.ruleChanges
+      ? ' The rule table counts, per group, the reference and hypothesis words each whisper-english rule family changed (the words that would differ if that family alone were switched off): a family that changes many more words for one group, such as contractions typical of a dialect, moves that group’s WER.'
+      : '') + (w.utterances ? ' report-data/wer-utterances.csv holds every utterance as compared, normalised.' : '');
   const mixed = w.mixed
     ? ` The mixed-effects model (errors ~ group + offset(log words) + (1 | speaker), Poisson, maximum likelihood with ${w.mixed.nAGQ === 1 ? 'the Laplace approximation, as lme4’s glmer' : `adaptive Gauss–Hermite quadrature with ${w.mixed.nAGQ} nodes`}) estimates a speaker variance of ${fmt(w.mixed.speakerVariance)}${w.mixed.singular ? ' (on its boundary: no speaker variation beyond chance)' : ''} over ${plural(w.mixed.speakers, 'speaker')}; standard errors from the Hessian of the deviance, as lme4.`
     : '';
   openSection(L, 'wer', [
-    `Hypotheses: ${w.config.hypotheses}${w.config.asrModel ? ` (${w.config.asrModel})` : ''}. Normalisation, applied to reference and hypothesis alike: ${norm}. Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples. Each group is compared with the reference group ${w.config.referenceGroup}.`,
+    `Hypotheses: ${w.config.hypotheses}${w.config.asrModel ? ` (${w.config.asrModel})` : ''}. Normalisation, applied to reference and hypothesis alike: ${norm}.${second}${rules} Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples. Each group is compared with the reference group ${w.config.referenceGroup}.`,
     `${werPrimaryStatement(w)}${mixed} ${werOverallStatement(w).text} Secondary, never the basis of a verdict: the fixed-effects Poisson regression (rate ratio and likelihood-ratio χ² with 1 degree of freedom; it treats every word as independent) and the permutation test at the ${w.config.by} level (${w.config.permutations} permutations${w.comparisons.some((c) => c.permutationExact) ? ', every split enumerated where they fit' : ''}).`,
   ]);
   tables(L, werTables(r));

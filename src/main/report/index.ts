@@ -16,6 +16,7 @@ import type { SigningIdentity } from '../identity';
 import { CadesSigner } from './cms';
 import { createDocument } from './document';
 import { allTables } from './tables';
+import { werUtteranceTable } from './wer-normalisation-tables';
 
 export { verifyReport, extractAttachments, type VerifyResult, type AttachmentInfo } from './verify';
 export { SECTION_HEADINGS } from './document';
@@ -149,7 +150,9 @@ export function writeExports(results: AuditResults, dir: string): string[] {
   const json = join(dir, 'results.json');
   writeFileAtomic(json, resultsJson(results));
   files.push(json);
-  for (const t of allTables(results)) {
+  // The utterance table is report data only: too long for the PDF.
+  const utterances = werUtteranceTable(results.wer);
+  for (const t of [...allTables(results), ...(utterances ? [utterances] : [])]) {
     const file = join(dir, `${t.id}.csv`);
     writeFileAtomic(file, toCsv(t.columns.map((c) => c.title), t.rows));
     files.push(file);

@@ -36,7 +36,9 @@ export {
   type StandardErrorPoint,
   type BootstrapOptions,
 } from './speat';
-export { normalizeText, words, integerToWords, NORMALIZE_MODES, type NormalizeMode } from './text-normalize';
+export { normalizeText, words, normalizedWords, integerToWords, NORMALIZE_MODES, type NormalizeMode } from './text-normalize';
+export { whisperEnglish, whisperEnglishNumbers, whisperEnglishSpelling, whisperEnglishWithChanges, whisperRuleChanges, whisperSpellingMap, WHISPER_RULE_FAMILIES, type WhisperRuleFamily } from './whisper-english';
+export { whisperBasic, removeSymbols, removeSymbolsAndDiacritics } from './whisper-basic';
 export { alignCounts, editDistance, type AlignmentCounts } from './edit-distance';
 export {
   measureUtterance,
@@ -58,7 +60,9 @@ export {
   type WerTestsOptions,
   type WerPrimaryTest,
   type WerMixedSummary,
+  type WerSecondary,
 } from './wer';
+export { werRuleChanges, type WerRuleChanges, type WerRuleChangeGroup, type RuleCounts } from './wer-rule-changes';
 export { poissonGlm, poissonDeviance, poissonGroupComparison, type GlmFit, type PoissonComparison, type PoissonGroupAnalysis } from './poisson';
 export {
   mixedPoissonGroupComparison,
