@@ -51,6 +51,17 @@ export interface RunEnvironment {
   node: string;
   onnxruntime: string;
   cpus: number;
+  /** The ffmpeg that decoded non-WAV audio; null when none was found (only WAV read in process). Absent in results written before it was recorded. */
+  decoder?: RunDecoder | null;
+}
+
+export interface RunDecoder {
+  /** Where it was found: the EQUIVOX_FFMPEG variable, the binary bundled with Equivox, or PATH. */
+  source: 'EQUIVOX_FFMPEG' | 'bundled' | 'PATH';
+  /** What `ffmpeg -version` reports, e.g. "5.1.8-0+deb12u1". */
+  version: string;
+  /** SHA-256 of the binary. */
+  sha256: string;
 }
 
 export interface GroupFacts {

@@ -5,7 +5,7 @@
  */
 import PDFDocument from 'pdfkit';
 import { PAPER_DEFAULTS } from '../../shared/plan';
-import type { AuditResults, Section } from '../../shared/results';
+import type { AuditResults, RunDecoder, Section } from '../../shared/results';
 import { completeness, completenessText, type Completeness } from '../../shared/completeness';
 import { SECTION_SHORT } from '../../shared/requirements';
 import { fmt, fmtPValue, pText } from '../../shared/charts/format';
@@ -273,6 +273,14 @@ function limitations(L: Layout, r: AuditResults, meta: DocumentMeta): void {
   L.bullets(items);
 }
 
+const DECODER_SOURCES: Record<RunDecoder['source'], string> = { EQUIVOX_FFMPEG: 'named by EQUIVOX_FFMPEG', bundled: 'bundled with Equivox', PATH: 'found on PATH' };
+
+/** The appendix's line on which ffmpeg decoded the audio. */
+export function decoderText(decoder: RunDecoder | null): string {
+  if (decoder === null) return 'none found: only WAV files read in process';
+  return `ffmpeg ${decoder.version} (${DECODER_SOURCES[decoder.source]}), SHA-256 ${decoder.sha256}`;
+}
+
 function appendix(L: Layout, r: AuditResults): void {
   L.newPage();
   L.h1('Appendix: reproducibility');
@@ -338,6 +346,7 @@ function appendix(L: Layout, r: AuditResults): void {
       ['Node.js', r.environment.node],
       ['ONNX Runtime', r.environment.onnxruntime],
       ['Platform', `${r.environment.platform} ${r.environment.arch}, ${r.environment.cpus} CPUs`],
+      ...(r.environment.decoder !== undefined ? [['Audio decoder', decoderText(r.environment.decoder)] as [string, string]] : []),
       ['Execution providers', [...new Set(r.models.map((m) => `${m.provider} (${m.threads} threads)`))].join(', ') || '–'],
     ],
     130,
