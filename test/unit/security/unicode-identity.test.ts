@@ -199,7 +199,7 @@ describe('certificates made elsewhere are decoded by their ASN.1 string type', (
     const attrs = [
       { shortName: 'CN', value: utf32('Zoë 張 𝔄'), valueTagClass: 28 },
       { shortName: 'O', value: utf32('Ελληνικός'), valueTagClass: 28 },
-    ] as forge.pki.CertificateField[];
+    ] as unknown as forge.pki.CertificateField[]; // @types/node-forge types valueTagClass as an ASN.1 class; forge uses it as the universal tag
     cert.setSubject(attrs);
     cert.setIssuer(attrs);
     cert.sign(keys.privateKey, forge.md.sha256.create());
