@@ -14,6 +14,7 @@ import { CHART_STYLE, Layout, PAGE, sectionCharts } from './layout';
 import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings } from './narrative';
 import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
 import { fdiTables, serTables, speatTables, werTables, type ReportTable } from './tables';
+import { showInvisibleInDocument } from './visible-text';
 
 export const SECTION_HEADINGS = {
   speat: '1. SpEAT: speech embedding association test',
@@ -51,6 +52,7 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
       ModDate: meta.now,
     },
   });
+  showInvisibleInDocument(doc);
   registerFonts(doc);
   doc.font(FONT_REGULAR);
   const L = new Layout(doc);

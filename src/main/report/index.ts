@@ -11,6 +11,7 @@ import { pdfkitAddPlaceholder } from '@signpdf/placeholder-pdfkit';
 import { SignPdf } from '@signpdf/signpdf';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import type { AuditResults } from '../../shared/results';
+import { showInvisible } from '../../shared/visible-text';
 import { toCsv } from '../data/csv';
 import type { SigningIdentity } from '../identity';
 import { CadesSigner } from './cms';
@@ -96,13 +97,15 @@ export async function buildReport(results: AuditResults, opts: BuildReportOption
     relationship: 'Data',
   } as PDFKit.Mixins.PDFAttachmentOptions);
   const done = collect(doc);
+  // PDFKit writes these as PDF text strings, UTF-16BE with a byte-order mark when they are
+  // not ASCII, so pdfsig and viewers show any script; invisible characters are written out.
   pdfkitAddPlaceholder({
     pdf: doc,
     pdfBuffer: Buffer.from([]),
-    reason: `Equivox bias audit report for audit ${results.audit.id}`,
-    contactInfo: identity.info.email ?? '',
-    name: identity.info.name,
-    location: opts.location ?? organisation,
+    reason: showInvisible(`Equivox bias audit report for audit ${results.audit.id}`),
+    contactInfo: showInvisible(identity.info.email ?? ''),
+    name: showInvisible(identity.info.name),
+    location: showInvisible(opts.location ?? organisation),
     signingTime: now,
     signatureLength: 8192,
     subFilter: SUBFILTER_ETSI_CADES_DETACHED,
