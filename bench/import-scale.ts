@@ -29,8 +29,8 @@ function arg(name: string, fallback: string): string {
 }
 const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean).map(Number);
 
-const audioSizes = list(arg('audio', '5000,50000'));
-const rowSizes = list(arg('rows', '20000,200000'));
+const audioSizes = list(arg('audio', '5000,50000')).filter((n) => n > 0);
+const rowSizes = list(arg('rows', '20000,200000')).filter((n) => n > 0);
 const cache = resolve(arg('cache', join(tmpdir(), 'equivox-bench-wavs')));
 const rounds = Number(arg('rounds', '1'));
 const repos = arg('repos', '.').split(',').map((r) => resolve(r));

@@ -41,7 +41,7 @@ export class ClipWriter {
   constructor(
     db: Database.Database,
     private readonly onCommit: (rows: number) => void = () => undefined,
-    private readonly maxRows = 500,
+    private readonly maxRows = 100,
     private readonly maxMs = 250,
   ) {
     this.remove = db.prepare('DELETE FROM clips WHERE dataset_id = ? AND row_index = ?');
