@@ -21,7 +21,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   datasets: [
     'datasets import --project DIR (--manifest FILE | --folder DIR | --common-voice DIR) [--role target|attribute|asr|verification[,…]] [--map column=role,…] [--mapping-name NAME] [--save-mapping NAME] [--name NAME] [--group-label LABEL] [--split validated.tsv] [--min-duration S] [--max-duration S]',
     'datasets list --project DIR',
-    'datasets show --project DIR --id DATASET_ID',
+    'datasets show --project DIR --id DATASET_ID [--limit N] [--offset N] [--problems FILE.csv]',
     'datasets preview --manifest FILE [--rows N]',
     'datasets exclude --project DIR --id DATASET_ID --rows 3,7,9 [--include]',
   ],
@@ -48,7 +48,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   audit: [
     'audit lock --project DIR --plan FILE.json   (save and pre-register a plan; exit 1 with one line per reason when a section cannot run)',
     'audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (progress on stderr, summary on stdout)',
-    'audit results --project DIR --run RUN_ID',
+    'audit results --project DIR --run RUN_ID [--limit N] [--offset N] [--out FILE.json]',
     'audit list --project DIR',
   ],
   report: [
