@@ -378,6 +378,8 @@ export interface FdiGrouping {
   fdiCi95: [number, number] | null;
   sweep: { threshold: number; fdi: number; valueDisagreement: number; rankDisagreement: number; disparities: { fpr: number; fnr: number; accuracy: number } }[];
   alphaSensitivity: { alpha: number; fdi: number }[];
+  /** The thresholds this grouping's sweep covers: the plan's, or its own trials' 1st to 99th score percentile. */
+  sweepRange?: { from: number; to: number; step: number; rule: 'given' | 'observed-range' };
   /** How well the scores separate genuine from impostor trials; absent in results written before the gate. */
   verifier?: FdiVerifier;
   /**

@@ -6,7 +6,7 @@
  */
 import { UserError } from '../../shared/errors';
 import { CsvError, parseCsvTable, type CsvTable } from '../data/csv';
-import { analyseFdi, analyseWer, NORMALIZE_MODES, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
+import { analyseFdi, analyseWer, equalErrorRate, NORMALIZE_MODES, observedThresholds, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
 import { UsageError, type CliCommand, type Options } from './args';
 import { readSerInput } from './ser-input';
 import { speatCommand } from './speat-command';
@@ -72,7 +72,8 @@ function parseThresholds(spec: string): number[] {
 
 const fdiCommand: CliCommand = {
   path: ['stats', 'fdi'],
-  usage: 'stats fdi --input FILE.csv (--threshold T | --thresholds FROM:TO:STEP) [--alpha A] [--orientation harm|paper] [--bootstrap R] [--seed S]',
+  usage:
+    'stats fdi --input FILE.csv [--threshold T] [--thresholds FROM:TO:STEP] [--alpha A] [--orientation harm|paper] [--bootstrap R] [--null-permutations N] [--seed S]',
   async run(opts: Options) {
     const input = opts.requireString('input');
     const single = opts.string('threshold');
@@ -82,15 +83,16 @@ const fdiCommand: CliCommand = {
     const orientation = (opts.string('orientation') ?? 'harm') as Orientation;
     if (orientation !== 'harm' && orientation !== 'paper') throw new UsageError(`--orientation must be harm or paper, got "${String(orientation)}"`);
     const bootstrap = opts.int('bootstrap', 0, 0, 1e7);
+    const nullPermutations = opts.int('null-permutations', 1000, 0, 1e7);
     const seed = opts.int('seed', 0, 0, 2 ** 52);
     opts.assertNoUnknown();
-    if ((single === undefined) === (range === undefined)) throw new UsageError('give exactly one of --threshold T or --thresholds FROM:TO:STEP');
-    let thresholds: number[];
+    if (single !== undefined && range !== undefined) throw new UsageError('give at most one of --threshold T or --thresholds FROM:TO:STEP');
+    let threshold: number | undefined;
     if (single !== undefined) {
-      const t = Number(single);
-      if (single.trim() === '' || !Number.isFinite(t)) throw new UsageError(`--threshold must be a number, got "${single}"`);
-      thresholds = [t];
-    } else thresholds = parseThresholds(range!);
+      threshold = Number(single);
+      if (single.trim() === '' || !Number.isFinite(threshold)) throw new UsageError(`--threshold must be a number, got "${single}"`);
+    }
+    const given = range !== undefined ? parseThresholds(range) : null;
     const table = readCsv(input, ['group', 'label', 'score']);
     if (table.rows.length === 0) throw new UserError(`${input} has no items`, 'input');
     const groups: string[] = [];
@@ -108,7 +110,19 @@ const fdiCommand: CliCommand = {
       labels[i] = l === '1' ? 1 : 0;
       scores[i] = sc;
     });
-    return guard(() => analyseFdi({ groups, labels, scores }, thresholds, { alpha, orientation, bootstrap, seed }));
+    // --threshold alone: that threshold only (as before). --thresholds: that sweep, reported at
+    // its first threshold unless --threshold names one. Neither: the equal-error-rate threshold
+    // and a sweep over the observed scores (1st to 99th percentile).
+    const observed = given === null && threshold === undefined ? observedThresholds(scores) : null;
+    const thresholds = given ?? observed?.thresholds ?? [threshold!];
+    if (observed) threshold = equalErrorRate(scores, labels).threshold;
+    const result = guard(() => analyseFdi({ groups, labels, scores }, thresholds, { alpha, orientation, bootstrap, seed, nullPermutations, ...(threshold !== undefined ? { threshold } : {}) }));
+    return {
+      ...result,
+      thresholdRule: observed ? 'equal-error-rate' : 'given',
+      sweepRule: observed ? 'observed-range' : 'given',
+      ...(observed ? { sweepRange: { from: observed.from, to: observed.to, step: observed.step } } : {}),
+    };
   },
 };
 

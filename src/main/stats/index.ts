@@ -1,6 +1,6 @@
 /** Public API of the statistics core: pure functions, no I/O, seeded and reproducible. */
 export { DrawSet, Rng } from './rng';
-export { logGamma, gammaP, gammaQ, betaInc, tSf, tCdf, tTwoSided, fSf, chi2Sf, normalSf, normalCdf } from './special';
+export { logGamma, gammaP, gammaQ, betaInc, tSf, tCdf, tTwoSided, tUpperQuantile, fSf, chi2Sf, normalSf, normalCdf, normalQuantile } from './special';
 export { sum, mean, variance, std, quantile, quantileSorted, percentileInterval, averageRanks, type NumArray } from './descriptive';
 export { adjustPValues, bonferroni, holm, benjaminiHochberg, type AdjustMethod } from './corrections';
 export {
@@ -21,6 +21,7 @@ export {
   speatEffectSize,
   speatPermutationTest,
   speatFromAssociations,
+  favouredGroup,
   bootstrapSpeatSE,
   BootstrapPlan,
   binomialCapped,
@@ -101,6 +102,11 @@ export {
   analyseFdi,
   bootstrapFdiCi,
   thresholdRange,
+  fdiPermutationNull,
+  observedThresholds,
+  OBSERVED_SWEEP_POINTS,
+  FDI_NULL_METHOD,
+  type FdiNullResult,
   type Orientation,
   type FdiItems,
   type GroupRates,
@@ -108,3 +114,5 @@ export {
   type FdiOptions,
   type FdiAnalysis,
 } from './fdi';
+export { MDE_POWER, speatMde, smallestTwoSidedP, type SpeatMdeOptions, type SpeatMdeResult } from './power';
+export { verifierQuality, equalErrorRate, type VerifierQuality } from './verifier';
