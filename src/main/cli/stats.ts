@@ -172,9 +172,13 @@ const serCommand: CliCommand = {
         throw err;
       }
     });
+    for (const c of result.caveats) ctx.log(`warning: ${c}`);
     return {
       regressors: result.regressors,
       selected: { learningRate: result.selected.learningRate },
+      // Whether the selected regressor learned valence at all; without it Cohen's d says nothing about propagation.
+      downstream: result.downstream,
+      caveats: result.caveats,
       cohensD: result.cohensD,
       items: { train: data.split.train.length, validation: data.split.validation.length, test: data.split.test.length, X: data.targets?.X.length ?? 0, Y: data.targets?.Y.length ?? 0 },
       layers: data.layers,
@@ -189,6 +193,7 @@ const serCommand: CliCommand = {
         preprocessing: 'features standardised per state and dimension with the training split mean and SD; valence scaled to [0, 1] with the training split min and max',
         selection: 'lowest validation MSE',
         cohensD: 'pooled SD, ddof 1; X minus Y; "pooled" pools the predictions of every regressor (the SpEAT paper)',
+        downstream: `informative when the one-sided 95% lower bound of the selected regressor's test R² (percentile bootstrap over test items, ${result.downstream.resamples} resamples, seeded) is above 0`,
       },
     };
   },
