@@ -95,6 +95,8 @@ export const WerPlan = z.strictObject({
   alpha: z.number().gt(0).lt(1).default(0.05),
   /** Mixed model: 1 = Laplace (lme4's default), more = adaptive Gauss–Hermite quadrature with that many nodes. */
   nAGQ: z.number().int().min(1).max(25).default(1),
+  /** Simulated audits behind each comparison's minimum detectable rate ratio (METHODS.md § Verdicts that hold, Power); 0: not computed. */
+  mdeSimulations: z.number().int().min(0).max(10_000).default(200),
 });
 
 export const FdiPlan = z.strictObject({

@@ -6,7 +6,7 @@
  */
 import { UserError } from '../../shared/errors';
 import { CsvError, parseCsvTable, type CsvTable } from '../data/csv';
-import { analyseFdi, analyseWer, equalErrorRate, NORMALIZE_MODES, observedThresholds, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
+import { analyseFdi, analyseWer, werComparisonMdes, equalErrorRate, NORMALIZE_MODES, observedThresholds, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
 import { UsageError, type CliCommand, type Options } from './args';
 import { readSerInput } from './ser-input';
 import { speatCommand } from './speat-command';
@@ -24,7 +24,7 @@ function readCsv(path: string, requiredColumns: string[]): CsvTable {
 const werCommand: CliCommand = {
   path: ['stats', 'wer'],
   usage:
-    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S]',
+    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S] [--mde-simulations N [--alpha A]]',
   async run(opts: Options) {
     const input = opts.requireString('input');
     const referenceGroup = opts.string('reference-group');
@@ -36,7 +36,13 @@ const werCommand: CliCommand = {
     if (byOption !== undefined && byOption !== 'utterance' && byOption !== 'speaker') throw new UsageError(`--by must be utterance or speaker, got "${byOption}"`);
     const nAGQ = opts.int('nagq', 1, 1, 25);
     const seed = opts.int('seed', 0, 0, 2 ** 52);
+    // The minimum detectable rate ratio per comparison (simulated; opt-in, it refits the model hundreds of times).
+    const mdeSimulations = opts.int('mde-simulations', 0, 0, 100_000);
+    const alphaGiven = opts.string('alpha') !== undefined;
+    const alpha = opts.number('alpha', 0.05);
     opts.assertNoUnknown();
+    if (alphaGiven && mdeSimulations === 0) throw new UsageError('--alpha sets the level of the minimum detectable effect; give --mde-simulations N too');
+    if (!(alpha > 0 && alpha < 1)) throw new UsageError(`--alpha must lie strictly between 0 and 1, got ${alpha}`);
     const table = readCsv(input, ['id', 'group', 'reference', 'hypothesis']);
     const hasSpeakers = table.header.includes('speaker');
     if (byOption === 'speaker' && !hasSpeakers) throw new UserError(`--by speaker needs a "speaker" column in ${input}`, 'speaker');
@@ -54,7 +60,10 @@ const werCommand: CliCommand = {
       };
     });
     const by = (byOption as 'utterance' | 'speaker' | undefined) ?? (hasSpeakers ? 'speaker' : 'utterance');
-    return guard(() => analyseWer(rows, { normalize, referenceGroup, bootstrap, permutations, by, seed, nAGQ }));
+    const analysis = guard(() => analyseWer(rows, { normalize, referenceGroup, bootstrap, permutations, by, seed, nAGQ }));
+    if (mdeSimulations === 0) return analysis;
+    const mdes = werComparisonMdes(rows, analysis, { alpha, simulations: mdeSimulations, seed, nAGQ });
+    return { ...analysis, comparisons: analysis.comparisons.map((c, i) => ({ ...c, mde: mdes[i] ?? null })) };
   },
 };
 

@@ -189,3 +189,66 @@ describe('stats ser: the downstream gate', () => {
     expect(Math.abs(lower - gv('ser_r2.lower'))).toBeLessThan(0.02);
   });
 });
+
+describe('stats wer: the minimum detectable rate ratio', () => {
+  const lme4 = JSON.parse(readFileSync(fileURLToPath(new URL('../../golden/glmm_wer.json', import.meta.url)), 'utf8')) as {
+    datasets: { name: string; rows: { group: string[]; speaker: string[]; words: number[]; errors: number[] }; fits: { laplace: { referenceGroup: string } } }[];
+  };
+  // Transcripts with exactly `errors` word errors over `words` reference words (as cli.test.ts builds them).
+  const csvFrom = (rows: { group: string[]; speaker: string[]; words: number[]; errors: number[] }): string => {
+    const lines = ['id,group,speaker,reference,hypothesis'];
+    rows.words.forEach((w, i) => {
+      const e = rows.errors[i]!;
+      const ref = Array.from({ length: w }, (_, k) => `w${k}`);
+      const hyp = ref.map((t, k) => (k < e ? `x${k}` : t)).concat(Array.from({ length: Math.max(0, e - w) }, (_, k) => `y${k}`));
+      lines.push([`u${i}`, rows.group[i], rows.speaker[i], ref.join(' '), hyp.join(' ')].join(','));
+    });
+    return `${lines.join('\n')}\n`;
+  };
+  type Mde = { rateRatio: number | null; power: number; monteCarloError: number; simulations: number; alpha: number; test: string; maxRateRatio: number; method: string };
+  type Out = { comparisons: { group: string; mixed?: { standardError: number }; primary: { test: string }; mde?: Mde | null }[] };
+
+  it('mixed model primary: a ratio near the closed form exp((z₀.₉₈₇₅ + z₀.₈) SE), power 0.8 within Monte Carlo error, at alpha / comparisons', async () => {
+    const ds = lme4.datasets.find((d) => d.name === 'three-groups')!;
+    const file = join(dir, 'three-groups.csv');
+    writeFileSync(file, csvFrom(ds.rows));
+    const args = ['stats', 'wer', '--input', file, '--reference-group', ds.fits.laplace.referenceGroup, '--bootstrap', '20', '--permutations', '200', '--mde-simulations', '80'];
+    const r = (await cli(args)) as unknown as Out;
+    expect(r.comparisons).toHaveLength(2);
+    for (const c of r.comparisons) {
+      const m = c.mde!;
+      expect(m.test).toBe(c.primary.test);
+      expect(m.test).toBe('mixed-poisson');
+      expect(m.alpha).toBeCloseTo(0.05 / 2, 15);
+      expect(m.simulations).toBe(80);
+      expect(m.monteCarloError).toBeCloseTo(Math.sqrt((m.power * (1 - m.power)) / 80), 12);
+      expect(m.power).toBeGreaterThanOrEqual(0.8);
+      expect(m.power).toBeLessThan(0.8 + 3 * m.monteCarloError);
+      // Independent yardstick: the normal-theory MDE from the fitted SE (1.96 → z at alpha 0.025 two-sided).
+      const closed = Math.exp((2.241402727604947 + 0.8416212335729143) * c.mixed!.standardError);
+      expect(Math.abs(Math.log(m.rateRatio!) / Math.log(closed) - 1)).toBeLessThan(0.25);
+    }
+    // Seeded: the same call gives the same ratios.
+    expect(((await cli(args)) as unknown as Out).comparisons.map((c) => c.mde!.rateRatio)).toEqual(r.comparisons.map((c) => c.mde!.rateRatio));
+  }, 120_000);
+
+  it('three speakers per group: the exact speaker test cannot reach p < 0.05 (smallest p 2/20), so nothing is detectable', async () => {
+    const rows = { group: [] as string[], speaker: [] as string[], words: [] as number[], errors: [] as number[] };
+    ['a', 'b'].forEach((g) => {
+      for (let s = 0; s < 3; s += 1) for (let u = 0; u < 6; u += 1) {
+        rows.group.push(g);
+        rows.speaker.push(`${g}${s}`);
+        rows.words.push(8 + ((s + u) % 5));
+        rows.errors.push((s + 2 * u) % 4);
+      }
+    });
+    const file = join(dir, 'three-speakers.csv');
+    writeFileSync(file, csvFrom(rows));
+    const r = (await cli(['stats', 'wer', '--input', file, '--reference-group', 'a', '--bootstrap', '20', '--permutations', '1000', '--mde-simulations', '60'])) as unknown as Out;
+    const m = r.comparisons[0]!.mde!;
+    expect(m.test).toBe('speaker-permutation');
+    expect(m.rateRatio).toBeNull();
+    expect(m.power).toBe(0);
+    expect(m.maxRateRatio).toBe(10);
+  }, 60_000);
+});
