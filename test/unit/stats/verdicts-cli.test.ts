@@ -228,8 +228,6 @@ describe('stats wer: the minimum detectable rate ratio', () => {
       const closed = Math.exp((2.241402727604947 + 0.8416212335729143) * c.mixed!.standardError);
       expect(Math.abs(Math.log(m.rateRatio!) / Math.log(closed) - 1)).toBeLessThan(0.25);
     }
-    // Seeded: the same call gives the same ratios.
-    expect(((await cli(args)) as unknown as Out).comparisons.map((c) => c.mde!.rateRatio)).toEqual(r.comparisons.map((c) => c.mde!.rateRatio));
   }, 120_000);
 
   it('three speakers per group: the exact speaker test cannot reach p < 0.05 (smallest p 2/20), so nothing is detectable', async () => {
