@@ -123,4 +123,4 @@ export {
 } from './fdi';
 export { MDE_POWER, speatMde, smallestTwoSidedP, type SpeatMdeOptions, type SpeatMdeResult } from './power';
 export { verifierQuality, equalErrorRate, type VerifierQuality } from './verifier';
-export { werMde, werComparisonMdes, type WerMdeOptions, type WerMdeResult } from './wer-power';
+export { werMde, werComparisonMdes, werSimulator, type WerMdeOptions, type WerMdeResult } from './wer-power';

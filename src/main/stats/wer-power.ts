@@ -123,79 +123,106 @@ function layoutOf(data: WerCounts, referenceGroup: string, group: string): Layou
  */
 type Judge = (errors: Float64Array, sim: number) => { reject: boolean; b?: number; se?: number };
 
+interface SimulationModel {
+  L: Layout;
+  effects: Float64Array;
+  sigma: number;
+  withSpeakers: boolean;
+  /** SE of the compared group's coefficient in the observed fit (NaN without a mixed fit). */
+  observedSe: number;
+}
+
+function columnsFor(L: Layout, rows: number, include: number[]): Float64Array[] {
+  return [new Float64Array(rows).fill(1), ...include.map((g) => Float64Array.from(L.group, (x) => (x === g ? 1 : 0)))];
+}
+
+function groupTotals(L: Layout, errors: Float64Array): Float64Array {
+  const t = new Float64Array(L.groupNames.length);
+  for (let i = 0; i < errors.length; i += 1) t[L.group[i]!] += errors[i]!;
+  return t;
+}
+
+/** The fitted model audits are simulated from, or why there is none. */
+function simulationModel(data: WerCounts, referenceGroup: string, group: string, withSpeakers: boolean, nAGQ: number): SimulationModel | string {
+  const L = layoutOf(data, referenceGroup, group);
+  const G = L.groupNames.length;
+  const observedErrors = new Float64Array(L.words.length);
+  let k = 0;
+  for (let i = 0; i < data.words.length; i += 1) if (data.words[i]! > 0) observedErrors[k++] = data.errors[i]!;
+  const others = L.groupNames.map((_, g) => g).filter((g) => g !== L.ref);
+  const totals = groupTotals(L, observedErrors);
+  if (totals[L.ref] === 0) return 'not computed: the reference group has no errors, so no model can be fitted';
+  const effects = new Float64Array(G);
+  if (!withSpeakers) {
+    for (let g = 0; g < G; g += 1) {
+      let e = 0;
+      let w = 0;
+      for (let i = 0; i < L.words.length; i += 1) {
+        if (L.group[i] !== g) continue;
+        e += observedErrors[i]!;
+        w += L.words[i]!;
+      }
+      effects[g] = Math.log(Math.max(e, 0.5) / w);
+    }
+    return { L, effects, sigma: 0, withSpeakers, observedSe: NaN };
+  }
+  const fitted = others.filter((g) => totals[g]! > 0);
+  const fit = mixedPoissonFit(observedErrors, L.words, Array.from(L.speaker, (s) => L.speakerIds[s]!), columnsFor(L, observedErrors.length, fitted), { nAGQ });
+  if (!fit.coefficients.every(Number.isFinite)) return 'not computed: the mixed model could not be fitted to the data';
+  effects.fill(fit.coefficients[0]!);
+  fitted.forEach((g, j) => (effects[g] = fit.coefficients[0]! + fit.coefficients[j + 1]!));
+  // A group without errors has rate 0 in the fit; it is simulated at half an error over its words.
+  for (const g of others.filter((x) => totals[x] === 0)) effects[g] = Math.log(0.5 / L.words.reduce((s, w, i) => s + (L.group[i] === g ? w : 0), 0));
+  const j = fitted.indexOf(L.cmp);
+  return { L, effects, sigma: Math.sqrt(Math.max(0, fit.speakerVariance)), withSpeakers, observedSe: j >= 0 ? fit.standardErrors[j + 1]! : NaN };
+}
+
+/** Errors of one simulated audit (kept rows) at log ratio `lr`, drawing from `rng`. */
+function simulateErrors(m: SimulationModel, lr: number, rng: Rng): Float64Array {
+  const { L, effects, sigma, withSpeakers } = m;
+  const u = Float64Array.from({ length: L.speakerCount }, () => sigma * normalDraw(rng));
+  return Float64Array.from(L.words, (w, i) => {
+    const g = L.group[i]!;
+    const eta = (g === L.cmp ? effects[L.ref]! + lr : effects[g]!) + (withSpeakers ? u[L.speaker[i]!]! : 0);
+    return poissonDraw(rng, w * Math.exp(eta));
+  });
+}
+
+/**
+ * Audits simulated from the model fitted to `data` (as werMde simulates them), for checks
+ * of the MDE with the app's own test code (bench/calibration.ts): the rows with reference
+ * words, the planted ratio on `group`. Null with a reason when no model can be fitted.
+ */
+export function werSimulator(data: WerCounts, referenceGroup: string, group: string, options: { withSpeakers?: boolean; nAGQ?: number } = {}): ((rateRatio: number, rng: Rng) => WerCounts) | string {
+  const m = simulationModel(data, referenceGroup, group, options.withSpeakers ?? data.speakers !== null, options.nAGQ ?? 1);
+  if (typeof m === 'string') return m;
+  const groups = Array.from(m.L.group, (g) => m.L.groupNames[g]!);
+  const speakers = m.withSpeakers ? Array.from(m.L.speaker, (s) => m.L.speakerIds[s]!) : null;
+  return (rateRatio, rng) => ({ errors: simulateErrors(m, Math.log(rateRatio), rng), words: m.L.words, groups, speakers });
+}
+
 export function werMde(data: WerCounts, referenceGroup: string, group: string, options: WerMdeOptions): WerMdeResult {
   const S = options.simulations ?? 200;
   const alpha = options.alpha;
   const maxRR = options.maxRateRatio ?? 10;
   const seed = options.seed ?? 0;
   const permutations = Math.min(options.permutations ?? 999, 999);
-  const L = layoutOf(data, referenceGroup, group);
-  const withSpeakers = data.speakers !== null && options.test !== 'utterance-permutation';
-  const G = L.groupNames.length;
-  // The fitted model: fixed effects (intercept + treatment contrasts) and the speaker SD.
-  const observedErrors = Float64Array.from({ length: L.words.length }, () => 0);
-  {
-    let k = 0;
-    for (let i = 0; i < data.words.length; i += 1) if (data.words[i]! > 0) observedErrors[k++] = data.errors[i]!;
-  }
-  const others = L.groupNames.map((_, g) => g).filter((g) => g !== L.ref);
-  const columns = (errors: Float64Array, include: number[]) => [new Float64Array(errors.length).fill(1), ...include.map((g) => Float64Array.from(L.group, (x) => (x === g ? 1 : 0)))];
-  const groupTotals = (errors: Float64Array) => {
-    const t = new Float64Array(G);
-    for (let i = 0; i < errors.length; i += 1) t[L.group[i]!] += errors[i]!;
-    return t;
-  };
   const base = { simulations: S, alpha, test: options.test, maxRateRatio: maxRR } as const;
-  const fail = (why: string): WerMdeResult => ({ ...base, rateRatio: null, power: NaN, monteCarloError: NaN, method: why });
-  const effects = new Float64Array(G);
-  let sigma = 0;
-  let observedSe = NaN;
-  {
-    const totals = groupTotals(observedErrors);
-    if (totals[L.ref] === 0) return fail('not computed: the reference group has no errors, so no model can be fitted');
-    const fitted = others.filter((g) => totals[g]! > 0);
-    if (withSpeakers) {
-      const fit = mixedPoissonFit(observedErrors, L.words, Array.from(L.speaker, (s) => L.speakerIds[s]!), columns(observedErrors, fitted), { nAGQ: options.nAGQ ?? 1 });
-      if (!fit.coefficients.every(Number.isFinite)) return fail('not computed: the mixed model could not be fitted to the data');
-      effects.fill(fit.coefficients[0]!);
-      fitted.forEach((g, k) => (effects[g] = fit.coefficients[0]! + fit.coefficients[k + 1]!));
-      // A group without errors: its rate is 0 in the fit; simulate it at half an error over its words.
-      for (const g of others.filter((x) => totals[x] === 0)) effects[g] = Math.log(0.5 / L.words.reduce((s, w, i) => s + (L.group[i] === g ? w : 0), 0));
-      sigma = Math.sqrt(Math.max(0, fit.speakerVariance));
-      const k = fitted.indexOf(L.cmp);
-      observedSe = k >= 0 ? fit.standardErrors[k + 1]! : NaN;
-    } else {
-      for (let g = 0; g < G; g += 1) {
-        let e = 0;
-        let w = 0;
-        for (let i = 0; i < L.words.length; i += 1) {
-          if (L.group[i] !== g) continue;
-          e += observedErrors[i]!;
-          w += L.words[i]!;
-        }
-        effects[g] = Math.log(Math.max(e, 0.5) / w);
-      }
-    }
-  }
+  const model = simulationModel(data, referenceGroup, group, data.speakers !== null && options.test !== 'utterance-permutation', options.nAGQ ?? 1);
+  if (typeof model === 'string') return { ...base, rateRatio: null, power: NaN, monteCarloError: NaN, method: model };
+  const { L, sigma, withSpeakers, observedSe } = model;
+  const others = L.groupNames.map((_, g) => g).filter((g) => g !== L.ref);
   const z = normalQuantile(1 - alpha / 2);
   /** Simulation `sim` at log ratio `lr`: the same speaker effects and uniforms at every ratio. */
-  const simulate = (sim: number, lr: number): Float64Array => {
-    const rng = Rng.stream(seed, 8000 + sim);
-    const u = Float64Array.from({ length: L.speakerCount }, () => sigma * normalDraw(rng));
-    return Float64Array.from(L.words, (w, i) => {
-      const g = L.group[i]!;
-      const eta = (g === L.cmp ? effects[L.ref]! + lr : effects[g]!) + (withSpeakers ? u[L.speaker[i]!]! : 0);
-      return poissonDraw(rng, w * Math.exp(eta));
-    });
-  };
+  const simulate = (sim: number, lr: number): Float64Array => simulateErrors(model, lr, Rng.stream(seed, 8000 + sim));
   const speakerNames = Array.from(L.speaker, (s) => L.speakerIds[s]!);
   const judge: Judge =
     options.test === 'mixed-poisson'
       ? (errors) => {
-          const totals = groupTotals(errors);
+          const totals = groupTotals(L, errors);
           if (totals[L.ref] === 0 || totals[L.cmp] === 0) return { reject: false };
           const fitted = others.filter((g) => totals[g]! > 0);
-          const fit = mixedPoissonFit(errors, L.words, speakerNames, columns(errors, fitted), { nAGQ: options.nAGQ ?? 1 });
+          const fit = mixedPoissonFit(errors, L.words, speakerNames, columnsFor(L, errors.length, fitted), { nAGQ: options.nAGQ ?? 1 });
           const k = fitted.indexOf(L.cmp);
           const b = fit.coefficients[k + 1]!;
           const se = fit.standardErrors[k + 1]!;
