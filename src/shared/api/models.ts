@@ -53,6 +53,20 @@ export interface EmbedSummary {
   fallbacks: { provider: string; error: string }[];
 }
 
+/** How well a model verifies speakers on a dataset, from cached embeddings (METHODS.md § Verdicts that hold, Verifier quality). */
+export interface VerifierQualityInfo {
+  /** Mann–Whitney AUC of genuine over impostor trial scores, with DeLong's 95% CI. */
+  auc: number;
+  aucCi: [number, number];
+  eer: number;
+  /** aucCi[0] > 0.5: only then can an FDI section give a verdict. */
+  informative: boolean;
+  genuine: number;
+  impostor: number;
+  /** Groups left out (no genuine or no impostor pairs). */
+  warnings: string[];
+}
+
 export const Provider = z.enum(['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu']);
 
 export const modelOperations = {
@@ -92,6 +106,18 @@ export const modelOperations = {
     }),
     result: null as unknown as { jobId: string; summary: EmbedSummary | null },
     summary: 'Embed a dataset with a model as a resumable job (progress events; cancel with jobs.cancel)',
+  },
+  'models.verifierQuality': {
+    input: z.strictObject({
+      projectId: Id,
+      datasetId: Id,
+      modelId: z.string().min(1),
+      groupBy: z.array(z.string().min(1)).min(1).max(4),
+      trialsPerGroup: z.number().int().min(10).max(1_000_000).optional(),
+      seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+    }),
+    result: null as unknown as VerifierQualityInfo | null,
+    summary: 'Speaker-verification quality (AUC, EER) of a model on a dataset from its cached embeddings, with the trials an FDI audit would build; null when none are cached',
   },
   'models.catalogue': {
     input: z.strictObject({}),
