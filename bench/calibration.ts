@@ -265,7 +265,7 @@ if (!isMainThread) {
 
   if (only.has('fdi')) {
     const t = performance.now();
-    const fdiSims = quick ? 150 : 400;
+    const fdiSims = quick ? 150 : 1000;
     const shuffles = 999;
     console.log(`FDI permutation null: groups with the same genuine N(0.7, 0.1) and impostor N(0.5, 0.1) score distributions, threshold at the equal error rate over all trials, ${shuffles} shuffles, ${fdiSims} null audits per row.\n`);
     console.log('| groups × trials per group | mean FDI with no group difference | false positives, null p < 5% |');
