@@ -1,5 +1,4 @@
 import type { EmbedSummary, ModelInfo, ModelLayers } from '../../shared/api/models';
-import { verifierQualityFromEmbeddings } from '../audits/fdi-audit';
 import { asrCapabilities } from '../inference/asr/store';
 import { CATALOGUE, downloadModel } from '../inference/download';
 import type { EmbedTaskInput } from '../inference/embed';
@@ -50,6 +49,8 @@ export const modelHandlers: HandlerMap<'models.list' | 'models.import' | 'models
   },
   'models.verifierQuality': async ({ projectId, datasetId, modelId, groupBy, trialsPerGroup, seed }, { dataDir, store }) => {
     const m = (await ensureModel(dataDir, modelId)).manifest;
+    // Loaded on use: the audit module pulls in the inference stack, which a CLI start need not pay for.
+    const { verifierQualityFromEmbeddings } = await import('../audits/fdi-audit');
     const q = verifierQualityFromEmbeddings(store.db(projectId), m, { datasetId, groupBy, ...(trialsPerGroup !== undefined ? { trialsPerGroup } : {}), ...(seed !== undefined ? { seed } : {}) });
     return q ? { auc: q.auc, aucCi: q.aucCi, eer: q.eer, informative: q.informative, genuine: q.genuine, impostor: q.impostor, warnings: q.warnings } : null;
   },
