@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FdiVerifier } from '../results';
 import { Id } from './common';
 
 /** A model as the renderer and the CLI see it (the full manifest lives in the main process). */
@@ -53,19 +54,12 @@ export interface EmbedSummary {
   fallbacks: { provider: string; error: string }[];
 }
 
-/** How well a model verifies speakers on a dataset, from cached embeddings (METHODS.md § Verdicts that hold, Verifier quality). */
-export interface VerifierQualityInfo {
-  /** Mann–Whitney AUC of genuine over impostor trial scores, with DeLong's 95% CI. */
-  auc: number;
-  aucCi: [number, number];
-  eer: number;
-  /** aucCi[0] > 0.5: only then can an FDI section give a verdict. */
-  informative: boolean;
-  genuine: number;
-  impostor: number;
-  /** Groups left out (no genuine or no impostor pairs). */
-  warnings: string[];
-}
+/**
+ * How well a model verifies speakers on a dataset, from cached embeddings (METHODS.md §
+ * Verdicts that hold, Verifier quality): the figures an FDI section reports, and the groups
+ * left out (no genuine or no impostor pairs).
+ */
+export type VerifierQualityInfo = FdiVerifier & { warnings: string[] };
 
 export const Provider = z.enum(['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu']);
 
