@@ -97,6 +97,8 @@ export const WerPlan = z.strictObject({
   alpha: z.number().gt(0).lt(1).default(0.05),
   /** Mixed model: 1 = Laplace (lme4's default), more = adaptive Gauss–Hermite quadrature with that many nodes. */
   nAGQ: z.number().int().min(1).max(25).default(1),
+  /** Simulated audits behind each comparison's minimum detectable rate ratio (METHODS.md § Verdicts that hold, Power); 0: not computed. */
+  mdeSimulations: z.number().int().min(0).max(10_000).default(200),
 });
 
 export const FdiPlan = z.strictObject({
@@ -110,8 +112,11 @@ export const FdiPlan = z.strictObject({
   alpha: z.number().min(0).max(1).default(0.5),
   /** Decision threshold; absent: the equal-error-rate threshold over all trials. */
   threshold: z.number().optional(),
-  thresholds: z.strictObject({ from: z.number(), to: z.number(), step: z.number().positive() }).default({ from: 0, to: 1, step: 0.05 }),
+  /** Threshold sweep; absent: 21 thresholds from the 1st to the 99th percentile of the scores (METHODS.md § Verdicts that hold). */
+  thresholds: z.strictObject({ from: z.number(), to: z.number(), step: z.number().positive() }).optional(),
   bootstrap: z.number().int().min(0).max(100_000).default(500),
+  /** Shuffles of group labels for the FDI's permutation null (0: none). */
+  nullPermutations: z.number().int().min(0).max(100_000).default(1000),
 });
 
 export const AuditPlan = z.strictObject({
