@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Api } from '../api';
 import type { ClusterImportSummary, ClusterStatus } from '../../shared/api/cluster';
@@ -9,14 +8,15 @@ import { projectMigrations } from '../store/schema';
 import { cliTaskContext } from './task-context';
 import { PROJECT_FILE } from '../store/projects';
 import { UsageError, type CliCommand, type Options } from './args';
+import { projectRef } from './project-ref';
 
 const PROVIDERS = ['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu'] as const;
 
 /** `--project` takes a project folder or a project id. */
 async function projectId(api: Api, o: Options): Promise<string> {
   const ref = o.requireString('project');
-  const isDir = existsSync(join(resolve(ref), PROJECT_FILE));
-  return (await api.invoke('projects.open', isDir ? { path: resolve(ref) } : { id: ref })).id;
+  const r = projectRef(ref);
+  return (await api.invoke('projects.open', 'dir' in r ? { path: r.dir } : { id: r.id })).id;
 }
 
 function optionalInt(o: Options, key: string, min: number, max: number): number | undefined {
@@ -158,7 +158,8 @@ export function clusterCommands(api: () => Api): CliCommand[] {
         o.assertNoUnknown();
         // Inline rather than through a worker (as `embed` does): progress on stderr, and the
         // bundled CLI needs no worker entry.
-        const dir = existsSync(join(resolve(ref), PROJECT_FILE)) ? resolve(ref) : (await api().invoke('projects.open', { id: ref })).path;
+        const r = projectRef(ref);
+        const dir = 'dir' in r ? r.dir : (await api().invoke('projects.open', { id: r.id })).path;
         const db = openDatabase(join(dir, PROJECT_FILE), projectMigrations);
         const task = cliTaskContext(ctx.log);
         try {

@@ -43,7 +43,7 @@ describe('stats speat CLI', () => {
     await expect(cli(['stats', 'speat', '--input', fixture('speat_unequal.json')])).rejects.toThrow(UserError);
     await expect(cli(['stats', 'speat', '--input', fixture('speat_unequal.json')])).rejects.toThrow(/Y\[1\].*unequal length/);
     await expect(cli(['stats', 'speat', '--input', fixture('speat_nan.json')])).rejects.toThrow(/A\[0\]\[2\] is not a finite number/);
-    await expect(cli(['stats', 'speat', '--input', fixture('nope.json')])).rejects.toThrow(UserError);
+    await expect(cli(['stats', 'speat', '--input', fixture('nope.json')])).rejects.toMatchObject({ code: 'not_found', field: 'input', message: expect.stringMatching(/^no file at .*nope\.json$/) });
     await expect(cli(['stats', 'speat', '--input', fixture('speat_mid.json'), '--bootstrap', '10'])).rejects.toThrow(UsageError);
     await expect(cli(['stats', 'speat', '--input', fixture('speat_mid.json'), '--permutatoins', '10'])).rejects.toThrow(/unknown option/);
   });
