@@ -9,10 +9,11 @@
  * (`report verify FIFO`) never returned.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INPUT_KINDS, readInputFile, readInputFileSync } from '../../../src/main/security/input-file';
 
 interface Outcome {
   host: 'cli' | 'api';
@@ -96,5 +97,22 @@ describe('a FIFO, /dev/zero, a folder or a dangling link where a path is expecte
     if (projectPath && name !== 'embed --project') expect(o!.message).toMatch(notAProject);
     else if (name === 'plans.save config.fdi.source.file, then plans.lock') expect(o!.message).toMatch(new RegExp(`FDI: the scores file cannot be used: .*${SAYS[bad]!.source}`));
     else expect(o!.message).toMatch(SAYS[bad]!);
+  });
+});
+
+describe('a size limit per kind of file, from the same fstat, before anything is read', () => {
+  it('a 1 MB + 1 byte "certificate" and a 5 GB "model" (sparse files) are refused at once; at the limit a file is read', async () => {
+    const cert = join(root, 'huge.pem');
+    writeFileSync(cert, '');
+    truncateSync(cert, INPUT_KINDS.certificate.maxBytes + 1);
+    await expect(readInputFile(cert, 'certificate', 'certPath')).rejects.toMatchObject({ code: 'user', field: 'certPath', message: `${cert} is 1.0 MB, more than Equivox reads as a certificate (PEM or DER) (at most 1.0 MB)` });
+    truncateSync(cert, INPUT_KINDS.certificate.maxBytes);
+    expect((await readInputFile(cert, 'certificate')).length).toBe(INPUT_KINDS.certificate.maxBytes);
+    const model = join(root, 'huge.onnx');
+    writeFileSync(model, '');
+    truncateSync(model, 5 * 1024 ** 3);
+    const t0 = performance.now();
+    expect(() => readInputFileSync(model, 'model', 'file')).toThrow(`${model} is 5.0 GB, more than Equivox reads as an ONNX model (at most 4.0 GB)`);
+    expect(performance.now() - t0).toBeLessThan(1000);
   });
 });
