@@ -4,7 +4,6 @@
  * disparities, Wasserstein distances and the Fairness Disagreement Index over a
  * threshold sweep, for each grouping the plan names.
  */
-import { readFileSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { AuditPlan, FdiPlan } from '../../shared/plan';
 import type { FdiGrouping, FdiSection } from '../../shared/results';
@@ -17,6 +16,8 @@ import type { AuditContext } from './context';
 import { fdiGrouping } from './fdi-grouping';
 import { unitSeed } from './units';
 import { groupKey } from './wer-audit';
+import { quoteUserText } from '../../shared/quote';
+import { readInputFileSync } from '../security/input-file';
 
 /** The plan's defaults, so the quality shown before a run is that of the trials the run builds. */
 const FDI_DEFAULT_TRIALS_PER_GROUP = (() => {
@@ -127,8 +128,10 @@ export function verifierQualityFromEmbeddings(
 
 function importedTrials(file: string): Trial[] {
   let table;
+  // A FIFO or device named as the scores file is refused, not waited on (security/input-file.ts).
+  const text = readInputFileSync(file, 'csv-table', 'plan.fdi.source.file').toString('utf8');
   try {
-    table = parseCsvTable(readFileSync(file, 'utf8'), { requiredColumns: ['label', 'score'] });
+    table = parseCsvTable(text, { requiredColumns: ['label', 'score'] });
   } catch (err) {
     if (err instanceof CsvError) throw new UserError(`${file}: ${err.message}`, 'plan.fdi.source.file');
     throw new UserError(`cannot read ${file}: ${(err as Error).message}`, 'plan.fdi.source.file');
@@ -136,8 +139,8 @@ function importedTrials(file: string): Trial[] {
   return table.rows.map((r) => {
     const label = r.values.label!.trim();
     const score = Number(r.values.score);
-    if (label !== '0' && label !== '1') throw new UserError(`${file} line ${r.line}: label must be 0 or 1, got "${label}"`, 'label');
-    if (r.values.score!.trim() === '' || !Number.isFinite(score)) throw new UserError(`${file} line ${r.line}: score "${r.values.score}" is not a number`, 'score');
+    if (label !== '0' && label !== '1') throw new UserError(`${file} line ${r.line}: label must be 0 or 1, got "${quoteUserText(label)}"`, 'label');
+    if (r.values.score!.trim() === '' || !Number.isFinite(score)) throw new UserError(`${file} line ${r.line}: score "${quoteUserText(r.values.score!)}" is not a number`, 'score');
     const { label: _l, score: _s, ...labels } = r.values;
     return { labels, genuine: label === '1' ? 1 : 0, score };
   });

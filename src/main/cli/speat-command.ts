@@ -19,6 +19,7 @@ import { UsageError, type CliCommand, type Options } from './args';
 import { readEmbeddingSets } from './embeddings-json';
 import { MIN_DRAWS_FOR_WORKERS, ParallelBootstrap } from './speat-threads';
 import { guard, readBytes } from './stats-io';
+import { quoteUserText } from '../../shared/quote';
 
 function parseMatrix(value: unknown, key: string): number[][] {
   if (!Array.isArray(value)) throw new UserError(`"${key}" must be an array of embedding rows`, key);
@@ -30,7 +31,7 @@ function parseMatrix(value: unknown, key: string): number[][] {
     if (row.length !== dim) throw new UserError(`${key}[${i}] has ${row.length} dimensions, expected ${dim} (embeddings of unequal length)`, `${key}[${i}]`);
     for (let j = 0; j < row.length; j += 1) {
       const v: unknown = row[j];
-      if (typeof v !== 'number' || !Number.isFinite(v)) throw new UserError(`${key}[${i}][${j}] is not a finite number (${JSON.stringify(v)})`, `${key}[${i}][${j}]`);
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new UserError(`${key}[${i}][${j}] is not a finite number (${quoteUserText(JSON.stringify(v) ?? String(v))})`, `${key}[${i}][${j}]`);
     }
     return row as number[];
   });
@@ -45,7 +46,7 @@ function parseStrata(value: unknown, key: string, n: number): string[] {
 
 /** The embeddings and, when the document has them, the strata labels. */
 function readInput(input: string): { emb: SpeatInput; strata?: unknown } {
-  const bytes = readBytes(input);
+  const bytes = readBytes(input, 'embeddings');
   // The plain {X, Y, A, B} shape straight into Float64Arrays; anything else (strata,
   // malformed files) through JSON.parse, whose path gives the detailed messages.
   const fast = readEmbeddingSets(bytes);
@@ -54,7 +55,7 @@ function readInput(input: string): { emb: SpeatInput; strata?: unknown } {
   try {
     doc = JSON.parse(bytes.toString('utf8'));
   } catch (err) {
-    throw new UserError(`${input} is not valid JSON: ${(err as Error).message}`, 'input');
+    throw new UserError(`${input} is not valid JSON: ${quoteUserText((err as Error).message)}`, 'input');
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UserError(`${input} must hold an object with keys X, Y, A, B`, 'input');
   const obj = doc as Record<string, unknown>;

@@ -11,10 +11,11 @@ import { UsageError, type CliCommand, type Options } from './args';
 import { readSerInput } from './ser-input';
 import { speatCommand } from './speat-command';
 import { guard, readText } from './stats-io';
+import { quoteUserText } from '../../shared/quote';
 
 function readCsv(path: string, requiredColumns: string[]): CsvTable {
   try {
-    return parseCsvTable(readText(path), { requiredColumns });
+    return parseCsvTable(readText(path, 'csv-table'), { requiredColumns });
   } catch (err) {
     if (err instanceof CsvError) throw new UserError(`${path}: ${err.message}`, err.field ?? (err.line !== undefined ? `line ${err.line}` : undefined));
     throw err;
@@ -113,10 +114,10 @@ const fdiCommand: CliCommand = {
       const g = values.group!.trim();
       if (g === '') throw new UserError(`line ${line}: empty group`, 'group');
       const l = values.label!.trim();
-      if (l !== '0' && l !== '1') throw new UserError(`line ${line}: label must be 0 or 1, got "${values.label}"`, 'label');
+      if (l !== '0' && l !== '1') throw new UserError(`line ${line}: label must be 0 or 1, got "${quoteUserText(values.label!)}"`, 'label');
       const raw = values.score!.trim();
       const sc = Number(raw);
-      if (raw === '' || !Number.isFinite(sc)) throw new UserError(`line ${line}: score is not a finite number ("${values.score}")`, 'score');
+      if (raw === '' || !Number.isFinite(sc)) throw new UserError(`line ${line}: score is not a finite number ("${quoteUserText(values.score!)}")`, 'score');
       groups.push(g);
       labels[i] = l === '1' ? 1 : 0;
       scores[i] = sc;

@@ -4,7 +4,7 @@
  * statement and the exports, and record the report in the project's `reports` table.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { writeFileAtomic } from '../atomic-write';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { BuiltReport, OperationInputReportsBuild } from './service-types';
@@ -15,6 +15,8 @@ import { SECTION_SHORT } from '../../shared/requirements';
 import type { Engine } from '../engine';
 import { getKeyProtector, listIdentities, loadSigningIdentity } from '../identity';
 import { buildReport, writeExports } from './index';
+import { readInputFile } from '../security/input-file';
+import { quoteUserText } from '../../shared/quote';
 
 function parseResults(text: string, where: string): AuditResults {
   let parsed: unknown;
@@ -25,7 +27,7 @@ function parseResults(text: string, where: string): AuditResults {
   }
   const r = parsed as Partial<AuditResults>;
   if (!r || typeof r !== 'object' || r.schemaVersion !== RESULTS_SCHEMA_VERSION) {
-    throw new UserError(`${where} has results schema version ${String(r?.schemaVersion)}; this Equivox reads version ${RESULTS_SCHEMA_VERSION}`);
+    throw new UserError(`${where} has results schema version ${quoteUserText(String(r?.schemaVersion))}; this Equivox reads version ${RESULTS_SCHEMA_VERSION}`);
   }
   if (!r.audit || !r.project || !Array.isArray(r.models) || !Array.isArray(r.datasets)) throw new UserError(`${where} is missing audit, project, models or datasets`);
   return r as AuditResults;
@@ -52,8 +54,7 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
   let record: ((row: { path: string; sha256: string; signer: string; fingerprint: string }) => string) | null = null;
   if (input.resultsPath) {
     const file = resolve(input.resultsPath);
-    if (!existsSync(file)) throw new NotFoundError(`no results file at ${file}`, 'resultsPath');
-    results = parseResults(readFileSync(file, 'utf8'), file);
+    results = parseResults((await readInputFile(file, 'results', 'resultsPath')).toString('utf8'), file);
   } else {
     const project = engine.store.resolve(input.project!);
     const db = engine.store.db(project.id);

@@ -1,5 +1,6 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { checkInputFileSync } from '../security/input-file';
 import { migrate, type Migration } from './migrate';
 
 /**
@@ -12,6 +13,8 @@ export function openDatabase(file: string, migrations: readonly Migration[], opt
   // Create it owner-only before SQLite opens it, so it is never readable by others, not
   // even for a moment; its -wal and -shm files take the same mode.
   if (isNew) closeSync(openSync(file, 'wx', 0o600));
+  // SQLite's own open would wait forever on a FIFO named project.sqlite: a database is a regular file (security/input-file.ts).
+  else checkInputFileSync(file, 'database', 'path');
   const db = new Database(file);
   if (isNew) chmodSync(file, 0o600);
   db.pragma('journal_mode = WAL');

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Options, parseArgs, type CliContext } from '../../../src/main/cli/args';
+import { Options, type CliContext } from '../../../src/main/cli/args';
+import { parseCommandLine } from '../../../src/main/cli/usage';
 import { statsCommands } from '../../../src/main/cli/stats';
 import { bootstrapR2Lower, Rng, rSquared } from '../../../src/main/stats';
 import { plantedSer } from '../../support/ser-planted';
@@ -26,10 +27,10 @@ const gv = <T = number>(name: string): T => {
 const logs: string[] = [];
 const ctx: CliContext = { log: (m) => logs.push(m), progress: () => {} };
 async function cli(argv: string[]): Promise<Record<string, unknown>> {
-  const args = parseArgs(argv);
-  const cmd = statsCommands.find((c) => c.path.every((p, i) => args.positionals[i] === p));
+  const args = parseCommandLine(argv);
+  const cmd = statsCommands.find((c) => c.path.join(' ') === args.command);
   if (!cmd) throw new Error(`no command ${argv.join(' ')}`);
-  return JSON.parse(JSON.stringify(await cmd.run(new Options(args), args.positionals.slice(cmd.path.length), ctx))) as Record<string, unknown>;
+  return JSON.parse(JSON.stringify(await cmd.run(new Options(args), args.positionals, ctx))) as Record<string, unknown>;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'equivox-verdicts-'));
