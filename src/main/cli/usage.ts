@@ -8,7 +8,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   projects: [
     'projects create --name NAME [--dir DIR]',
     'projects list',
-    'projects open (--id ID | --dir DIR)',
+    'projects open (--id ID | --dir DIR [--as-copy])   (--as-copy: the folder is a copy of a project kept elsewhere; give it its own id)',
     'projects rename --id ID --name NAME',
     'projects delete --id ID [--delete-files]',
   ],
