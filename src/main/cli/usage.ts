@@ -47,7 +47,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   ],
   audit: [
     'audit lock --project DIR --plan FILE.json   (save and pre-register a plan; exit 1 with one line per reason when a section cannot run)',
-    'audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (progress on stderr, summary on stdout)',
+    "audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (--plan resumes the plan's latest unfinished run; progress on stderr, summary on stdout)",
     'audit results --project DIR --run RUN_ID',
     'audit list --project DIR',
   ],
