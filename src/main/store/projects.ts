@@ -4,7 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Project } from '../../shared/api';
 import { NotFoundError, UserError } from '../../shared/errors';
-import { fsyncDir, fsyncFile, publishDir } from '../atomic-write';
+import { fsyncDir, fsyncFile, publishDir, removeStaleTemps } from '../atomic-write';
 import { ensureDir } from './data-dir';
 import { openDatabase } from './open';
 import { appMigrations, projectMigrations } from './schema';
@@ -272,6 +272,8 @@ export class ProjectStore {
     const cached = this.open.get(key);
     if (cached && cached.dev === st.dev && cached.ino === st.ino) return cached;
     this.forgetConnection(key);
+    // Hidden copies that killed writes left in the project (an import's problems list).
+    removeStaleTemps(key, 1);
     const db = openDatabase(file, projectMigrations);
     const row = db.prepare('SELECT id, name, created_at AS createdAt FROM project').get() as { id: string; name: string; createdAt: string } | undefined;
     if (!row) {
