@@ -52,16 +52,18 @@ export function createApi(engine: Engine): Api {
         return await handler(input, engine);
       } catch (err) {
         // A full disk or a locked database is the auditor's to fix: say which folder and how much room.
-        throw storageError(err, { folder: writtenFolder(engine, input), step: `“${operations[op].summary}”` }) ?? err;
+        throw storageError(err, { folder: writtenFolder(engine, op, input), step: `“${operations[op].summary}”` }) ?? err;
       }
     },
   };
 }
 
 /** The folder an operation most likely wrote to: its project's, else the data folder. */
-function writtenFolder(engine: Engine, input: unknown): string {
-  const i = (input ?? {}) as { projectId?: unknown; project?: unknown };
-  const ref = typeof i.projectId === 'string' ? i.projectId : typeof i.project === 'string' ? i.project : null;
+function writtenFolder(engine: Engine, op: string, input: unknown): string {
+  const i = (input ?? {}) as { projectId?: unknown; project?: unknown; path?: unknown; dir?: unknown; id?: unknown };
+  // projects.open and projects.create name the project folder itself.
+  if (op.startsWith('projects.') && typeof (i.path ?? i.dir) === 'string') return resolve(String(i.path ?? i.dir));
+  const ref = typeof i.projectId === 'string' ? i.projectId : typeof i.project === 'string' ? i.project : op.startsWith('projects.') && typeof i.id === 'string' ? i.id : null;
   if (ref === null) return engine.dataDir;
   try {
     const registered = engine.store.list().find((p) => p.id === ref);

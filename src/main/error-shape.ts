@@ -26,10 +26,10 @@ export function storageProblem(err: unknown): StorageProblem | null {
  */
 export const SQLITE_HEADROOM_BYTES = 4 * 1024 * 1024;
 
-/** "12 MB", "340 kB", "800 bytes". */
+/** "12 MB", "4.2 MB", "340 kB", "800 bytes" (decimal units, as file managers show them). */
 export function bytesText(n: number): string {
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)} GB`;
-  if (n >= 1e6) return `${Math.ceil(n / 1e6)} MB`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(n < 1e7 ? 1 : 0)} MB`;
   if (n >= 1e3) return `${Math.ceil(n / 1e3)} kB`;
   return `${Math.max(0, Math.round(n))} bytes`;
 }

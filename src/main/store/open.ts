@@ -19,6 +19,23 @@ function sleepSync(ms: number): void {
 }
 
 /**
+ * Run `fn` again while SQLite answers SQLITE_BUSY, for up to BUSY_RETRY_MS in all. Only for
+ * work that a busy answer leaves undone (a refused transaction, the settings read at open).
+ */
+export function retryBusy<T>(fn: () => T): T {
+  const deadline = Date.now() + BUSY_RETRY_MS;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return fn();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+      // A short random pause, so two waiting writers do not retry in step.
+      sleepSync(5 + Math.floor(Math.random() * Math.min(200, 20 * attempt)));
+    }
+  }
+}
+
+/**
  * Every transaction of an Equivox database starts with BEGIN IMMEDIATE and is retried
  * while another connection holds the write lock.
  *
@@ -36,19 +53,7 @@ function immediateTransactions(db: Database.Database): void {
   const original = db.transaction.bind(db) as unknown as (fn: AnyFn) => Variants;
   const patched = (fn: AnyFn): Variants => {
     const t = original(fn);
-    const run = (...args: unknown[]): unknown => {
-      if (db.inTransaction) return t(...args);
-      const deadline = Date.now() + BUSY_RETRY_MS;
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          return t.immediate(...args);
-        } catch (err) {
-          if (!isBusy(err) || Date.now() >= deadline) throw err;
-          // A short random pause, so two waiting writers do not retry in step.
-          sleepSync(5 + Math.floor(Math.random() * Math.min(200, 20 * attempt)));
-        }
-      }
-    };
+    const run = (...args: unknown[]): unknown => (db.inTransaction ? t(...args) : retryBusy(() => t.immediate(...args)));
     return Object.assign(run, { default: run, deferred: t.deferred, immediate: run, exclusive: t.exclusive, database: db });
   };
   db.transaction = patched as unknown as Database.Database['transaction'];
@@ -67,17 +72,25 @@ export function openDatabase(file: string, migrations: readonly Migration[], opt
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   if (isNew) chmodSync(file, 0o600);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('synchronous = NORMAL');
   immediateTransactions(db);
-  const initialise = options.initialise;
-  if (isNew && initialise) {
-    // migrate()'s own transactions nest as savepoints inside this one.
-    db.transaction(() => {
-      migrate(db, migrations, file);
-      initialise(db);
-    })();
-  } else migrate(db, migrations, file);
+  try {
+    // Opening while another process writes (a cluster import) waits for it like any write.
+    retryBusy(() => {
+      db.pragma('journal_mode = WAL');
+      db.pragma('foreign_keys = ON');
+      db.pragma('synchronous = NORMAL');
+    });
+    const initialise = options.initialise;
+    if (isNew && initialise) {
+      // migrate()'s own transactions nest as savepoints inside this one.
+      db.transaction(() => {
+        migrate(db, migrations, file);
+        initialise(db);
+      })();
+    } else retryBusy(() => migrate(db, migrations, file));
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
