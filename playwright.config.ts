@@ -10,9 +10,8 @@ export default defineConfig({
   retries: 0,
   outputDir: 'test-results/e2e',
   globalSetup: './test/e2e/global-setup.ts',
-  reporter: process.env.PLAYWRIGHT_JSON
-    ? [['list'], ['json', { outputFile: process.env.PLAYWRIGHT_JSON }]]
-    : [['list']],
+  // The skip reporter lists every skipped test's reason after the summary (test/support/skips.ts).
+  reporter: [['list'], ['./test/support/playwright-skip-reporter.ts'], ...(process.env.PLAYWRIGHT_JSON ? [['json', { outputFile: process.env.PLAYWRIGHT_JSON }] as ['json', { outputFile: string }]] : [])],
   use: {
     screenshot: 'only-on-failure',
     trace: 'off',

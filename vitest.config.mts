@@ -14,6 +14,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     env: { ...PRIVACY_ENV },
-    reporters: process.env.VITEST_JSON ? ['default', ['json', { outputFile: process.env.VITEST_JSON }]] : ['default'],
+    // The skip reporter lists every skipped test's reason after the summary (test/support/skips.ts).
+    reporters: ['default', './test/support/vitest-skip-reporter.ts', ...(process.env.VITEST_JSON ? [['json', { outputFile: process.env.VITEST_JSON }] as [string, Record<string, unknown>]] : [])],
   },
 });

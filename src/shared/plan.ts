@@ -86,7 +86,9 @@ export const WerPlan = z.strictObject({
   /** One label, or several for intersectional groups. */
   groupBy: z.array(Label).min(1).max(4),
   referenceGroup: z.string().min(1).optional(),
-  normalize: z.enum(['basic', 'none', 'english']).default('basic'),
+  normalize: z.enum(['basic', 'none', 'english', 'whisper-english', 'whisper-basic']).default('basic'),
+  /** A second normaliser whose per-group WER the section reports beside the primary one; never the basis of a verdict. */
+  secondaryNormalize: z.enum(['basic', 'none', 'english', 'whisper-english', 'whisper-basic']).optional(),
   bootstrap: z.number().int().min(0).max(100_000).default(1000),
   permutations: z.number().int().min(0).max(1_000_000).default(10_000),
   /** Resampling unit of CIs and permutations; auto: speakers when every utterance has a speaker id (METHODS.md). */
@@ -95,6 +97,8 @@ export const WerPlan = z.strictObject({
   alpha: z.number().gt(0).lt(1).default(0.05),
   /** Mixed model: 1 = Laplace (lme4's default), more = adaptive Gauss–Hermite quadrature with that many nodes. */
   nAGQ: z.number().int().min(1).max(25).default(1),
+  /** Simulated audits behind each comparison's minimum detectable rate ratio (METHODS.md § Verdicts that hold, Power); 0: not computed. */
+  mdeSimulations: z.number().int().min(0).max(10_000).default(200),
 });
 
 export const FdiPlan = z.strictObject({
@@ -108,8 +112,11 @@ export const FdiPlan = z.strictObject({
   alpha: z.number().min(0).max(1).default(0.5),
   /** Decision threshold; absent: the equal-error-rate threshold over all trials. */
   threshold: z.number().optional(),
-  thresholds: z.strictObject({ from: z.number(), to: z.number(), step: z.number().positive() }).default({ from: 0, to: 1, step: 0.05 }),
+  /** Threshold sweep; absent: 21 thresholds from the 1st to the 99th percentile of the scores (METHODS.md § Verdicts that hold). */
+  thresholds: z.strictObject({ from: z.number(), to: z.number(), step: z.number().positive() }).optional(),
   bootstrap: z.number().int().min(0).max(100_000).default(500),
+  /** Shuffles of group labels for the FDI's permutation null (0: none). */
+  nullPermutations: z.number().int().min(0).max(100_000).default(1000),
 });
 
 export const AuditPlan = z.strictObject({

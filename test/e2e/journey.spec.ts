@@ -2,6 +2,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { entriesOutside, listTree, networkViolations, writesOutside } from '../support/strace-log';
+import { skipUnless } from '../support/skips';
 import { straceAvailability } from '../support/strace-available';
 import { AuditorApp } from './pages/app';
 import { killTree } from './pages/process';
@@ -104,8 +105,8 @@ test('a new auditor runs the demo with one click, lands on the results, and sign
   await app.record('home-after-audit');
 });
 
-test(`the web host made no network connection or DNS lookup and wrote only in its data folder during the journey (strace -f)${strace.ok ? '' : ` — skipped: ${strace.reason}`}`, async () => {
-  test.skip(!strace.ok, strace.reason);
+test('the web host made no network connection or DNS lookup and wrote only in its data folder during the journey (strace -f)', async () => {
+  skipUnless(strace.ok ? null : strace.reason, (r) => test.skip(true, r));
   await host.stop(); // the server exits; strace finishes its log
   const traced = host.traced!;
   const log = traced.log();

@@ -87,7 +87,8 @@ export function ffmpegInputArgs(file: string): string[] {
  * whitelist …") in plain words, or null when stderr holds none.
  */
 export function whitelistRefusal(stderr: string): string | null {
-  const m = /\[(\w+) @ [^\]]*\] Format not on whitelist/.exec(stderr);
+  // Older builds name a demuxer by all its aliases ("[hls,applehttp @ 0x…]"): the first is its name.
+  const m = /\[([\w,]+) @ [^\]]*\] Format not on whitelist/.exec(stderr);
   if (!m) return null;
-  return `its format (${m[1]}) is not one Equivox reads: it can refer to other files or addresses (Equivox reads ${AUDIO_FORMATS_TEXT})`;
+  return `its format (${m[1]!.split(',')[0]}) is not one Equivox reads: it can refer to other files or addresses (Equivox reads ${AUDIO_FORMATS_TEXT})`;
 }

@@ -11,6 +11,7 @@ import { ApiError, CancelledError, NotFoundError, UserError } from '../../shared
 import type { AuditPlanConfig } from '../../shared/plan';
 import { RESULTS_SCHEMA_VERSION, type AuditResults, type DatasetSummary as ResultDataset, type ModelSummary, type Section } from '../../shared/results';
 import { datasetFacts } from '../data/repository';
+import { decoderFacts } from '../ffmpeg';
 import { embedDataset, ensureModel, ortVersion, type ModelManifest } from '../inference';
 import type { TaskContext } from '../jobs/task';
 import type { AuditRunInfo } from '../../shared/api/audits';
@@ -373,7 +374,7 @@ async function runLocked(o: RunAuditOptions, audit: AuditRow, plan: ReturnType<t
         finishedAt: new Date().toISOString(),
         deviations: dev.differences,
       },
-      environment: { platform: platform(), arch: arch(), node: process.versions.node, onnxruntime: ortVersion(), cpus: cpus().length },
+      environment: { platform: platform(), arch: arch(), node: process.versions.node, onnxruntime: ortVersion(), cpus: cpus().length, decoder: decoderFacts() },
       datasets: summaries,
       models: [...new Set(models.values())].map((m) => modelSummary(db, m)),
       ...(speatOut ? { speat: speatOut } : {}),

@@ -6,7 +6,7 @@
  */
 import type { WerSection } from '../../shared/results';
 import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
-import type { WerAnalysis, WerRow } from '../stats';
+import { measureUtterance, normalizeText, type WerAnalysis, type WerRow } from '../stats';
 
 export function werSectionGroups(rows: readonly WerRow[], analysis: WerAnalysis): WerSection['groups'] {
   const groups: WerSection['groups'] = {};
@@ -19,6 +19,24 @@ export function werSectionGroups(rows: readonly WerRow[], analysis: WerAnalysis)
     groups[g] = { ...r, speakers, warnings };
   }
   return groups;
+}
+
+/** Each utterance as compared: normalised reference and hypothesis, under the secondary normaliser too. */
+export function werUtterances(rows: readonly WerRow[], analysis: Pick<WerAnalysis, 'normalize' | 'secondary'>): NonNullable<WerSection['utterances']> {
+  const second = analysis.secondary?.normalize;
+  return rows.map((r) => {
+    const m = measureUtterance(r.reference, r.hypothesis, analysis.normalize);
+    return {
+      id: r.id,
+      group: r.group,
+      ...(r.speaker !== undefined ? { speaker: r.speaker } : {}),
+      reference: normalizeText(r.reference, analysis.normalize),
+      hypothesis: normalizeText(r.hypothesis, analysis.normalize),
+      referenceWords: m.referenceWords,
+      errors: m.errors,
+      ...(second !== undefined ? { secondaryReference: normalizeText(r.reference, second), secondaryHypothesis: normalizeText(r.hypothesis, second) } : {}),
+    };
+  });
 }
 
 export function werSectionFrom(
@@ -38,6 +56,7 @@ export function werSectionFrom(
       ...(facts.asrLanguage !== undefined ? { asrLanguage: facts.asrLanguage } : {}),
       ...(facts.asrTask !== undefined ? { asrTask: facts.asrTask } : {}),
       normalize: analysis.normalize,
+      ...(analysis.secondary ? { secondaryNormalize: analysis.secondary.normalize } : {}),
       groupBy: facts.groupBy,
       referenceGroup: analysis.referenceGroup,
       bootstrap: analysis.bootstrap,
@@ -54,5 +73,8 @@ export function werSectionFrom(
       ? { mixed: { speakerVariance: analysis.mixed.speakerVariance, logLikelihood: analysis.mixed.logLikelihood, overall: analysis.mixed.overall, singular: analysis.mixed.singular, speakers: analysis.mixed.speakers, nAGQ: analysis.mixed.nAGQ } }
       : {}),
     overallPrimary: analysis.overallPrimary,
+    ...(analysis.secondary ? { secondary: analysis.secondary } : {}),
+    ...(analysis.ruleChanges ? { ruleChanges: analysis.ruleChanges } : {}),
+    utterances: werUtterances(rows, analysis),
   };
 }

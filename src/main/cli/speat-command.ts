@@ -14,6 +14,7 @@ import {
   type SpeatInput,
   type StandardErrorPoint,
 } from '../stats/speat';
+import { speatMde } from '../stats/power';
 import { UsageError, type CliCommand, type Options } from './args';
 import { readEmbeddingSets } from './embeddings-json';
 import { MIN_DRAWS_FOR_WORKERS, ParallelBootstrap } from './speat-threads';
@@ -65,7 +66,7 @@ function readInput(input: string): { emb: SpeatInput; strata?: unknown } {
 
 export const speatCommand: CliCommand = {
   path: ['stats', 'speat'],
-  usage: 'stats speat --input FILE.json [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--threads T]',
+  usage: 'stats speat --input FILE.json [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--mde [--alpha A]] [--threads T]',
   async run(opts: Options, _rest, ctx) {
     const input = opts.requireString('input');
     const permutations = opts.int('permutations', 100_000, 1, 1e9);
@@ -74,11 +75,17 @@ export const speatCommand: CliCommand = {
     const resamples = opts.int('bootstrap', 10_000, 2, 1e8);
     const sizes = opts.intList('sample-sizes');
     const paired = opts.flag('paired');
+    // The minimum detectable d at 80% power (simulated; opt-in, as it adds work to a command timed against numpy).
+    const mdeWanted = opts.flag('mde');
+    const alphaGiven = opts.string('alpha') !== undefined;
+    const alpha = opts.number('alpha', 0.05);
     // Threads for the bootstrap; the results do not depend on it (see speat-threads.ts).
     const threads = opts.int('threads', availableParallelism(), 1, 256);
     opts.assertNoUnknown();
     if (bootstrapGiven && !sizes) throw new UsageError('--bootstrap needs --sample-sizes k1,k2,…');
     if (paired && !sizes) throw new UsageError('--paired needs --bootstrap and --sample-sizes');
+    if (alphaGiven && !mdeWanted) throw new UsageError('--alpha sets the level of --mde; give --mde too');
+    if (!(alpha > 0 && alpha < 1)) throw new UsageError(`--alpha must lie strictly between 0 and 1, got ${alpha}`);
     const draws = sizes ? resamples * sizes.reduce((s, k) => s + 2 * k, 0) : 0;
     const workers = Math.min(threads, sizes?.length ?? 0) - 1;
     // Started before the file is read, so that their start-up overlaps with the work below.
@@ -108,15 +115,20 @@ export const speatCommand: CliCommand = {
       let points: StandardErrorPoint[] = [];
       if (sizes) points = pool ? await pool.finish() : bootstrapSpeatSE(s.X, s.Y, sizes, bootstrapOptions);
       for (const message of pool?.workerErrors ?? []) ctx.log(`warning: a bootstrap thread failed (${message}); the main thread computed its share`);
+      const mde = mdeWanted ? speatMde(s.X, s.Y, { alpha, permutations, paired: design.kind === 'paired', seed }) : null;
       return {
         effectSize: res.effectSize,
+        // One-sided (H1: d > 0), as in the paper; the two-sided p is the one behind a verdict.
         pValue: res.pValue,
+        pTwoSided: res.pTwoSided,
+        favoured: res.favoured,
         exact: res.exact,
         permutations: res.permutations,
         seed,
         associations: { X: Array.from(s.X), Y: Array.from(s.Y) },
         standardErrors: points.map(({ size, standardError }) => ({ size, standardError })),
         ...(sizes ? { bootstrap: { resamples, design: design.kind } } : {}),
+        ...(mde ? { mde: { d: mde.d, alpha: mde.alpha, power: mde.power, stimuli: mde.stimuli, smallestP: mde.smallestP, simulations: mde.simulations, method: mde.method } } : {}),
       };
     } finally {
       pool?.close();

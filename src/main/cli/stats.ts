@@ -6,7 +6,7 @@
  */
 import { UserError } from '../../shared/errors';
 import { CsvError, parseCsvTable, type CsvTable } from '../data/csv';
-import { analyseFdi, analyseWer, NORMALIZE_MODES, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
+import { analyseFdi, analyseWer, werComparisonMdes, equalErrorRate, NORMALIZE_MODES, observedThresholds, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
 import { UsageError, type CliCommand, type Options } from './args';
 import { readSerInput } from './ser-input';
 import { speatCommand } from './speat-command';
@@ -24,19 +24,27 @@ function readCsv(path: string, requiredColumns: string[]): CsvTable {
 const werCommand: CliCommand = {
   path: ['stats', 'wer'],
   usage:
-    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S]',
+    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S] [--mde-simulations N [--alpha A]]',
   async run(opts: Options) {
     const input = opts.requireString('input');
     const referenceGroup = opts.string('reference-group');
     const normalize = (opts.string('normalize') ?? 'basic') as NormalizeMode;
     if (!NORMALIZE_MODES.includes(normalize)) throw new UsageError(`--normalize must be one of ${NORMALIZE_MODES.join(', ')}, got "${normalize}"`);
+    const secondaryNormalize = opts.string('secondary-normalize') as NormalizeMode | undefined;
+    if (secondaryNormalize !== undefined && !NORMALIZE_MODES.includes(secondaryNormalize)) throw new UsageError(`--secondary-normalize must be one of ${NORMALIZE_MODES.join(', ')}, got "${secondaryNormalize}"`);
     const bootstrap = opts.int('bootstrap', 1000, 1, 1e7);
     const permutations = opts.int('permutations', 10_000, 1, 1e8);
     const byOption = opts.string('by');
     if (byOption !== undefined && byOption !== 'utterance' && byOption !== 'speaker') throw new UsageError(`--by must be utterance or speaker, got "${byOption}"`);
     const nAGQ = opts.int('nagq', 1, 1, 25);
     const seed = opts.int('seed', 0, 0, 2 ** 52);
+    // The minimum detectable rate ratio per comparison (simulated; opt-in, it refits the model hundreds of times).
+    const mdeSimulations = opts.int('mde-simulations', 0, 0, 100_000);
+    const alphaGiven = opts.string('alpha') !== undefined;
+    const alpha = opts.number('alpha', 0.05);
     opts.assertNoUnknown();
+    if (alphaGiven && mdeSimulations === 0) throw new UsageError('--alpha sets the level of the minimum detectable effect; give --mde-simulations N too');
+    if (!(alpha > 0 && alpha < 1)) throw new UsageError(`--alpha must lie strictly between 0 and 1, got ${alpha}`);
     const table = readCsv(input, ['id', 'group', 'reference', 'hypothesis']);
     const hasSpeakers = table.header.includes('speaker');
     if (byOption === 'speaker' && !hasSpeakers) throw new UserError(`--by speaker needs a "speaker" column in ${input}`, 'speaker');
@@ -54,7 +62,10 @@ const werCommand: CliCommand = {
       };
     });
     const by = (byOption as 'utterance' | 'speaker' | undefined) ?? (hasSpeakers ? 'speaker' : 'utterance');
-    return guard(() => analyseWer(rows, { normalize, referenceGroup, bootstrap, permutations, by, seed, nAGQ }));
+    const analysis = guard(() => analyseWer(rows, { normalize, ...(secondaryNormalize ? { secondaryNormalize } : {}), referenceGroup, bootstrap, permutations, by, seed, nAGQ }));
+    if (mdeSimulations === 0) return analysis;
+    const mdes = werComparisonMdes(rows, analysis, { alpha, simulations: mdeSimulations, seed, nAGQ });
+    return { ...analysis, comparisons: analysis.comparisons.map((c, i) => ({ ...c, mde: mdes[i] ?? null })) };
   },
 };
 
@@ -72,7 +83,8 @@ function parseThresholds(spec: string): number[] {
 
 const fdiCommand: CliCommand = {
   path: ['stats', 'fdi'],
-  usage: 'stats fdi --input FILE.csv (--threshold T | --thresholds FROM:TO:STEP) [--alpha A] [--orientation harm|paper] [--bootstrap R] [--seed S]',
+  usage:
+    'stats fdi --input FILE.csv [--threshold T] [--thresholds FROM:TO:STEP] [--alpha A] [--orientation harm|paper] [--bootstrap R] [--null-permutations N] [--seed S]',
   async run(opts: Options) {
     const input = opts.requireString('input');
     const single = opts.string('threshold');
@@ -82,15 +94,16 @@ const fdiCommand: CliCommand = {
     const orientation = (opts.string('orientation') ?? 'harm') as Orientation;
     if (orientation !== 'harm' && orientation !== 'paper') throw new UsageError(`--orientation must be harm or paper, got "${String(orientation)}"`);
     const bootstrap = opts.int('bootstrap', 0, 0, 1e7);
+    const nullPermutations = opts.int('null-permutations', 1000, 0, 1e7);
     const seed = opts.int('seed', 0, 0, 2 ** 52);
     opts.assertNoUnknown();
-    if ((single === undefined) === (range === undefined)) throw new UsageError('give exactly one of --threshold T or --thresholds FROM:TO:STEP');
-    let thresholds: number[];
+    if (single !== undefined && range !== undefined) throw new UsageError('give at most one of --threshold T or --thresholds FROM:TO:STEP');
+    let threshold: number | undefined;
     if (single !== undefined) {
-      const t = Number(single);
-      if (single.trim() === '' || !Number.isFinite(t)) throw new UsageError(`--threshold must be a number, got "${single}"`);
-      thresholds = [t];
-    } else thresholds = parseThresholds(range!);
+      threshold = Number(single);
+      if (single.trim() === '' || !Number.isFinite(threshold)) throw new UsageError(`--threshold must be a number, got "${single}"`);
+    }
+    const given = range !== undefined ? parseThresholds(range) : null;
     const table = readCsv(input, ['group', 'label', 'score']);
     if (table.rows.length === 0) throw new UserError(`${input} has no items`, 'input');
     const groups: string[] = [];
@@ -108,7 +121,19 @@ const fdiCommand: CliCommand = {
       labels[i] = l === '1' ? 1 : 0;
       scores[i] = sc;
     });
-    return guard(() => analyseFdi({ groups, labels, scores }, thresholds, { alpha, orientation, bootstrap, seed }));
+    // --threshold alone: that threshold only (as before). --thresholds: that sweep, reported at
+    // its first threshold unless --threshold names one. Neither: the equal-error-rate threshold
+    // and a sweep over the observed scores (1st to 99th percentile).
+    const observed = given === null && threshold === undefined ? observedThresholds(scores) : null;
+    const thresholds = given ?? observed?.thresholds ?? [threshold!];
+    if (observed) threshold = equalErrorRate(scores, labels).threshold;
+    const result = guard(() => analyseFdi({ groups, labels, scores }, thresholds, { alpha, orientation, bootstrap, seed, nullPermutations, ...(threshold !== undefined ? { threshold } : {}) }));
+    return {
+      ...result,
+      thresholdRule: observed ? 'equal-error-rate' : 'given',
+      sweepRule: observed ? 'observed-range' : 'given',
+      ...(observed ? { sweepRange: { from: observed.from, to: observed.to, step: observed.step } } : {}),
+    };
   },
 };
 
@@ -158,9 +183,13 @@ const serCommand: CliCommand = {
         throw err;
       }
     });
+    for (const c of result.caveats) ctx.log(`warning: ${c}`);
     return {
       regressors: result.regressors,
       selected: { learningRate: result.selected.learningRate },
+      // Whether the selected regressor learned valence at all; without it Cohen's d says nothing about propagation.
+      downstream: result.downstream,
+      caveats: result.caveats,
       cohensD: result.cohensD,
       items: { train: data.split.train.length, validation: data.split.validation.length, test: data.split.test.length, X: data.targets?.X.length ?? 0, Y: data.targets?.Y.length ?? 0 },
       layers: data.layers,
@@ -175,6 +204,7 @@ const serCommand: CliCommand = {
         preprocessing: 'features standardised per state and dimension with the training split mean and SD; valence scaled to [0, 1] with the training split min and max',
         selection: 'lowest validation MSE',
         cohensD: 'pooled SD, ddof 1; X minus Y; "pooled" pools the predictions of every regressor (the SpEAT paper)',
+        downstream: `informative when the one-sided 95% lower bound of the selected regressor's test R² (percentile bootstrap over test items, ${result.downstream.resamples} resamples, seeded) is above 0`,
       },
     };
   },

@@ -3,6 +3,8 @@
  * CRLF or LF line ends, quoted fields holding delimiters, quotes ("") and newlines.
  * Every record carries the 1-based line where it starts so errors can name it.
  */
+import { showInvisible } from '../../shared/visible-text';
+
 export interface CsvRecord {
   /** 1-based physical line where the record starts (the header is line 1). */
   line: number;
@@ -205,9 +207,12 @@ export function parseCsvTable(input: string, options: { delimiter?: string; requ
   return { header, rows, delimiter };
 }
 
-/** Quote a value for CSV output, neutralising spreadsheet formula injection. */
+/**
+ * Quote a value for CSV output, neutralising spreadsheet formula injection; bidi and other
+ * invisible characters are written as visible "<U+202E>" so a name cannot reorder the row.
+ */
 export function csvCell(value: unknown): string {
-  let s = value === null || value === undefined ? '' : String(value);
+  let s = showInvisible(value === null || value === undefined ? '' : String(value));
   if (/^[=+\-@\t\r]/.test(s) && !/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(s)) s = `'${s}`;
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }

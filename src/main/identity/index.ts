@@ -21,6 +21,7 @@ import forge from 'node-forge';
 import type { IdentitySummary } from '../../shared/api/reports';
 import { NotFoundError, UserError } from '../../shared/errors';
 import { publishDir, writeFileAtomic } from '../atomic-write';
+import { certificateFromDer, certificateNames, identityField, subjectAttributes } from './names';
 
 /** Encrypts key bytes with an OS key store; the Electron host passes one over safeStorage. */
 export interface KeyProtector {
@@ -67,15 +68,6 @@ export function fingerprintOf(der: Buffer): string {
 
 function certDer(cert: forge.pki.Certificate): Buffer {
   return Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
-}
-
-function dnText(attrs: forge.pki.CertificateField[]): string {
-  return attrs.map((a) => `${a.shortName ?? a.name ?? a.type}=${String(a.value)}`).join(', ');
-}
-
-function attr(attrs: forge.pki.CertificateField[], shortName: string): string | null {
-  const a = attrs.find((x) => x.shortName === shortName);
-  return a ? String(a.value) : null;
 }
 
 /** RSA-2048 in a worker thread (eval'd, so no separate bundle entry is needed). */
@@ -148,14 +140,12 @@ function writeInfo(dir: string, info: IdentityInfo): void {
   writeFileAtomic(join(dir, 'identity.json'), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
 }
 
-function describe(id: string, cert: forge.pki.Certificate, der: Buffer, extra: Pick<IdentityInfo, 'source' | 'protection' | 'protectorKind' | 'createdAt'>): IdentityInfo {
+/** What identity.json records; the names are read back from the DER, decoded by their ASN.1 string types. */
+function describe(id: string, der: Buffer, extra: Pick<IdentityInfo, 'source' | 'protection' | 'protectorKind' | 'createdAt'>): IdentityInfo {
+  const cert = certificateFromDer(der);
   return {
     id,
-    name: attr(cert.subject.attributes, 'CN') ?? dnText(cert.subject.attributes),
-    organisation: attr(cert.subject.attributes, 'O') ?? '',
-    email: attr(cert.subject.attributes, 'E') ?? (cert.subject.getField('emailAddress') ? String(cert.subject.getField('emailAddress').value) : null),
-    subject: dnText(cert.subject.attributes),
-    issuer: dnText(cert.issuer.attributes),
+    ...certificateNames(cert),
     serialNumber: cert.serialNumber,
     notBefore: cert.validity.notBefore.toISOString(),
     notAfter: cert.validity.notAfter.toISOString(),
@@ -168,10 +158,9 @@ export async function createIdentity(
   dataDir: string,
   input: { name: string; organisation: string; email?: string; validityDays?: number; now?: Date } & KeyAccess,
 ): Promise<IdentityInfo> {
-  const name = input.name.trim();
-  const organisation = input.organisation.trim();
-  if (!name) throw new UserError('an identity needs a name', 'name');
-  if (!organisation) throw new UserError('an identity needs an organisation', 'organisation');
+  const name = identityField(input.name, 'name');
+  const organisation = identityField(input.organisation, 'organisation');
+  const email = input.email === undefined || input.email.trim() === '' ? undefined : identityField(input.email, 'email');
   const keyPem = await generateRsaKeyPem(2048);
   const priv = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
   const cert = forge.pki.createCertificate();
@@ -183,11 +172,7 @@ export async function createIdentity(
   const now = input.now ?? new Date();
   cert.validity.notBefore = new Date(now.getTime() - 60_000);
   cert.validity.notAfter = new Date(now.getTime() + (input.validityDays ?? 3 * 365) * 86_400_000);
-  const subject: forge.pki.CertificateField[] = [
-    { shortName: 'CN', value: name },
-    { shortName: 'O', value: organisation },
-    ...(input.email ? [{ name: 'emailAddress', value: input.email }] : []),
-  ];
+  const subject = subjectAttributes(name, organisation, email);
   cert.setSubject(subject);
   cert.setIssuer(subject);
   cert.setExtensions([
@@ -200,7 +185,7 @@ export async function createIdentity(
   return writeIdentityDir(dataDir, (dir, id) => {
     const stored = storeKey(dir, keyPem, input);
     writeSecret(join(dir, 'certificate.pem'), forge.pki.certificateToPem(cert));
-    const info = describe(id, cert, der, { source: 'created', createdAt: now.toISOString(), ...stored });
+    const info = describe(id, der, { source: 'created', createdAt: now.toISOString(), ...stored });
     writeInfo(dir, info);
     return info;
   });
@@ -231,7 +216,7 @@ export async function importIdentity(dataDir: string, input: { p12: Buffer; p12P
     writeSecret(join(dir, 'certificate.pem'), forge.pki.certificateToPem(own));
     const chain = certs.filter((c) => c !== own);
     if (chain.length > 0) writeSecret(join(dir, 'chain.pem'), chain.map((c) => forge.pki.certificateToPem(c)).join(''));
-    const info = describe(id, own, der, { source: 'imported', createdAt: (input.now ?? new Date()).toISOString(), ...stored });
+    const info = describe(id, der, { source: 'imported', createdAt: (input.now ?? new Date()).toISOString(), ...stored });
     writeInfo(dir, info);
     return info;
   });

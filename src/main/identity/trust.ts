@@ -13,18 +13,10 @@ import type { ReportVerification, TrustedCertificate } from '../../shared/api/re
 import { UserError } from '../../shared/errors';
 import { writeFileAtomic } from '../atomic-write';
 import { fingerprintOf, listIdentities } from './index';
+import { certificateNames } from './names';
 
 export function trustedDir(dataDir: string): string {
   return join(dataDir, 'trusted');
-}
-
-function field(cert: forge.pki.Certificate, shortName: string): string {
-  const f = cert.subject.getField(shortName) as { value?: unknown } | null;
-  return f?.value !== undefined ? String(f.value) : '';
-}
-
-function dn(attrs: forge.pki.CertificateField[]): string {
-  return attrs.map((a) => `${a.shortName ?? a.name ?? a.type}=${String(a.value)}`).join(', ');
 }
 
 /**
@@ -44,12 +36,13 @@ export function parseCertificate(bytes: Buffer, file = 'the file'): { cert: forg
 }
 
 function summary(cert: forge.pki.Certificate, der: Buffer, source: TrustedCertificate['source']): TrustedCertificate {
+  const { name, organisation, subject, issuer } = certificateNames(cert);
   return {
     fingerprint: fingerprintOf(der),
-    name: field(cert, 'CN') || dn(cert.subject.attributes),
-    organisation: field(cert, 'O'),
-    subject: dn(cert.subject.attributes),
-    issuer: dn(cert.issuer.attributes),
+    name,
+    organisation,
+    subject,
+    issuer,
     notBefore: cert.validity.notBefore.toISOString(),
     notAfter: cert.validity.notAfter.toISOString(),
     source,
@@ -101,14 +94,17 @@ export function trustCertificate(dataDir: string, bytes: Buffer, file = 'the fil
 
 /**
  * Add `trusted` and `trustNote` to a verification: trusted when the signing certificate's
- * fingerprint is among listTrusted(dataDir). A valid but untrusted signature gets a plain
- * warning, naming a trusted certificate that merely carries the same name if there is one.
+ * fingerprint is among listTrusted(dataDir); null (not judged) when the signature is not
+ * valid. A valid but untrusted signature gets a plain warning, naming a trusted
+ * certificate that merely carries the same name if there is one.
  */
 export function applyTrust(result: ReportVerification, dataDir: string): ReportVerification {
+  // An invalid signature is not judged: "trusted" beside "not valid" would read as reassurance.
+  if (!result.valid) return { ...result, trusted: null, trustNote: null };
   const trustedCerts = listTrusted(dataDir);
   const trusted = result.fingerprint !== null && trustedCerts.some((c) => c.fingerprint === result.fingerprint);
   let trustNote: string | null = null;
-  if (result.valid && !trusted) {
+  if (!trusted) {
     const signerName = result.signer?.split(',')[0]?.trim() ?? '';
     const lookalike = signerName ? trustedCerts.find((c) => c.name === signerName) : undefined;
     trustNote =

@@ -7,13 +7,16 @@ import * as echarts from 'echarts';
 import SVGtoPDF from 'svg-to-pdfkit';
 import type { ChartSpec } from '../../shared/charts';
 import { FONT_BOLD, FONT_REGULAR, measureTextWidth } from './fonts';
+import { showInvisible } from '../../shared/visible-text';
+import { showInvisibleInSvg } from './visible-text';
 
 let platformSet = false;
 
 function ensurePlatform(): void {
   if (platformSet) return;
   echarts.setPlatformAPI({
-    measureText: (text: string, font?: string) => ({ width: measureTextWidth(text, font) }),
+    // Measured as drawn: drawSvg writes invisible characters out visibly (showInvisibleInSvg).
+    measureText: (text: string, font?: string) => ({ width: measureTextWidth(showInvisible(text), font) }),
   });
   platformSet = true;
 }
@@ -31,7 +34,7 @@ export function renderChartSvg(spec: ChartSpec, width: number, height = spec.hei
 
 /** Draw an SVG at (x, y) in the document's current page, then restore the body font. */
 export function drawSvg(doc: PDFKit.PDFDocument, svg: string, x: number, y: number, width: number, height: number): void {
-  SVGtoPDF(doc, svg, x, y, {
+  SVGtoPDF(doc, showInvisibleInSvg(svg), x, y, {
     width,
     height,
     assumePt: true,

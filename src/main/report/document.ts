@@ -5,7 +5,7 @@
  */
 import PDFDocument from 'pdfkit';
 import { PAPER_DEFAULTS } from '../../shared/plan';
-import type { AuditResults, Section } from '../../shared/results';
+import type { AuditResults, RunDecoder, Section } from '../../shared/results';
 import { completeness, completenessText, type Completeness } from '../../shared/completeness';
 import { SECTION_SHORT } from '../../shared/requirements';
 import { fmt, fmtPValue, pText } from '../../shared/charts/format';
@@ -14,6 +14,7 @@ import { CHART_STYLE, Layout, PAGE, sectionCharts } from './layout';
 import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings } from './narrative';
 import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
 import { fdiTables, serTables, speatTables, werTables, type ReportTable } from './tables';
+import { showInvisibleInDocument } from './visible-text';
 
 export const SECTION_HEADINGS = {
   speat: '1. SpEAT: speech embedding association test',
@@ -51,6 +52,7 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
       ModDate: meta.now,
     },
   });
+  showInvisibleInDocument(doc);
   registerFonts(doc);
   doc.font(FONT_REGULAR);
   const L = new Layout(doc);
@@ -220,16 +222,24 @@ function serSection(L: Layout, r: AuditResults): void {
 
 function werSection(L: Layout, r: AuditResults): void {
   const w = r.wer!;
-  const norm = {
+  const norms = {
     basic: 'basic: Unicode NFKC, lowercase, punctuation removed except apostrophes inside words, whitespace collapsed',
     none: 'none: text used as given',
     english: 'english: basic rules plus digits and common contractions expanded',
-  }[w.config.normalize];
+    'whisper-english': 'whisper-english: Whisper’s EnglishTextNormalizer (openai/whisper v20250625, as used by the Open ASR Leaderboard): lowercase; [bracketed] and (parenthesised) text dropped; fillers hmm, mm, mhm, mmm, uh, um dropped; contractions expanded (won’t → will not, ain’t → aint, gonna → going to, ’s → is) and titles spelled out (mr → mister); accents removed; spelled-out numbers written as digits with currency and percent signs (twenty one dollars → $21); British spellings made American (colour → color); other punctuation and symbols removed',
+    'whisper-basic': 'whisper-basic: Whisper’s BasicTextNormalizer (openai/whisper v20250625): lowercase; [bracketed] and (parenthesised) text dropped; marks, symbols and punctuation replaced by spaces; accents kept',
+  };
+  const norm = norms[w.config.normalize];
+  const second = w.secondary ? ` Beside it, for comparison with other studies, each group’s WER under a second normaliser, ${norms[w.secondary.normalize]} (descriptive only; the verdicts use the first).` : '';
+  const rules =
+    (w.ruleChanges
+      ? ' The rule table counts, per group, the reference and hypothesis words each whisper-english rule family changed (the words that would differ if that family alone were switched off): a family that changes many more words for one group, such as contractions typical of a dialect, moves that group’s WER.'
+      : '') + (w.utterances ? ' report-data/wer-utterances.csv holds every utterance as compared, normalised.' : '');
   const mixed = w.mixed
     ? ` The mixed-effects model (errors ~ group + offset(log words) + (1 | speaker), Poisson, maximum likelihood with ${w.mixed.nAGQ === 1 ? 'the Laplace approximation, as lme4’s glmer' : `adaptive Gauss–Hermite quadrature with ${w.mixed.nAGQ} nodes`}) estimates a speaker variance of ${fmt(w.mixed.speakerVariance)}${w.mixed.singular ? ' (on its boundary: no speaker variation beyond chance)' : ''} over ${plural(w.mixed.speakers, 'speaker')}; standard errors from the Hessian of the deviance, as lme4.`
     : '';
   openSection(L, 'wer', [
-    `Hypotheses: ${w.config.hypotheses}${w.config.asrModel ? ` (${w.config.asrModel})` : ''}. Normalisation, applied to reference and hypothesis alike: ${norm}. Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples. Each group is compared with the reference group ${w.config.referenceGroup}.`,
+    `Hypotheses: ${w.config.hypotheses}${w.config.asrModel ? ` (${w.config.asrModel})` : ''}. Normalisation, applied to reference and hypothesis alike: ${norm}.${second}${rules} Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples. Each group is compared with the reference group ${w.config.referenceGroup}.`,
     `${werPrimaryStatement(w)}${mixed} ${werOverallStatement(w).text} Secondary, never the basis of a verdict: the fixed-effects Poisson regression (rate ratio and likelihood-ratio χ² with 1 degree of freedom; it treats every word as independent) and the permutation test at the ${w.config.by} level (${w.config.permutations} permutations${w.comparisons.some((c) => c.permutationExact) ? ', every split enumerated where they fit' : ''}).`,
   ]);
   tables(L, werTables(r));
@@ -263,6 +273,14 @@ function limitations(L: Layout, r: AuditResults, meta: DocumentMeta): void {
     items.push('The signature shows the report has not changed since signing and which certificate signed it. A self-signed certificate does not prove identity by itself: compare the fingerprint on the cover with one obtained from the auditor.');
   }
   L.bullets(items);
+}
+
+const DECODER_SOURCES: Record<RunDecoder['source'], string> = { EQUIVOX_FFMPEG: 'named by EQUIVOX_FFMPEG', bundled: 'bundled with Equivox', PATH: 'found on PATH' };
+
+/** The appendix's line on which ffmpeg decoded the audio. */
+export function decoderText(decoder: RunDecoder | null): string {
+  if (decoder === null) return 'none found: only WAV files read in process';
+  return `ffmpeg ${decoder.version} (${DECODER_SOURCES[decoder.source]}), SHA-256 ${decoder.sha256}`;
 }
 
 function appendix(L: Layout, r: AuditResults): void {
@@ -330,6 +348,7 @@ function appendix(L: Layout, r: AuditResults): void {
       ['Node.js', r.environment.node],
       ['ONNX Runtime', r.environment.onnxruntime],
       ['Platform', `${r.environment.platform} ${r.environment.arch}, ${r.environment.cpus} CPUs`],
+      ...(r.environment.decoder !== undefined ? [['Audio decoder', decoderText(r.environment.decoder)] as [string, string]] : []),
       ['Execution providers', [...new Set(r.models.map((m) => `${m.provider} (${m.threads} threads)`))].join(', ') || '–'],
     ],
     130,

@@ -11,11 +11,13 @@ import { pdfkitAddPlaceholder } from '@signpdf/placeholder-pdfkit';
 import { SignPdf } from '@signpdf/signpdf';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import type { AuditResults } from '../../shared/results';
+import { showInvisible } from '../../shared/visible-text';
 import { toCsv } from '../data/csv';
 import type { SigningIdentity } from '../identity';
 import { CadesSigner } from './cms';
 import { createDocument } from './document';
 import { allTables } from './tables';
+import { werUtteranceTable } from './wer-normalisation-tables';
 
 export { verifyReport, extractAttachments, type VerifyResult, type AttachmentInfo } from './verify';
 export { SECTION_HEADINGS } from './document';
@@ -95,13 +97,15 @@ export async function buildReport(results: AuditResults, opts: BuildReportOption
     relationship: 'Data',
   } as PDFKit.Mixins.PDFAttachmentOptions);
   const done = collect(doc);
+  // PDFKit writes these as PDF text strings, UTF-16BE with a byte-order mark when they are
+  // not ASCII, so pdfsig and viewers show any script; invisible characters are written out.
   pdfkitAddPlaceholder({
     pdf: doc,
     pdfBuffer: Buffer.from([]),
-    reason: `Equivox bias audit report for audit ${results.audit.id}`,
-    contactInfo: identity.info.email ?? '',
-    name: identity.info.name,
-    location: opts.location ?? organisation,
+    reason: showInvisible(`Equivox bias audit report for audit ${results.audit.id}`),
+    contactInfo: showInvisible(identity.info.email ?? ''),
+    name: showInvisible(identity.info.name),
+    location: showInvisible(opts.location ?? organisation),
     signingTime: now,
     signatureLength: 8192,
     subFilter: SUBFILTER_ETSI_CADES_DETACHED,
@@ -149,7 +153,9 @@ export function writeExports(results: AuditResults, dir: string): string[] {
   const json = join(dir, 'results.json');
   writeFileAtomic(json, resultsJson(results));
   files.push(json);
-  for (const t of allTables(results)) {
+  // The utterance table is report data only: too long for the PDF.
+  const utterances = werUtteranceTable(results.wer);
+  for (const t of [...allTables(results), ...(utterances ? [utterances] : [])]) {
     const file = join(dir, `${t.id}.csv`);
     writeFileAtomic(file, toCsv(t.columns.map((c) => c.title), t.rows));
     files.push(file);

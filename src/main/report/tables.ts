@@ -9,6 +9,7 @@ import { testLabel } from '../../shared/charts/speat';
 import { magnitude, modelName } from './narrative';
 import { plural, WER_TEST_SHORT, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
 import { wassersteinPairs } from '../../shared/fdi-pairs';
+import { werNormalisationTables } from './wer-normalisation-tables';
 
 export type Cell = string | number | boolean | null;
 export type ColumnFormat = 'text' | 'int' | 'num' | 'signed' | 'p' | 'pct' | 'hash';
@@ -326,6 +327,7 @@ export function werTables(results: AuditResults): ReportTable[] {
       rows: Object.entries(wer.calibration).map(([g, c]) => [g, c.meanConfidence, c.accuracy, c.ece]),
     });
   }
+  out.push(...werNormalisationTables(wer));
   return out;
 }
 

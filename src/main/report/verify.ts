@@ -1,19 +1,25 @@
 /**
- * Verify a signed Equivox report without trusting any library's verdict: the last
- * signature's ByteRange must cover the whole file except the Contents hex, the CMS
- * messageDigest must equal the hash of those bytes, the RSA signature over the signed
- * attributes must verify with the embedded certificate, and the Contents padding must
- * be untouched zeros. Also lists the embedded files.
+ * Verify a signed Equivox report without trusting any library's verdict. The signature
+ * is found the way a PDF reader finds it, through the document's structure (trailer →
+ * /Root catalog → /AcroForm → /Fields → the field of type /Sig → its /V dictionary), and
+ * never by searching the file's text: a title or project name that contains
+ * "/ByteRange [0 100 200 300]" is just a string. Then: the /ByteRange must cover the whole
+ * file except exactly that dictionary's /Contents, the CMS messageDigest must equal the
+ * hash of those bytes, the RSA signature over the signed attributes must verify with the
+ * embedded certificate, and the Contents padding must be untouched zeros. Embedded files
+ * are listed from the catalog's /Names → /EmbeddedFiles tree the same way.
  */
 import { createHash } from 'node:crypto';
-import { inflateSync } from 'node:zlib';
-import forge from 'node-forge';
 import type { ReportVerification } from '../../shared/api/reports';
 import { fingerprintOf } from '../identity';
+import { certificateFromDer, certificateNames } from '../identity/names';
 import { checkCms } from './cms';
+import { isDict, isRef, isStream, isString, nameOf, pdfText, PdfDocument, type PdfDict, type PdfValue } from './pdf-parse';
 
 export type AttachmentInfo = ReportVerification['attachments'][number];
 export type VerifyResult = ReportVerification;
+
+const MAX_TREE_DEPTH = 32;
 
 function pdfDate(s: string): string | null {
   const m = /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(Z|[+-]\d{2}'?\d{2}'?)?/.exec(s);
@@ -24,78 +30,140 @@ function pdfDate(s: string): string | null {
   return Number.isNaN(t.getTime()) ? null : t.toISOString();
 }
 
-function unescapePdfString(s: string): string {
-  return s.replace(/\\([nrtbf()\\]|[0-7]{1,3})/g, (_, c: string) => {
-    const map: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', '(': '(', ')': ')', '\\': '\\' };
-    return map[c] ?? String.fromCharCode(parseInt(c, 8));
-  });
+function catalog(pdf: PdfDocument): PdfDict {
+  const root = pdf.resolve(pdf.trailer.entries.get('Root'));
+  if (!isDict(root)) throw new Error('the PDF has no document catalog (/Root)');
+  return root;
 }
 
-function decodeName(raw: string): string {
-  // UTF-16BE with BOM, as PDFKit writes non-ASCII strings.
-  if (raw.startsWith('\u00fe\u00ff')) {
-    const b = Buffer.from(raw.slice(2), 'latin1');
-    let out = '';
-    for (let i = 0; i + 1 < b.length; i += 2) out += String.fromCharCode((b[i]! << 8) | b[i + 1]!);
-    return out;
-  }
-  return raw;
+/** Visit every node of a tree whose children are listed under `kidsKey`, each node once, depth-limited. */
+function walkTree(pdf: PdfDocument, top: PdfValue | undefined, kidsKey: string, visit: (node: PdfDict, depth: number, parent: PdfDict | null) => void): void {
+  const seen = new Set<number>();
+  const go = (v: PdfValue | undefined, depth: number, parent: PdfDict | null): void => {
+    if (depth > MAX_TREE_DEPTH) throw new Error('the PDF’s form or name tree is nested too deeply');
+    if (isRef(v)) {
+      if (seen.has(v.num)) return;
+      seen.add(v.num);
+    }
+    const node = pdf.resolve(v);
+    if (!isDict(node)) return;
+    visit(node, depth, parent);
+    const kids = pdf.resolve(node.entries.get(kidsKey));
+    if (Array.isArray(kids)) for (const k of kids) go(k, depth + 1, node);
+  };
+  go(top, 0, null);
 }
 
-/** Every embedded file: name and decoded bytes. */
-export function extractAttachments(bytes: Buffer): { name: string; data: Buffer }[] {
-  const text = bytes.toString('latin1');
+function attachmentsOf(pdf: PdfDocument): { name: string; data: Buffer }[] {
+  const names = pdf.resolve(catalog(pdf).entries.get('Names'));
+  if (!isDict(names)) return [];
   const out: { name: string; data: Buffer }[] = [];
-  const specRe = /\/Type \/Filespec[\s\S]*?\/F \(((?:\\.|[^\\)])*)\)[\s\S]*?\/EF <<\s*\/F (\d+) (\d+) R/g;
-  for (const m of text.matchAll(specRe)) {
-    const name = decodeName(unescapePdfString(m[1]!));
-    const objRe = new RegExp(`(?:^|[\\r\\n])${m[2]} ${m[3]} obj\\s*<<([\\s\\S]*?)>>\\s*stream\\r?\\n`, 'g');
-    const o = objRe.exec(text);
-    if (!o) continue;
-    const dict = o[1]!;
-    const length = Number(/\/Length (\d+)/.exec(dict)?.[1] ?? NaN);
-    const start = o.index + o[0].length;
-    if (!Number.isFinite(length)) continue;
-    let data = bytes.subarray(start, start + length);
-    if (/\/Filter \/FlateDecode/.test(dict)) data = inflateSync(data);
-    out.push({ name, data: Buffer.from(data) });
+  walkTree(pdf, names.entries.get('EmbeddedFiles'), 'Kids', (node) => {
+    const pairs = pdf.resolve(node.entries.get('Names'));
+    if (!Array.isArray(pairs)) return;
+    for (let i = 0; i + 1 < pairs.length; i += 2) {
+      const spec = pdf.resolve(pairs[i + 1]);
+      if (!isDict(spec)) continue;
+      const key = pdf.resolve(pairs[i]);
+      const label = pdf.resolve(spec.entries.get('UF') ?? spec.entries.get('F'));
+      const name = isString(label) ? pdfText(label) : isString(key) ? pdfText(key) : '';
+      const ef = pdf.resolve(spec.entries.get('EF'));
+      if (!isDict(ef)) continue;
+      const stream = pdf.resolve(ef.entries.get('F') ?? ef.entries.get('UF'));
+      if (isStream(stream)) out.push({ name, data: Buffer.from(pdf.decode(stream)) });
+    }
+  });
+  return out;
+}
+
+/** Every embedded file: name and decoded bytes, from the catalog's /EmbeddedFiles name tree. */
+export function extractAttachments(bytes: Buffer): { name: string; data: Buffer }[] {
+  return attachmentsOf(new PdfDocument(bytes));
+}
+
+/** The signature dictionaries (/V) of every signature field, with the field names; /FT is inherited from parent fields. */
+function signatureDictionaries(pdf: PdfDocument): { field: string; sig: PdfDict }[] {
+  const form = pdf.resolve(catalog(pdf).entries.get('AcroForm'));
+  if (!isDict(form)) return [];
+  const fields = pdf.resolve(form.entries.get('Fields'));
+  if (!Array.isArray(fields)) return [];
+  const out: { field: string; sig: PdfDict }[] = [];
+  const ft = new Map<PdfDict, string | null>();
+  for (const top of fields) {
+    walkTree(pdf, top, 'Kids', (node, _depth, parent) => {
+      const type = nameOf(node.entries.get('FT')) ?? (parent ? (ft.get(parent) ?? null) : null);
+      ft.set(node, type);
+      if (type !== 'Sig') return;
+      const v = pdf.resolve(node.entries.get('V'));
+      const t = pdf.resolve(node.entries.get('T'));
+      if (isDict(v)) out.push({ field: isString(t) ? pdfText(t) : '', sig: v });
+    });
   }
   return out;
 }
 
+function byteRangeOf(sig: PdfDict, pdf: PdfDocument): [number, number, number, number] | null {
+  const r = pdf.resolve(sig.entries.get('ByteRange'));
+  if (!Array.isArray(r) || r.length !== 4) return null;
+  const n = r.map((x) => pdf.resolve(x));
+  return n.every((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0) ? (n as [number, number, number, number]) : null;
+}
+
 export function verifyReport(bytes: Buffer): VerifyResult {
   const problems: string[] = [];
-  // Whether the signer is trusted is decided against this computer's identities (identity/trust.ts applyTrust).
-  const result: VerifyResult = { valid: false, signer: null, fingerprint: null, trusted: false, trustNote: null, signedAt: null, coversWholeFile: false, attachments: [], subFilter: null, problems };
+  // Whether the signer is trusted is judged against this computer's identities (identity/trust.ts applyTrust), and only for a valid signature.
+  const result: VerifyResult = { valid: false, signed: false, signer: null, fingerprint: null, trusted: null, trustNote: null, signedAt: null, coversWholeFile: false, attachments: [], subFilter: null, problems };
+  let pdf: PdfDocument;
   try {
-    result.attachments = extractAttachments(bytes).map((a) => ({ name: a.name, size: a.data.length, sha256: createHash('sha256').update(a.data).digest('hex') }));
+    pdf = new PdfDocument(bytes);
+  } catch (err) {
+    problems.push(`not a signed Equivox report: the file cannot be read as a PDF (${(err as Error).message})`);
+    return { ...result, signed: null };
+  }
+  try {
+    result.attachments = attachmentsOf(pdf).map((a) => ({ name: a.name, size: a.data.length, sha256: createHash('sha256').update(a.data).digest('hex') }));
   } catch (err) {
     problems.push(`attachments unreadable: ${(err as Error).message}`);
   }
-  const text = bytes.toString('latin1');
-  const ranges = [...text.matchAll(/\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)];
-  if (ranges.length === 0) {
-    problems.push('no signature (no /ByteRange) found');
+  let sigs: { field: string; sig: PdfDict }[];
+  try {
+    sigs = signatureDictionaries(pdf);
+  } catch (err) {
+    problems.push(`the PDF's form (where the signature is kept) cannot be read: ${(err as Error).message}`);
     return result;
   }
-  const last = ranges[ranges.length - 1]!;
-  const [a, b, c, d] = [1, 2, 3, 4].map((i) => Number(last[i]));
+  if (sigs.length === 0) {
+    problems.push('not a signed Equivox report: the PDF has no signature field (it was never signed, or was saved again without its signature)');
+    return result;
+  }
+  result.signed = true;
+  if (sigs.length > 1) problems.push(`the PDF holds ${sigs.length} signatures; an Equivox report is signed once, so something was added after it was signed`);
+  // With several, the one checked is the last listed (the newest); the file is invalid either way.
+  const { sig } = sigs[sigs.length - 1]!;
+  result.subFilter = nameOf(sig.entries.get('SubFilter'));
+  const m = pdf.resolve(sig.entries.get('M'));
+  const range = byteRangeOf(sig, pdf);
+  const contents = sig.entries.get('Contents');
+  if (!range) {
+    problems.push('the signature has no usable /ByteRange (four whole numbers)');
+    return result;
+  }
+  if (!isString(contents) || !contents.hex || contents.start === null || contents.end === null) {
+    problems.push('the signature has no /Contents hex string written directly in the file');
+    return result;
+  }
+  const [a, b, c, d] = range;
   const len = bytes.length;
-  const gapOk = b! < c! && c! <= len && bytes[b!] === 0x3c /* < */ && bytes[c! - 1] === 0x3e; /* > */
-  const hex = gapOk ? text.slice(b! + 1, c! - 1) : '';
-  const hexOk = gapOk && /^[0-9a-fA-F]*$/.test(hex) && hex.length % 2 === 0;
-  result.coversWholeFile = a === 0 && gapOk && hexOk && c! + d! === len;
+  const hexOk = /^[0-9a-fA-F]*$/.test(contents.raw.toString('latin1')) && contents.raw.length % 2 === 0;
+  // The unsigned gap must be exactly this dictionary's /Contents, and the two signed ranges everything else.
+  result.coversWholeFile = a === 0 && b === contents.start && c === contents.end && c + d === len;
   if (!result.coversWholeFile) problems.push('the signed byte range does not cover the whole file except the signature');
-  const dictStart = text.lastIndexOf('<<', last.index);
-  const dictWindow = text.slice(Math.max(0, dictStart), Math.min(len, c! + 4000));
-  result.subFilter = /\/SubFilter\s*\/([\w.]+)/.exec(dictWindow)?.[1] ?? null;
-  const m = /\/M\s*\((D:[^)]*)\)/.exec(dictWindow);
   if (!hexOk) {
     problems.push('the signature contents are not valid hex');
     return result;
   }
-  const cms = Buffer.from(hex, 'hex');
-  const signed = Buffer.concat([bytes.subarray(a!, a! + b!), bytes.subarray(c!, c! + d!)]);
+  const cms = contents.bytes;
+  const signed = Buffer.concat([bytes.subarray(a, a + b), bytes.subarray(Math.min(c, len), Math.min(c + d, len))]);
   const check = checkCms(cms, signed);
   if (check.error) problems.push(`signature unreadable: ${check.error}`);
   if (!check.digestMatches) problems.push('the document digest does not match the signed digest (the file was changed)');
@@ -107,15 +175,13 @@ export function verifyReport(bytes: Buffer): VerifyResult {
   if (check.certificateDer) {
     result.fingerprint = fingerprintOf(check.certificateDer);
     try {
-      const cert = forge.pki.certificateFromAsn1(forge.asn1.fromDer(forge.util.createBuffer(check.certificateDer.toString('binary'))));
-      const cn = cert.subject.getField('CN');
-      const o = cert.subject.getField('O');
-      result.signer = [cn ? String(cn.value) : null, o ? String(o.value) : null].filter(Boolean).join(', ') || null;
+      const names = certificateNames(certificateFromDer(check.certificateDer));
+      result.signer = [names.name, names.organisation].filter(Boolean).join(', ') || null;
     } catch (err) {
       problems.push(`certificate unreadable: ${(err as Error).message}`);
     }
   } else problems.push('no certificate matching the signer in the signature');
-  result.signedAt = check.signingTime?.toISOString() ?? (m ? pdfDate(m[1]!) : null);
-  result.valid = result.coversWholeFile && check.digestMatches && check.signatureValid && check.signingCertificateMatches !== false && paddingOk && !!check.certificateDer;
+  result.signedAt = check.signingTime?.toISOString() ?? (isString(m) ? pdfDate(pdfText(m)) : null);
+  result.valid = sigs.length === 1 && result.coversWholeFile && check.digestMatches && check.signatureValid && check.signingCertificateMatches !== false && paddingOk && !!check.certificateDer;
   return result;
 }

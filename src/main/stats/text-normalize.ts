@@ -9,13 +9,24 @@
  *   which matches how the `english` rules spell "twenty-one".
  * - `english`: `basic` plus common contractions expanded (don't → do not, it's → it is …)
  *   and digits spelled out (42 → forty two, 3.5 → three point five, 1,000 → one thousand).
+ * - `whisper-english`: openai/whisper's EnglishTextNormalizer (whisper-english.ts), the one
+ *   the Open ASR Leaderboard and Whisper's papers use: spelled-out numbers to digits,
+ *   British to American spellings, contractions, titles, fillers and diacritics removed.
+ * - `whisper-basic`: Whisper's BasicTextNormalizer (whisper-basic.ts), for other languages.
+ * The Whisper modes split words as Python's str.split() does (normalizedWords).
  */
-export type NormalizeMode = 'basic' | 'none' | 'english';
+import { pySplit } from './python-text';
+import { whisperBasic } from './whisper-basic';
+import { whisperEnglish } from './whisper-english';
 
-export const NORMALIZE_MODES: readonly NormalizeMode[] = ['basic', 'none', 'english'];
+export type NormalizeMode = 'basic' | 'none' | 'english' | 'whisper-english' | 'whisper-basic';
+
+export const NORMALIZE_MODES: readonly NormalizeMode[] = ['basic', 'none', 'english', 'whisper-english', 'whisper-basic'];
 
 export function normalizeText(text: string, mode: NormalizeMode = 'basic'): string {
   if (mode === 'none') return text;
+  if (mode === 'whisper-english') return whisperEnglish(text);
+  if (mode === 'whisper-basic') return whisperBasic(text);
   let t = text.normalize('NFKC').toLowerCase().replace(/[\u2019\u02bc]/g, "'");
   if (mode === 'english') t = spellNumbers(expandContractions(t));
   t = t.replace(/(?<![\p{L}\p{N}])'|'(?![\p{L}\p{N}])/gu, ' ');
@@ -27,6 +38,11 @@ export function normalizeText(text: string, mode: NormalizeMode = 'basic'): stri
 export function words(text: string): string[] {
   const t = text.trim();
   return t === '' ? [] : t.split(/\s+/u);
+}
+
+/** Words of a text normalised with `mode`: the Whisper modes split as Python's str.split() does. */
+export function normalizedWords(text: string, mode: NormalizeMode): string[] {
+  return mode === 'whisper-english' || mode === 'whisper-basic' ? pySplit(text) : words(text);
 }
 
 const CONTRACTIONS: [RegExp, string][] = [

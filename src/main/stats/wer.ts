@@ -10,7 +10,8 @@ import { mixedPoissonGroupComparison } from './glmm';
 import { poissonGroupComparison } from './poisson';
 import { Rng } from './rng';
 import { binomialCapped, StatsInputError } from './speat';
-import { normalizeText, words, type NormalizeMode } from './text-normalize';
+import { normalizeText, normalizedWords, type NormalizeMode } from './text-normalize';
+import { werRuleChanges, type WerRuleChanges } from './wer-rule-changes';
 
 export interface UtteranceMeasures {
   referenceWords: number;
@@ -28,8 +29,8 @@ export interface UtteranceMeasures {
 export function measureUtterance(reference: string, hypothesis: string, mode: NormalizeMode = 'basic'): UtteranceMeasures {
   const r = normalizeText(reference, mode);
   const h = normalizeText(hypothesis, mode);
-  const rw = words(r);
-  const hw = words(h);
+  const rw = normalizedWords(r, mode);
+  const hw = normalizedWords(h, mode);
   const c = alignCounts(rw, hw);
   // CER over the normalised text with single spaces between words (code points, not UTF-16 units).
   const rc = Array.from(rw.join(' '));
@@ -102,6 +103,8 @@ export interface WerRow {
 
 export interface WerOptions {
   normalize?: NormalizeMode;
+  /** A second normaliser whose per-group WER is reported beside the primary one (never the basis of a verdict). */
+  secondaryNormalize?: NormalizeMode;
   referenceGroup?: string;
   /** Bootstrap resamples for the CI (default 1000). */
   bootstrap?: number;
@@ -153,8 +156,18 @@ export interface WerMixedSummary {
   notEstimable: string[];
 }
 
+/** Per-group rates under the secondary normaliser, with the same bootstrap draws as the primary CIs. */
+export interface WerSecondary {
+  normalize: NormalizeMode;
+  groups: Record<string, PooledRates & { ci95: [number, number] | null; absoluteDelta: number | null }>;
+}
+
 export interface WerAnalysis {
   normalize: NormalizeMode;
+  /** Present when options.secondaryNormalize is set. */
+  secondary?: WerSecondary;
+  /** Words each whisper-english rule family changed per group, when whisper-english is the primary or secondary normaliser. */
+  ruleChanges?: WerRuleChanges;
   by: 'utterance' | 'speaker';
   bootstrap: number;
   permutations: number;
@@ -395,6 +408,34 @@ export function compareWerGroups(data: WerCounts, referenceGroup: string, option
   };
 }
 
+/**
+ * Per-group rates under a second normaliser. The bootstrap uses the primary's streams (the
+ * same resampled units), so the two CIs differ only by normalisation.
+ */
+function secondaryWer(
+  rows: readonly WerRow[],
+  mode: NormalizeMode,
+  o: { groupNames: string[]; byGroup: Map<string, number[]>; speakers: readonly string[] | null; resamples: number; seed: number; referenceGroup: string },
+): WerSecondary {
+  const sm = rows.map((r) => measureUtterance(r.reference, r.hypothesis, mode));
+  const se = Float64Array.from(sm, (m) => m.errors);
+  const sw = Float64Array.from(sm, (m) => m.referenceWords);
+  const groups: WerSecondary['groups'] = {};
+  o.groupNames.forEach((g, gi) => {
+    const idx = o.byGroup.get(g)!;
+    const pooled = pooledRates(idx.map((i) => sm[i]!));
+    // A group whose words all go (fillers only, say) has no WER here, which is not an input error.
+    const ci95 = pooled.wer === null ? null : bootstrapWerCi(unitsOf(idx, se, sw, o.speakers), o.resamples, Rng.stream(o.seed, 2000 + gi));
+    groups[g] = { ...pooled, ci95, absoluteDelta: null };
+  });
+  const refWer = groups[o.referenceGroup]!.wer;
+  for (const g of o.groupNames) {
+    const w = groups[g]!.wer;
+    groups[g]!.absoluteDelta = refWer === null || w === null ? null : w - refWer;
+  }
+  return { normalize: mode, groups };
+}
+
 export function analyseWer(rows: readonly WerRow[], options: WerOptions = {}): WerAnalysis {
   const normalize = options.normalize ?? 'basic';
   const R = options.bootstrap ?? 1000;
@@ -429,6 +470,9 @@ export function analyseWer(rows: readonly WerRow[], options: WerOptions = {}): W
     throw new StatsInputError(`reference group "${ref}" does not occur in the data (groups: ${groupNames.join(', ')})`, 'group');
   }
   const tests = compareWerGroups({ errors, words: wordsArr, groups: rows.map((r) => r.group), speakers }, ref, { by, permutations: N, seed, nAGQ: options.nAGQ ?? 1 });
+  const second = options.secondaryNormalize;
+  const secondary = second === undefined ? undefined : secondaryWer(rows, second, { groupNames, byGroup, speakers: by === 'speaker' ? speakers : null, resamples: R, seed, referenceGroup: ref });
+  const ruleChanges = normalize === 'whisper-english' || second === 'whisper-english' ? werRuleChanges(rows) : undefined;
   return {
     normalize,
     by,
@@ -438,5 +482,7 @@ export function analyseWer(rows: readonly WerRow[], options: WerOptions = {}): W
     referenceGroup: ref,
     groups,
     ...tests,
+    ...(secondary ? { secondary } : {}),
+    ...(ruleChanges ? { ruleChanges } : {}),
   };
 }

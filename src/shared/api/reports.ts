@@ -22,11 +22,17 @@ export interface IdentitySummary {
 
 export interface ReportVerification {
   valid: boolean;
+  /** Whether the PDF holds a signature at all (a signature field with a value): false for an unsigned PDF, null when the file cannot be read as a PDF. */
+  signed: boolean | null;
   signer: string | null;
   /** SHA-256 of the signing certificate's DER, colon-separated upper-case hex. */
   fingerprint: string | null;
-  /** Whether the signing certificate is one of this computer's trusted identities (created or imported here, or trusted with `identity trust`). */
-  trusted: boolean;
+  /**
+   * Whether the signing certificate is one of this computer's trusted identities (created or
+   * imported here, or trusted with `identity trust`); null (not judged) when the signature is
+   * not valid, since who signed a changed or damaged file says nothing.
+   */
+  trusted: boolean | null;
   /** Plain-language warning when the signature is valid but the signer is not trusted; null otherwise. */
   trustNote: string | null;
   signedAt: string | null;

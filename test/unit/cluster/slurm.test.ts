@@ -18,6 +18,7 @@ import type { ClusterExportSummary, ClusterImportSummary, ClusterStatus } from '
 import type { EmbedSummary } from '../../../src/shared/api/models';
 import { PROJECT_FILE } from '../../../src/main/store/projects';
 import { cannotRunSlurm, startOneNodeSlurm, type OneNodeSlurm } from './one-node-slurm';
+import { skipUnless } from '../../support/skips';
 import { cli, copyProject, count, demoTargetProject, embeddingRows, ok, removeTempDirs, tempDir } from './helpers';
 
 const wrapper = resolve('test/support/cluster-kill-wrapper.mjs');
@@ -86,7 +87,7 @@ afterAll(async () => {
 
 describe('embedding extraction as a Slurm array job', () => {
   it('4 shards of the demo target: sbatch --wait succeeds, import merges all 48, bit for bit equal to a local embed; a second import merges nothing', { timeout: 300_000 }, async (ctx) => {
-    if (skip) ctx.skip(skip);
+    skipUnless(skip, (r) => ctx.skip(r));
     const project = copyProject(pristine, tempDir('a'));
     const job = join(tempDir('job-a'), 'job');
     const exported = await exportJob(project, 4, job);
@@ -126,7 +127,7 @@ describe('embedding extraction as a Slurm array job', () => {
   });
 
   it('a task killed mid-shard shows as partial; resubmitting only its index completes the job', { timeout: 300_000 }, async (ctx) => {
-    if (skip) ctx.skip(skip);
+    skipUnless(skip, (r) => ctx.skip(r));
     const project = copyProject(pristine, tempDir('b'));
     const job = join(tempDir('job-b'), 'job');
     const exported = await exportJob(project, 2, job);

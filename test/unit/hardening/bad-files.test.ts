@@ -236,6 +236,6 @@ describe('signed reports that were damaged', () => {
       expect({ name, valid: v.valid }).toEqual({ name, valid: false });
       expect(v.problems.length, name).toBeGreaterThan(0);
     }
-    expect(verify('zero.pdf').problems).toContain('no signature (no /ByteRange) found');
+    expect(verify('zero.pdf').problems).toEqual([expect.stringMatching(/^not a signed Equivox report: the file cannot be read as a PDF \(no "startxref"/)]);
   });
 });

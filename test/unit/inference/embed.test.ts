@@ -113,16 +113,16 @@ describe('embedding a dataset', () => {
     expect(spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', p.files[1]!, flac]).status).toBe(0);
     p.db.prepare('UPDATE clips SET path = ? WHERE path = ?').run(flac, p.files[1]!);
     p.db.close();
-    // No ffmpeg anywhere: an empty PATH and no EQUIVOX_FFMPEG.
-    const env: NodeJS.ProcessEnv = { ...process.env, PATH: tempDir('no-ffmpeg'), EQUIVOX_HOME: home };
-    delete env.EQUIVOX_FFMPEG;
+    // No ffmpeg to run: EQUIVOX_FFMPEG names a missing file (which also rules out the
+    // bundled binary and PATH: an explicit choice is never silently replaced).
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: tempDir('no-ffmpeg'), EQUIVOX_HOME: home, EQUIVOX_FFMPEG: join(tempDir('no-ffmpeg'), 'ffmpeg') };
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'embed', '--project', p.dir, '--dataset', p.datasetId, '--model', 'acoustic-baseline'], { env, encoding: 'utf8', cwd: join(__dirname, '../../..') });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { computed: number; failed: { path: string; error: string }[] };
     expect(out.computed).toBe(1);
     expect(out.failed).toHaveLength(1);
     expect(out.failed[0]!.path).toBe(flac);
-    expect(out.failed[0]!.error).toMatch(/ffmpeg was not found/);
+    expect(out.failed[0]!.error).toMatch(/EQUIVOX_FFMPEG is set to .*ffmpeg, which is not a program this computer can run/);
   });
 
   it('runs through the JobRunner (worker thread) too', async () => {

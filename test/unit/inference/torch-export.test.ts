@@ -8,10 +8,11 @@
  */
 import { join } from 'node:path';
 import * as ort from '../../../src/main/inference/ort';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { embedOnce, ensureModel, importModel } from '../../../src/main/inference/models';
 import { normalizeWaveform, whisperLogMel } from '../../../src/main/inference/frontends';
 import { readF32, torchFixtures, torchUnavailable, type TorchFixtures } from '../../support/torch-fixtures';
+import { skipUnless } from '../../support/skips';
 import { tempDir } from './helpers';
 
 const unavailable = torchUnavailable();
@@ -35,10 +36,12 @@ function frameMean(x: Float32Array, rows: number, width: number): Float32Array {
   return out;
 }
 
-describe.skipIf(unavailable !== null)(`models exported by torch.onnx.export${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+describe('models exported by torch.onnx.export', () => {
   let fx: TorchFixtures;
   let home: string;
+  beforeEach((ctx) => skipUnless(unavailable, (r) => ctx.skip(r)));
   beforeAll(() => {
+    if (unavailable) return;
     const r = torchFixtures();
     if (!r.ok) throw new Error(r.reason);
     fx = r.fixtures;

@@ -8,10 +8,11 @@
  */
 import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRecognizer, importModel } from '../../../src/main/inference';
 import type { ModelManifest } from '../../../src/main/inference/manifest';
 import { readF32, torchFixtures, torchUnavailable, type TorchFixtures } from '../../support/torch-fixtures';
+import { skipUnless } from '../../support/skips';
 import { tempDir } from './helpers';
 
 const unavailable = torchUnavailable();
@@ -21,12 +22,14 @@ interface Expected {
   clips: { file: string; samples: number; detectedLanguage: string; runs: Record<string, { prefix: number[]; tokens: number[]; minMargin: number }> }[];
 }
 
-describe.skipIf(unavailable !== null)(`Whisper greedy decoding vs PyTorch${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+describe('Whisper greedy decoding vs PyTorch', () => {
   let fx: TorchFixtures;
   let expected: Expected;
   let folder: string;
   const models: Record<'merged' | 'with-past' | 'plain', ModelManifest> = {} as never;
+  beforeEach((ctx) => skipUnless(unavailable, (r) => ctx.skip(r)));
   beforeAll(async () => {
+    if (unavailable) return;
     const r = torchFixtures();
     if (!r.ok) throw new Error(r.reason);
     fx = r.fixtures;

@@ -25,6 +25,7 @@ import { startWebHost, type WebHost } from '../../../src/main/web';
 import { PRIVACY_ENV } from '../../../src/main/security/telemetry';
 import { audioMagicIn } from '../../support/audio-magic';
 import { entriesOutside, listTree, networkViolations, parseStraceLog, STRACE_ARGS, writesOutside, type StraceLog } from '../../support/strace-log';
+import { skipUnless } from '../../support/skips';
 import { straceAvailability } from '../../support/strace-available';
 
 const repo = resolve(import.meta.dirname, '..', '..', '..');
@@ -133,7 +134,8 @@ describe('the whole demo, offline', () => {
     expect(run.threads.some((t) => t.split(' ')[1] !== '0')).toBe(true);
   });
 
-  it.skipIf(!strace.ok)(`makes no non-loopback connection and no DNS or name-service lookup, native code included (strace -f)${strace.ok ? '' : ` — skipped: ${strace.reason}`}`, () => {
+  it('makes no non-loopback connection and no DNS or name-service lookup, native code included (strace -f)', (ctx) => {
+    skipUnless(strace.ok ? null : strace.reason, (r) => ctx.skip(r));
     const log = run.strace!;
     // The trace saw the work itself: the project database and the report being written.
     expect(log.calls).toBeGreaterThan(1000);
@@ -142,7 +144,8 @@ describe('the whole demo, offline', () => {
     expect(networkViolations(log.network).map((v) => `${v.reason} (pid ${v.pid}, ${v.syscall})`)).toEqual([]);
   });
 
-  it.skipIf(!strace.ok)(`writes files only in the output, the Equivox data folder and the harness's folders (strace -f)${strace.ok ? '' : ` — skipped: ${strace.reason}`}`, () => {
+  it("writes files only in the output, the Equivox data folder and the harness's folders (strace -f)", (ctx) => {
+    skipUnless(strace.ok ? null : strace.reason, (r) => ctx.skip(r));
     const outside = writesOutside(run.strace!.writes, [out, dataDir, run.harnessDir]).filter((w) => !isEmptyNpmCache(w.path));
     expect(outside.map((w) => `${w.syscall} ${w.path}`)).toEqual([]);
   });

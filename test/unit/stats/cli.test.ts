@@ -219,7 +219,8 @@ describe('stats fdi CLI', () => {
     await expect(cli(['stats', 'fdi', '--input', fixture('fdi_bad_score.csv'), '--threshold', '0.5'])).rejects.toThrow(/line 3: score is not a finite number/);
     await expect(cli(['stats', 'fdi', '--input', fixture('fdi_nan.csv'), '--threshold', '0.5'])).rejects.toThrow(/line 3: score/);
     await expect(cli(['stats', 'fdi', '--input', fixture('fdi_empty_group.csv'), '--threshold', '0.5'])).rejects.toThrow(/line 3: empty group/);
-    await expect(cli(['stats', 'fdi', '--input', fixture('fdi_small.csv')])).rejects.toThrow(UsageError);
+    // Without threshold options the sweep spans the observed scores (issue 21); both at once is a usage error.
+    await expect(cli(['stats', 'fdi', '--input', fixture('fdi_small.csv'), '--threshold', '0.5', '--thresholds', '0:1:0.1'])).rejects.toThrow(UsageError);
     await expect(cli(['stats', 'fdi', '--input', fixture('fdi_small.csv'), '--threshold', '0.5', '--alpha', '2'])).rejects.toThrow(UsageError);
   });
   it('fixtures are what the golden script wrote', () => {

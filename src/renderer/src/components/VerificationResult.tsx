@@ -4,6 +4,20 @@ import { Term } from './Term';
 
 /** The verdict first, in words; then who signed, when, the fingerprint and what the signature covers. */
 export function verdict(v: ReportVerification): { tone: 'ok' | 'warn' | 'bad'; headline: string; advice: string } {
+  if (v.signed === null) {
+    return {
+      tone: 'bad',
+      headline: 'Not valid: this file cannot be read as a PDF. It may be damaged, cut short, or not a report at all.',
+      advice: 'Do not rely on its contents. Ask the auditor for the original file.',
+    };
+  }
+  if (v.signed === false) {
+    return {
+      tone: 'bad',
+      headline: 'Not a signed Equivox report: this PDF holds no signature.',
+      advice: 'Nothing in it can be checked. Ask the auditor for the signed report they exported from Equivox.',
+    };
+  }
   if (!v.valid) {
     return {
       tone: 'bad',
@@ -23,6 +37,12 @@ export function verdict(v: ReportVerification): { tone: 'ok' | 'warn' | 'bad'; h
     headline: 'Valid: the report is unchanged since it was signed. The signer is an identity trusted on this computer.',
     advice: v.coversWholeFile ? 'Every byte of the file is covered by the signature.' : 'Parts of the file are not covered by the signature.',
   };
+}
+
+/** Trust is judged only for a valid signature; null says so rather than reading as "no". */
+export function trustText(trusted: boolean | null): string {
+  if (trusted === null) return 'not judged: the signature is not valid, so who signed it tells you nothing about this file';
+  return trusted ? 'yes: one of the identities created, imported or trusted on this computer' : 'no';
 }
 
 export function VerificationResult({ v, file }: { v: ReportVerification; file?: string }): JSX.Element {
@@ -56,7 +76,7 @@ export function VerificationResult({ v, file }: { v: ReportVerification; file?: 
         <dt>Whole file covered</dt>
         <dd>{v.coversWholeFile ? 'yes: the signature covers every byte except itself' : 'no: parts of the file are not covered by the signature'}</dd>
         <dt>Trusted signer</dt>
-        <dd>{v.trusted ? 'yes: one of the identities created, imported or trusted on this computer' : 'no'}</dd>
+        <dd>{trustText(v.trusted)}</dd>
         {v.attachments.length > 0 && (
           <>
             <dt>Data inside the report</dt>

@@ -8,7 +8,13 @@ import { ChartFigure } from './ChartFigure';
 import { werDashboardChart } from './charts/wer';
 import { Ci, Num } from './format';
 
-const NORMALIZE: Record<WerSection['config']['normalize'], string> = { basic: 'basic normalisation (case, punctuation)', none: 'no text normalisation', english: 'English normalisation' };
+const NORMALIZE: Record<WerSection['config']['normalize'], string> = {
+  basic: 'basic normalisation (case, punctuation)',
+  none: 'no text normalisation',
+  english: 'English normalisation',
+  'whisper-english': "Whisper's English normalisation (as the Open ASR Leaderboard)",
+  'whisper-basic': "Whisper's basic normalisation",
+};
 
 export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSection }): JSX.Element {
   const chart = useMemo(() => werDashboardChart(results), [results]);

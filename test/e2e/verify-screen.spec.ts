@@ -1,0 +1,91 @@
+/**
+ * The Verify screen in the real renderer against the real engine (web host), for the
+ * three answers `report verify` can give beyond "valid": a report signed by an auditor
+ * whose name is not Latin-1 shows that name as written; an edited report is not valid
+ * and its signer is "not judged" (never "trusted" beside "not valid"); a PDF without a
+ * signature is "not a signed Equivox report". The reports are built by the real
+ * pipeline (buildReport with an identity made in the host's own data folder).
+ */
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { createIdentity, loadSigningIdentity } from '../../src/main/identity';
+import { buildReport } from '../../src/main/report';
+import { createDocument } from '../../src/main/report/document';
+import type { AuditResults } from '../../src/shared/results';
+import { AuditorApp } from './pages/app';
+import { killTree } from './pages/process';
+import { startHost, type RunningHost } from './web-host';
+
+const NAME = 'Zoë Ångström';
+const ORG = 'מכון השמיעה';
+
+let host: RunningHost;
+let folder: string;
+let signed: string;
+let edited: string;
+let unsigned: string;
+
+test.beforeAll(async () => {
+  folder = realpathSync(mkdtempSync(join(tmpdir(), 'equivox-verify-')));
+  host = await startHost();
+  const results = JSON.parse(readFileSync('test/fixtures/report/results.sample.json', 'utf8')) as AuditResults;
+  const info = await createIdentity(host.home, { name: NAME, organisation: ORG });
+  const { pdf } = await buildReport(results, { identity: loadSigningIdentity(host.home, info.id) });
+  signed = join(folder, 'signed.pdf');
+  writeFileSync(signed, pdf);
+  const bytes = Buffer.from(pdf);
+  const at = bytes.indexOf('stream\n') + 60; // page content, inside the signed range
+  bytes[at] = bytes[at]! ^ 0x20;
+  edited = join(folder, 'edited.pdf');
+  writeFileSync(edited, bytes);
+  const doc = createDocument(results, { auditor: NAME, organisation: ORG, now: new Date(), signerName: NAME, fingerprint: info.fingerprint, keyProtection: 'passphrase-file' });
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise((r) => doc.on('end', r));
+  doc.end();
+  await done;
+  unsigned = join(folder, 'unsigned.pdf');
+  writeFileSync(unsigned, Buffer.concat(chunks));
+});
+
+test.afterAll(async () => {
+  if (host) {
+    killTree(host.process.pid!);
+    await host.stop();
+  }
+  if (folder) rmSync(folder, { recursive: true, force: true });
+});
+
+async function verify(page: Page, app: AuditorApp, file: string): Promise<void> {
+  await app.choose('Report file (PDF)', file);
+  await expect(page.getByRole('textbox', { name: /Report file \(PDF\)/ })).toHaveValue(file);
+}
+
+test.use({ viewport: { width: 1024, height: 768 } });
+
+test('Verify a report: a Unicode signer as written, an edited file not judged, an unsigned PDF named', async ({ page }, info) => {
+  const app = new AuditorApp(page, info);
+  await page.goto(host.url);
+  await page.getByRole('button', { name: 'Verify a report…' }).click();
+  await expect(app.heading('Verify a report')).toBeVisible();
+  const result = page.getByTestId('verification');
+
+  await verify(page, app, signed);
+  await expect(result).toContainText('Valid: the report is unchanged since it was signed. The signer is an identity trusted on this computer.');
+  await expect(result.locator('dt:has-text("Signed by") + dd')).toHaveText(`${NAME}, ${ORG}`);
+  await expect(result.locator('dt:has-text("Trusted signer") + dd')).toHaveText(/^yes: /);
+  await app.record('verify-unicode-signer');
+
+  await verify(page, app, edited);
+  await expect(result).toContainText('Not valid: this report was changed after it was signed, or its signature is damaged.');
+  await expect(result.locator('dt:has-text("Trusted signer") + dd')).toHaveText('not judged: the signature is not valid, so who signed it tells you nothing about this file');
+  await app.record('verify-edited-not-judged');
+
+  await verify(page, app, unsigned);
+  await expect(result).toContainText('Not a signed Equivox report: this PDF holds no signature.');
+  await expect(result).toContainText('not a signed Equivox report: the PDF has no signature field');
+  await expect(result.locator('dt:has-text("Trusted signer") + dd')).toHaveText(/^not judged/);
+  await app.record('verify-unsigned');
+});
