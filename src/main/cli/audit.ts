@@ -2,7 +2,8 @@ import type { Api } from '../api';
 import { canonicalJson } from '../../shared/plan';
 import { UserError } from '../../shared/errors';
 import { listPlans, lockPlan, parsePlan, savePlan } from '../audits/plans';
-import { createAudit, getAudit, listAudits, runAudit, storedResults, unfinishedAudits } from '../audits/run';
+import { getAudit, listAudits, runAudit, startOrResumeRun, storedResults } from '../audits/run';
+import type { RunLock } from '../store/audit-runs';
 import type { CliCommand, Options } from './args';
 import { cliTaskContext } from './task-context';
 import { readInputFile } from '../security/input-file';
@@ -60,7 +61,7 @@ export function auditCommands(api: () => Api): CliCommand[] {
     },
     {
       path: ['audit', 'run'],
-      usage: 'audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (progress on stderr, summary on stdout)',
+      usage: 'audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (--plan resumes the plan\'s latest unfinished run; progress on stderr, summary on stdout)',
       run: async (o, _p, ctx) => {
         const planFile = o.string('plan');
         const resume = o.string('resume');
@@ -69,16 +70,16 @@ export function auditCommands(api: () => Api): CliCommand[] {
         o.assertNoUnknown();
         if ((planFile === undefined) === (resume === undefined)) throw new UserError('give either --plan FILE.json or --resume RUN_ID', 'plan');
         let auditId: string;
+        let lock: RunLock | undefined;
         if (resume) auditId = getAudit(db, resume).id;
         else {
           const plan = await savedPlan(db, planFile!, lockedId, ctx.log);
-          const stopped = unfinishedAudits(db).find((a) => a.planId === plan.id);
-          auditId = stopped?.id ?? createAudit(db, plan.id).id;
-          if (stopped) ctx.log(`resuming run ${stopped.id}, which stopped at ${stopped.stage ?? 'the start'}`);
+          // The latest unfinished run of this plan, or a new one; refused while another process runs the plan.
+          ({ auditId, lock } = startOrResumeRun(db, plan.id, ctx.log));
         }
         const task = cliTaskContext(ctx.log);
         try {
-          const r = await runAudit({ db, dataDir: api().engine.dataDir, auditId, task, projectId: project.id, projectName: project.name });
+          const r = await runAudit({ db, dataDir: api().engine.dataDir, auditId, task, projectId: project.id, projectName: project.name, ...(lock ? { lock } : {}) });
           return {
             runId: auditId,
             planSha256: r.audit.planSha256,

@@ -10,7 +10,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   projects: [
     'projects create --name NAME [--dir DIR]',
     'projects list',
-    'projects open (--id ID | --dir DIR)',
+    'projects open (--id ID | --dir DIR [--as-copy])   (--as-copy: the folder is a copy of a project kept elsewhere; give it its own id)',
     'projects rename --id ID --name NAME',
     'projects delete --id ID [--delete-files]',
   ],
@@ -49,7 +49,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   ],
   audit: [
     'audit lock --project DIR --plan FILE.json   (save and pre-register a plan; exit 1 with one line per reason when a section cannot run)',
-    'audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (progress on stderr, summary on stdout)',
+    "audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (--plan resumes the plan's latest unfinished run; progress on stderr, summary on stdout)",
     'audit results --project DIR --run RUN_ID',
     'audit list --project DIR',
   ],
@@ -81,7 +81,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
 export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
   'projects create': { options: { name: 'string', dir: 'string' } },
   'projects list': { options: {} },
-  'projects open': { options: { id: 'string', dir: 'string' } },
+  'projects open': { options: { id: 'string', dir: 'string', 'as-copy': 'boolean' } },
   'projects rename': { options: { id: 'string', name: 'string' } },
   'projects delete': { options: { id: 'string', 'delete-files': 'boolean' } },
   call: { options: { input: 'string' }, positionals: ['OPERATION'] },
