@@ -7,9 +7,13 @@
  *
  * Modes are owner-only by default (0600 files, 0700 folders), set explicitly after
  * creation so the umask cannot widen them.
+ *
+ * A kill between writing and renaming leaves the temporary sibling behind (hidden, named
+ * after the target and the writing process): removeStaleTemps clears those of processes
+ * that are gone, at the next start and before the next write of the same kind.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** Flush a folder's entries (a rename or a new file in it) to disk; a no-op where folders cannot be opened (Windows). */
@@ -36,10 +40,66 @@ export function fsyncFile(file: string): void {
   }
 }
 
+/** The temporary sibling of `target` this process writes before renaming it into place. */
+export function tempSibling(target: string): string {
+  return join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+}
+
+/** Names tempSibling makes: `.<name>.tmp-<pid>-<8 hex digits>`. */
+const TEMP_NAME = /^\.(.+)\.tmp-(\d+)-[0-9a-f]{8}$/;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Remove the temporary files (and folders) that a killed write left in `dir`: names
+ * tempSibling makes whose process is gone. Those of a live process (this one included)
+ * are its writes in progress and are left alone. With `depth` > 0, sub-folders too.
+ * Returns what was removed; a folder that cannot be read is skipped.
+ */
+export function removeStaleTemps(dir: string, depth = 0): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const path = join(dir, name);
+    const m = TEMP_NAME.exec(name);
+    let isDir = false;
+    try {
+      const st = lstatSync(path);
+      if (st.isSymbolicLink()) continue;
+      isDir = st.isDirectory();
+    } catch {
+      continue;
+    }
+    if (m) {
+      const pid = Number(m[2]);
+      if (pid === process.pid || processAlive(pid)) continue;
+      try {
+        rmSync(path, { recursive: true, force: true });
+        removed.push(path);
+      } catch {
+        // Not ours to force; the next start tries again.
+      }
+    } else if (isDir && depth > 0) removed.push(...removeStaleTemps(path, depth - 1));
+  }
+  return removed;
+}
+
 /** Write `data` to `file` atomically (temporary sibling, fsync, rename, fsync of the folder). */
 export function writeFileAtomic(file: string, data: string | Uint8Array, options: { mode?: number } = {}): void {
   const mode = options.mode ?? 0o600;
-  const tmp = join(dirname(file), `.${basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const tmp = tempSibling(file);
   const fd = openSync(tmp, 'wx', mode);
   try {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -76,7 +136,7 @@ export class AtomicTextFile {
     private readonly mode = 0o600,
   ) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    this.tmp = join(dirname(file), `.${basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+    this.tmp = tempSibling(file);
     this.fd = openSync(this.tmp, 'wx', mode);
   }
 
@@ -134,4 +194,20 @@ export function publishDir(tmp: string, target: string): boolean {
   }
   fsyncDir(dirname(target));
   return true;
+}
+
+/**
+ * Put the complete folder `tmp` in place of `target`, which may exist: the old folder is
+ * renamed aside first and removed after. A kill in between leaves only folders with
+ * temporary names (tempSibling), which removeStaleTemps clears.
+ */
+export function replaceDir(tmp: string, target: string): void {
+  let aside: string | null = null;
+  if (existsSync(target)) {
+    aside = tempSibling(target);
+    renameSync(target, aside);
+  }
+  renameSync(tmp, target);
+  fsyncDir(dirname(target));
+  if (aside) rmSync(aside, { recursive: true, force: true });
 }

@@ -8,9 +8,9 @@ import { pathToFileURL } from 'node:url';
 import type { Api, createApi } from './api';
 import type { createEngine, Engine } from './engine';
 import { toErrorShape } from './error-shape';
-import { CliResult, Options, parseArgs, UsageError, type CliContext } from './cli/args';
+import { CliResult, Options, UsageError, type CliContext } from './cli/args';
 import { ENGINE_FREE_GROUPS, isGroup, loadCommands } from './cli/commands';
-import { usageText } from './cli/usage';
+import { leadingWords, matchCommand, parseCommandLine, usageText } from './cli/usage';
 import { ProgressThrottle } from './cli/progress-lines';
 
 export async function runCli(argv: string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {
@@ -49,22 +49,39 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
     },
   };
   try {
-    const args = parseArgs(argv);
-    const first = args.positionals[0];
+    // The command is its leading words (`report verify`); options and positionals follow
+    // in any order, parsed against the command's table (cli/usage.ts), before any
+    // command module loads: a typo costs no engine start-up.
+    const end = argv.indexOf('--');
+    const helpAsked = (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+    const words = leadingWords(argv);
+    const first = words[0];
     // Usage text is static (cli/usage.ts): printing it loads no command module.
-    if (first === undefined || args.options.has('help')) {
-      io.stderr(`${usageText(first)}\n`);
-      return args.options.has('help') ? 0 : 2;
+    if (first === undefined) {
+      io.stderr(`${usageText()}\n`);
+      return helpAsked ? 0 : 2;
     }
-    if (!isGroup(first)) throw new UsageError(`unknown command "${args.positionals.join(' ')}"\n${usageText()}`);
+    if (!isGroup(first)) throw new UsageError(`unknown command "${words.join(' ')}"\n${usageText()}`);
+    const command = matchCommand(words);
+    if (helpAsked) {
+      io.stderr(`${usageText(first, command)}\n`);
+      return 0;
+    }
+    if (command === undefined) throw new UsageError(`unknown command "${words.join(' ')}"\n${usageText(first)}`);
+    let parsed: ReturnType<typeof parseCommandLine>;
+    try {
+      parsed = parseCommandLine(argv);
+    } catch (err) {
+      // The command's own usage line under the one-line reason.
+      if (err instanceof UsageError) throw new UsageError(`${err.message}\n${usageText(first, command)}`);
+      throw err;
+    }
+    const path = command.split(' ');
     if (!ENGINE_FREE_GROUPS.has(first)) await loadEngine();
-    const commands = await loadCommands(first, getApi, args.positionals[1]);
-    // Longest matching command path wins (e.g. "stats wer" over "stats").
-    const match = commands
-      .filter((c) => c.path.every((p, i) => args.positionals[i] === p))
-      .sort((a, b) => b.path.length - a.path.length)[0];
-    if (!match) throw new UsageError(`unknown command "${args.positionals.join(' ')}"\n${usageText(first)}`);
-    const result = await match.run(new Options(args), args.positionals.slice(match.path.length), ctx);
+    const commands = await loadCommands(first, getApi, path[1]);
+    const match = commands.find((c) => c.path.join(' ') === command);
+    if (!match) throw new Error(`${command} has an options table but no command module`);
+    const result = await match.run(new Options(parsed), parsed.positionals, ctx);
     if (result instanceof CliResult) {
       io.stdout(`${JSON.stringify(result.output, null, 2)}\n`);
       return result.exitCode;

@@ -6,6 +6,7 @@ import { EventHub } from './events';
 import { JobRunner } from './jobs/runner';
 import { defaultDataDir } from './store/data-dir';
 import { ProjectStore } from './store/projects';
+import { removeStaleTemps } from './atomic-write';
 import { PathGuard, type PathPolicy } from './security/path-policy';
 
 /** A native file dialog (Electron's main process); resolves to the chosen path or null when cancelled. */
@@ -45,6 +46,8 @@ export function createEngine(options: {
   const dataDir = options.dataDir ?? defaultDataDir();
   const events = new EventHub();
   const store = new ProjectStore(dataDir);
+  // Hidden copies that killed writes left in the data folder (identities, trusted certificates).
+  removeStaleTemps(dataDir, 3);
   const jobs = new JobRunner(events.emit);
   const paths = new PathGuard(options.pathPolicy ?? 'any', {
     readRoots: () => [dirname(demoDir())],

@@ -25,6 +25,20 @@ export const SPEAT_PRESETS = {
 } as const;
 export type SpeatPreset = keyof typeof SPEAT_PRESETS;
 
+/**
+ * Bounds `audit run` enforces, here so that `audit lock` refuses what the run would
+ * (issue 23.5): the FDI threshold sweep of src/main/stats/fdi.ts thresholdRange (from
+ * <= to, at most 100,000 thresholds, counted the same way; test/unit/audits/lock-bounds.test.ts
+ * checks the two agree), and a SpEAT test's X and Y (src/main/audits/speat-audit.ts and
+ * src/main/data/speat-design.ts).
+ */
+export const MAX_FDI_THRESHOLDS = 100_000;
+
+/** How many thresholds from:to:step gives, as thresholdRange counts them (within 1e-9 of a step). */
+export function thresholdCount(from: number, to: number, step: number): number {
+  return Math.floor((to - from) / step + 1e-9) + 1;
+}
+
 export const SpeatTestPlan = z.strictObject({
   id: z.string().regex(/^[\w-]{1,60}$/, 'letters, digits, - and _ only'),
   name: z.string().min(1).max(200),
@@ -38,6 +52,10 @@ export const SpeatTestPlan = z.strictObject({
   perCell: z.number().int().min(1).max(10_000).optional(),
   /** Cap on stimuli per group (random, seeded) after matching. */
   maxPerGroup: z.number().int().min(2).max(100_000).optional(),
+}).superRefine((t, ctx) => {
+  if (t.x.label !== t.y.label) ctx.addIssue({ code: 'custom', message: `X and Y must be values of the same label (got ${t.x.label} and ${t.y.label})`, path: ['y', 'label'] });
+  else if (t.x.value === t.y.value) ctx.addIssue({ code: 'custom', message: `X and Y must be different groups (both are ${t.x.label} = ${t.x.value})`, path: ['y', 'value'] });
+  if (t.matchOn.includes(t.x.label)) ctx.addIssue({ code: 'custom', message: `cannot match on "${t.x.label}", the label that defines X and Y`, path: ['matchOn'] });
 });
 
 export const SpeatPlan = z.strictObject({
@@ -97,6 +115,8 @@ export const WerPlan = z.strictObject({
   alpha: z.number().gt(0).lt(1).default(0.05),
   /** Mixed model: 1 = Laplace (lme4's default), more = adaptive Gauss–Hermite quadrature with that many nodes. */
   nAGQ: z.number().int().min(1).max(25).default(1),
+  /** Simulated audits behind each comparison's minimum detectable rate ratio (METHODS.md § Verdicts that hold, Power); 0: not computed. */
+  mdeSimulations: z.number().int().min(0).max(10_000).default(200),
 });
 
 export const FdiPlan = z.strictObject({
@@ -110,8 +130,24 @@ export const FdiPlan = z.strictObject({
   alpha: z.number().min(0).max(1).default(0.5),
   /** Decision threshold; absent: the equal-error-rate threshold over all trials. */
   threshold: z.number().optional(),
-  thresholds: z.strictObject({ from: z.number(), to: z.number(), step: z.number().positive() }).default({ from: 0, to: 1, step: 0.05 }),
+  /** Threshold sweep; absent: 21 thresholds from the 1st to the 99th percentile of the scores (METHODS.md § Verdicts that hold). */
+  thresholds: z
+    .strictObject({ from: z.number(), to: z.number(), step: z.number().positive() })
+    .superRefine((t, ctx) => {
+      if (!(t.to >= t.from)) ctx.addIssue({ code: 'custom', message: `the threshold sweep must go up: from (${t.from}) must be at most to (${t.to})`, path: ['to'] });
+      else if (!(thresholdCount(t.from, t.to, t.step) <= MAX_FDI_THRESHOLDS)) {
+        const n = thresholdCount(t.from, t.to, t.step);
+        ctx.addIssue({
+          code: 'custom',
+          message: `${Number.isFinite(n) ? `${n.toLocaleString('en')} thresholds` : 'too many thresholds'} from ${t.from} to ${t.to} in steps of ${t.step}; at most ${MAX_FDI_THRESHOLDS.toLocaleString('en')}: use a larger step`,
+          path: ['step'],
+        });
+      }
+    })
+    .optional(),
   bootstrap: z.number().int().min(0).max(100_000).default(500),
+  /** Shuffles of group labels for the FDI's permutation null (0: none). */
+  nullPermutations: z.number().int().min(0).max(100_000).default(1000),
 });
 
 export const AuditPlan = z.strictObject({

@@ -128,16 +128,49 @@ export interface SpeatTestDesign {
   stimuli: { x: string[]; y: string[]; a: string[]; b: string[] };
 }
 
+/**
+ * What a SpEAT comparison could have detected (METHODS.md § Verdicts that hold, Power):
+ * the smallest |d| that the two-sided test finds "unlikely to be chance" in 80% of audits
+ * like this one, at the verdict's alpha after adjustment.
+ */
+export interface SpeatMde {
+  /** Minimum detectable |d|; null when no split of these stimuli can reach p < alpha (too few stimuli to detect anything). */
+  d: number | null;
+  /** The level the MDE is computed at: the plan's alpha after adjustment over the audit's tests. */
+  alpha: number;
+  power: 0.8;
+  /** Stimuli per group actually compared. */
+  stimuli: number;
+  /** How the MDE was computed, in words, for the report's methods text. */
+  method: string;
+}
+
 export interface SpeatResult {
   testId: string;
   modelId: string;
   temporal: Temporal;
   layer: LayerChoice;
   effectSize: number;
+  /** One-sided permutation p (H1: d > 0), as in the paper; shown in tables as such, never behind a verdict. */
   pValue: number;
   exact: boolean;
   permutations: number;
+  /** pValue adjusted over the audit's tests (one-sided, as in the paper). */
   pAdjusted: PValueAdjusted;
+  /**
+   * Two-sided permutation p: the share of equal-size splits with |mean s(Xi) − mean s(Yi)|
+   * ≥ the observed one (same splits, seed and exact/sampled rule as pValue). The p behind
+   * the verdict. Absent in results written before two-sided verdicts.
+   */
+  pTwoSided?: number;
+  /** pTwoSided adjusted over the audit's tests; config.correction picks the one behind the verdict. */
+  pTwoSidedAdjusted?: PValueAdjusted;
+  /** Which group's recordings sit closer to pleasant speech: 'x' when d > 0, 'y' when d < 0, null when d = 0. */
+  favoured?: 'x' | 'y' | null;
+  /** Bootstrap SE of d at the number of stimuli actually compared (not at the plan's sample sizes); null when the plan has no bootstrap. */
+  standardErrorAtCompared?: number | null;
+  /** Minimum detectable effect at 80% power; null when it could not be computed. */
+  mde?: SpeatMde | null;
   standardErrors: { size: number; standardError: number }[];
   associations: { X: number[]; Y: number[] };
 }
@@ -187,8 +220,29 @@ export interface SerRegressor {
 /** Sign agreement with SpEAT d over (test × model) pairs, and the one-sided binomial p against chance (1/2). */
 export interface SerAgreement {
   agree: number;
+  /** Pairs counted: those of models whose downstream regressor is informative. */
   total: number;
   pValue?: number;
+  /** (test × model) pairs left out because the model's downstream regressor learned nothing (downstream.informative false). */
+  skipped?: number;
+  /** The models those pairs belong to. */
+  skippedModels?: string[];
+}
+
+/**
+ * Whether the selected downstream regressor learned valence (METHODS.md § Verdicts that
+ * hold, Downstream model quality): percentile bootstrap of its test R² over test items.
+ */
+export interface SerDownstream {
+  /** True when the one-sided 95% lower bound of the test R² is above 0; only then does the section draw a propagation conclusion. */
+  informative: boolean;
+  /** Test R² of the selected regressor (as its regressors[] row). */
+  testR2: number;
+  /** One-sided 95% lower bound: the 5th percentile of R² over bootstrap resamples of the test items. */
+  testR2Lower: number;
+  resamples: number;
+  /** Why it is not informative, in plain words; null when informative. */
+  reason: string | null;
 }
 
 export interface SerSection {
@@ -211,6 +265,10 @@ export interface SerSection {
     tests: { testId: string; learningRate: number; cohensD: number; speatD: number; agree: boolean; meanX: number; meanY: number }[];
     /** Cohen's d of every regressor's predictions pooled (the SpEAT paper's statistic). */
     pooled?: { testId: string; cohensD: number; speatD: number; agree: boolean }[];
+    /** The gate on the selected regressor; absent in results written before it existed. */
+    downstream?: SerDownstream;
+    /** Plain-language caveats about this model's training (batch larger than the training split, fewer than 30 test items). */
+    caveats?: string[];
   }[];
   /** Over (test × model) pairs, counting each model's regressor selected on validation. */
   agreement: SerAgreement;
@@ -286,6 +344,32 @@ export interface WerComparison {
   mixed?: { coefficient: number; standardError: number; pValue: number; rateRatio: number; ci95: [number, number] };
   /** The one test behind the verdict; pHolm is its p adjusted over the comparisons (Holm). */
   primary?: { test: WerPrimaryTest; pValue: number; pHolm: number };
+  /** What the primary test could have detected; null when it could not be computed (see WerMde). */
+  mde?: WerMde | null;
+}
+
+/**
+ * The smallest rate ratio (group against reference) the comparison's primary test finds
+ * "unlikely to be chance" in 80% of audits like this one (METHODS.md § Verdicts that hold,
+ * Power): simulated from the fitted mixed model (its speaker variance and intercept) with
+ * the actual speakers, utterances and reference words, bisection on the planted ratio.
+ */
+export interface WerMde {
+  /** Minimum detectable rate ratio (> 1); null when even maxRateRatio is detected in fewer than 80% of simulations. */
+  rateRatio: number | null;
+  /** Simulated power at rateRatio (about 0.8), or at maxRateRatio when rateRatio is null. */
+  power: number;
+  /** Monte Carlo standard error of that power: sqrt(power (1 − power) / simulations). */
+  monteCarloError: number;
+  simulations: number;
+  /** The level used: the section's alpha after Holm's strictest step (alpha / number of comparisons). */
+  alpha: number;
+  /** The test whose power it is (the comparison's primary test). */
+  test: WerPrimaryTest;
+  /** The largest rate ratio searched. */
+  maxRateRatio: number;
+  /** How it was computed, in words, for the report's methods text. */
+  method: string;
 }
 
 export interface WerSection {
@@ -345,6 +429,41 @@ export interface FdiGrouping {
   fdiCi95: [number, number] | null;
   sweep: { threshold: number; fdi: number; valueDisagreement: number; rankDisagreement: number; disparities: { fpr: number; fnr: number; accuracy: number } }[];
   alphaSensitivity: { alpha: number; fdi: number }[];
+  /** The thresholds this grouping's sweep covers: the plan's, or its own trials' 1st to 99th score percentile. */
+  sweepRange?: { from: number; to: number; step: number; rule: 'given' | 'observed-range' };
+  /** How well the scores separate genuine from impostor trials; absent in results written before the gate. */
+  verifier?: FdiVerifier;
+  /**
+   * FDI against noise (METHODS.md § Verdicts that hold): group labels shuffled over the
+   * items, each keeping its label and score, FDI recomputed at the same threshold;
+   * p = (1 + #{FDI_perm ≥ FDI_obs}) / (1 + permutations). null when not computed
+   * (0 permutations).
+   */
+  null?: FdiNull | null;
+}
+
+/** Verifier quality (METHODS.md § Verdicts that hold, Verifier quality), over all trials of the grouping. */
+export interface FdiVerifier {
+  /** Mann–Whitney AUC: P(genuine score > impostor score) + ½ P(tie). */
+  auc: number;
+  /** 95% CI of the AUC (DeLong). */
+  aucCi: [number, number];
+  /** Equal error rate: where the false positive and false negative rates over all trials meet. */
+  eer: number;
+  /** True when aucCi[0] > 0.5; a verifier at chance gets no FDI verdict. */
+  informative: boolean;
+  genuine: number;
+  impostor: number;
+}
+
+export interface FdiNull {
+  pValue: number;
+  permutations: number;
+  /** Mean and 95th percentile of FDI over the shuffles: what noise alone produces here. */
+  mean: number;
+  q95: number;
+  /** How labels were shuffled, in words. */
+  method: string;
 }
 
 export interface FdiSection {
@@ -356,7 +475,12 @@ export interface FdiSection {
     threshold: number;
     /** 'given' by the plan, or the equal-error-rate threshold over all trials. */
     thresholdRule: 'given' | 'equal-error-rate';
+    /** The sweep actually used. */
     thresholds: { from: number; to: number; step: number };
+    /** 'given' by the plan, or 'observed-range': 21 thresholds from the 1st to the 99th percentile of the pooled scores (first grouping's trials). */
+    thresholdsRule?: 'given' | 'observed-range';
+    /** Shuffles of the FDI null (METHODS.md § Verdicts that hold). */
+    nullPermutations?: number;
     bootstrap: number;
     trialsPerGroup: number | null;
   };

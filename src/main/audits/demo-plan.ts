@@ -87,7 +87,7 @@ export function demoPlan(desc: DemoDescription, ids: Partial<Record<DatasetRole,
     },
     ser: { valenceDataset: ids.attribute!, maxSteps: options.fast ? 300 : 2000 },
     // Whisper's English normaliser beside basic: the numbers other studies publish, and its rule counts per accent.
-    wer: { dataset: ids.asr!, groupBy: ['accent'], secondaryNormalize: 'whisper-english', bootstrap: options.fast ? 200 : 1000, permutations: options.fast ? 1000 : 10_000 },
+    wer: { dataset: ids.asr!, groupBy: ['accent'], secondaryNormalize: 'whisper-english', bootstrap: options.fast ? 200 : 1000, permutations: options.fast ? 1000 : 10_000, ...(options.fast ? { mdeSimulations: 50 } : {}) },
     fdi: {
       source: { kind: 'verification', dataset: ids.verification!, modelId: 'speech-embedding', trialsPerGroup: 200 },
       groupings: [['gender'], ['accent'], ['gender', 'accent']],

@@ -12,7 +12,7 @@ import { createIdentity, getKeyProtector, listIdentities } from '../identity';
 import { buildReportFiles } from '../report/service';
 import { demoDatasetName, demoDir, demoPlan, loadDemoDescription } from './demo-plan';
 import { listPlans, lockPlan, parsePlan, savePlan } from './plans';
-import { createAudit, listAudits, runAudit, unfinishedAudits } from './run';
+import { listAudits, runAudit, startOrResumeRun } from './run';
 
 export interface DemoOutcome {
   project: Project;
@@ -56,20 +56,19 @@ export async function runDemo(engine: Engine, options: { out: string; seed?: num
   // The same demo settings reuse the same locked plan, so re-runs are comparable.
   const existing = listPlans(db).find((p) => canonicalJson(p.config) === canonicalJson(config));
   const plan = lockPlan(db, (existing ?? savePlan(db, { config })).id);
-  const unfinished = unfinishedAudits(db).find((a) => a.planId === plan.id);
-  const audit = unfinished ?? createAudit(db, plan.id);
-  options.log(unfinished ? `resuming audit ${audit.id} (it stopped at ${unfinished.stage ?? 'the start'})` : `running audit ${audit.id}`);
-  const results = await runAudit({ db, dataDir: engine.dataDir, auditId: audit.id, task: options.task, projectId: project.id, projectName: project.name });
+  const { auditId, lock, resumed } = startOrResumeRun(db, plan.id, options.log);
+  if (!resumed) options.log(`running audit ${auditId}`);
+  const results = await runAudit({ db, dataDir: engine.dataDir, auditId, task: options.task, projectId: project.id, projectName: project.name, lock });
   const resultsPath = join(out, 'results.json');
   writeFileAtomic(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
   options.task.progress('Signing the report', 0, 1);
   const identity = await demoIdentity(engine.dataDir);
-  const report = await buildReportFiles(engine, { project: project.id, auditId: audit.id, out: join(out, 'report.pdf'), identityId: identity, auditor: DEMO_AUDITOR.name, organisation: DEMO_AUDITOR.organisation, allowIncomplete: true });
+  const report = await buildReportFiles(engine, { project: project.id, auditId, out: join(out, 'report.pdf'), identityId: identity, auditor: DEMO_AUDITOR.name, organisation: DEMO_AUDITOR.organisation, allowIncomplete: true });
   options.task.progress('Signing the report', 1, 1);
   return {
     project,
-    auditId: audit.id,
-    resumed: Boolean(unfinished),
+    auditId,
+    resumed: resumed !== null,
     resultsPath,
     reportPath: report.path,
     statementPath: report.statementPath,

@@ -4,17 +4,27 @@
  * disparities, Wasserstein distances and the Fairness Disagreement Index over a
  * threshold sweep, for each grouping the plan names.
  */
-import { readFileSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import { AuditPlan, FdiPlan } from '../../shared/plan';
 import type { FdiGrouping, FdiSection } from '../../shared/results';
 import { UserError } from '../../shared/errors';
 import { CsvError, parseCsvTable } from '../data/csv';
 import { isUsable, listClips, type Clip } from '../data/repository';
-import { aggregate, loadEmbeddings } from '../inference';
-import { Rng, thresholdRange, type FdiItems } from '../stats';
+import { aggregate, loadEmbeddings, type ModelManifest } from '../inference';
+import { equalErrorRate, Rng, thresholdRange, verifierQuality, type FdiItems, type VerifierQuality } from '../stats';
 import type { AuditContext } from './context';
 import { fdiGrouping } from './fdi-grouping';
 import { unitSeed } from './units';
 import { groupKey } from './wer-audit';
+import { quoteUserText } from '../../shared/quote';
+import { readInputFileSync } from '../security/input-file';
+
+/** The plan's defaults, so the quality shown before a run is that of the trials the run builds. */
+const FDI_DEFAULT_TRIALS_PER_GROUP = (() => {
+  const src = FdiPlan.parse({ source: { kind: 'verification', dataset: 'x', modelId: 'm' }, groupings: [['l']] }).source;
+  return src.kind === 'verification' ? src.trialsPerGroup : 400;
+})();
+const AUDIT_DEFAULT_SEED = AuditPlan.parse({ title: 't', sections: ['fdi'], fdi: { source: { kind: 'imported', file: 'x' }, groupings: [['l']] } }).seed;
 
 interface Trial {
   labels: Record<string, string>;
@@ -53,8 +63,21 @@ export function verificationTrials(ctx: AuditContext, groupBy: string[], warn: (
   const source = fdi.source;
   const m = ctx.models.get(source.modelId);
   if (!m) throw new UserError(`the FDI model ${source.modelId} is not loaded`, 'plan.fdi.source.modelId');
-  const clips = listClips(ctx.db, source.dataset).filter((c) => isUsable(c) && c.sha256 !== null && c.speaker);
-  const emb = loadEmbeddings(ctx.db, m.id, m.settingsKey, clips.map((c) => c.sha256!));
+  return trialsFromEmbeddings(ctx.db, m, source.dataset, groupBy, source.trialsPerGroup, ctx.seed, warn);
+}
+
+/** The trials of verificationTrials from a project database and a model, without an audit run. */
+export function trialsFromEmbeddings(
+  db: Database.Database,
+  m: ModelManifest,
+  datasetId: string,
+  groupBy: string[],
+  trialsPerGroup: number,
+  seed: number,
+  warn: (message: string) => void,
+): Trial[] {
+  const clips = listClips(db, datasetId).filter((c) => isUsable(c) && c.sha256 !== null && c.speaker);
+  const emb = loadEmbeddings(db, m.id, m.settingsKey, clips.map((c) => c.sha256!));
   const byGroup = new Map<string, Clip[]>();
   for (const c of clips) {
     const g = groupKey(c.groups, groupBy);
@@ -62,11 +85,11 @@ export function verificationTrials(ctx: AuditContext, groupBy: string[], warn: (
     byGroup.set(g, [...(byGroup.get(g) ?? []), c]);
   }
   const trials: Trial[] = [];
-  const half = Math.floor(source.trialsPerGroup / 2);
+  const half = Math.floor(trialsPerGroup / 2);
   for (const g of [...byGroup.keys()].sort()) {
     const list = byGroup.get(g)!;
     const vecs = list.map((c) => aggregate(emb.get(c.sha256!)!, 'mean', 'last'));
-    const rng = new Rng(unitSeed(ctx.seed, `fdi/trials/${groupBy.join('+')}/${g}`));
+    const rng = new Rng(unitSeed(seed, `fdi/trials/${groupBy.join('+')}/${g}`));
     // Balanced: as many impostor as genuine trials, up to half the requested count each.
     const sameSpeaker = (i: number, j: number) => list[i]!.speaker === list[j]!.speaker;
     const allGenuine = samplePairs(list.length, half, sameSpeaker, rng);
@@ -86,10 +109,29 @@ export function verificationTrials(ctx: AuditContext, groupBy: string[], warn: (
   return trials;
 }
 
+/**
+ * How well a model verifies speakers on a dataset, from the embeddings already cached: the
+ * trials an FDI audit would build (same seed, same pairs), pooled over the grouping's
+ * groups, judged by AUC (DeLong CI) and EER. For choosing the verifier before a run; null
+ * when no trials can be built (no cached embeddings, or no group with both kinds of pair).
+ */
+export function verifierQualityFromEmbeddings(
+  db: Database.Database,
+  m: ModelManifest,
+  options: { datasetId: string; groupBy: string[]; trialsPerGroup?: number; seed?: number },
+): (VerifierQuality & { warnings: string[] }) | null {
+  const warnings: string[] = [];
+  const trials = trialsFromEmbeddings(db, m, options.datasetId, options.groupBy, options.trialsPerGroup ?? FDI_DEFAULT_TRIALS_PER_GROUP, options.seed ?? AUDIT_DEFAULT_SEED, (w) => warnings.push(w));
+  if (!trials.some((t) => t.genuine === 1) || !trials.some((t) => t.genuine === 0)) return null;
+  return { ...verifierQuality(Float64Array.from(trials, (t) => t.score), Int8Array.from(trials, (t) => t.genuine)), warnings };
+}
+
 function importedTrials(file: string): Trial[] {
   let table;
+  // A FIFO or device named as the scores file is refused, not waited on (security/input-file.ts).
+  const text = readInputFileSync(file, 'csv-table', 'plan.fdi.source.file').toString('utf8');
   try {
-    table = parseCsvTable(readFileSync(file, 'utf8'), { requiredColumns: ['label', 'score'] });
+    table = parseCsvTable(text, { requiredColumns: ['label', 'score'] });
   } catch (err) {
     if (err instanceof CsvError) throw new UserError(`${file}: ${err.message}`, 'plan.fdi.source.file');
     throw new UserError(`cannot read ${file}: ${(err as Error).message}`, 'plan.fdi.source.file');
@@ -97,8 +139,8 @@ function importedTrials(file: string): Trial[] {
   return table.rows.map((r) => {
     const label = r.values.label!.trim();
     const score = Number(r.values.score);
-    if (label !== '0' && label !== '1') throw new UserError(`${file} line ${r.line}: label must be 0 or 1, got "${label}"`, 'label');
-    if (r.values.score!.trim() === '' || !Number.isFinite(score)) throw new UserError(`${file} line ${r.line}: score "${r.values.score}" is not a number`, 'score');
+    if (label !== '0' && label !== '1') throw new UserError(`${file} line ${r.line}: label must be 0 or 1, got "${quoteUserText(label)}"`, 'label');
+    if (r.values.score!.trim() === '' || !Number.isFinite(score)) throw new UserError(`${file} line ${r.line}: score "${quoteUserText(r.values.score!)}" is not a number`, 'score');
     const { label: _l, score: _s, ...labels } = r.values;
     return { labels, genuine: label === '1' ? 1 : 0, score };
   });
@@ -106,28 +148,14 @@ function importedTrials(file: string): Trial[] {
 
 /** The threshold where FPR and FNR are closest over all trials (equal error rate). */
 export function equalErrorThreshold(scores: ArrayLike<number>, labels: ArrayLike<number>): number {
-  const order = Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => scores[a]! - scores[b]!);
-  const pos = Array.from(labels).filter((l) => l === 1).length;
-  const neg = labels.length - pos;
-  let fn = 0;
-  let tn = 0;
-  let best = { gap: Infinity, t: scores[order[0]!]! };
-  // Threshold at each score: items below it are rejected.
-  for (let k = 0; k < order.length; k += 1) {
-    const t = scores[order[k]!]!;
-    if (k === 0 || t !== scores[order[k - 1]!]!) {
-      const gap = Math.abs(fn / Math.max(1, pos) - (neg - tn) / Math.max(1, neg));
-      if (gap < best.gap) best = { gap, t };
-    }
-    if (labels[order[k]!] === 1) fn += 1;
-    else tn += 1;
-  }
-  return best.t;
+  return equalErrorRate(scores, labels).threshold;
 }
 
 export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
   const fdi = ctx.plan.fdi!;
-  const thresholds = thresholdRange(fdi.thresholds.from, fdi.thresholds.to, fdi.thresholds.step);
+  // Absent from the plan: each grouping sweeps its own observed score range.
+  const thresholds = fdi.thresholds ? thresholdRange(fdi.thresholds.from, fdi.thresholds.to, fdi.thresholds.step) : null;
+  let sweep = fdi.thresholds ?? { from: 0, to: 0, step: 0 };
   const groupings: FdiGrouping[] = [];
   let threshold = fdi.threshold ?? NaN;
   let trialsCount = { genuine: 0, impostor: 0 };
@@ -150,7 +178,7 @@ export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
       const seed = unitSeed(ctx.seed, key);
       let grouping: FdiGrouping;
       try {
-        grouping = fdiGrouping(items, groupBy, tau, thresholds, { alpha: fdi.alpha, orientation: fdi.orientation, bootstrap: fdi.bootstrap }, seed);
+        grouping = fdiGrouping(items, groupBy, tau, thresholds, { alpha: fdi.alpha, orientation: fdi.orientation, bootstrap: fdi.bootstrap, nullPermutations: fdi.nullPermutations }, seed);
       } catch (err) {
         throw new UserError(`FDI (${groupBy.join(' × ')}): ${(err as Error).message}`, 'plan.fdi');
       }
@@ -162,6 +190,7 @@ export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
     if (gi === 0) {
       threshold = unit.grouping.threshold;
       trialsCount = unit.trials;
+      if (!fdi.thresholds && unit.grouping.sweepRange) sweep = { from: unit.grouping.sweepRange.from, to: unit.grouping.sweepRange.to, step: unit.grouping.sweepRange.step };
     }
     ctx.task.progress('FDI', gi + 1, fdi.groupings.length);
   }
@@ -173,7 +202,9 @@ export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
       alpha: fdi.alpha,
       threshold,
       thresholdRule: fdi.threshold === undefined ? 'equal-error-rate' : 'given',
-      thresholds: fdi.thresholds,
+      thresholds: sweep,
+      thresholdsRule: fdi.thresholds ? 'given' : 'observed-range',
+      nullPermutations: fdi.nullPermutations,
       bootstrap: fdi.bootstrap,
       trialsPerGroup: fdi.source.kind === 'verification' ? fdi.source.trialsPerGroup : null,
     },

@@ -5,11 +5,25 @@
  * pipeline produces (Wasserstein distances keyed by pair "a|b", not by group).
  */
 import type { FdiGrouping } from '../../shared/results';
-import { analyseFdi, bootstrapFdiCi, fdiAtThreshold, groupRates, type FdiItems, type Orientation } from '../stats';
+import { analyseFdi, bootstrapFdiCi, fdiAtThreshold, groupRates, observedThresholds, type FdiItems, type Orientation } from '../stats';
 
-export function fdiGrouping(items: FdiItems, groupBy: string[], tau: number, thresholds: number[], options: { alpha: number; orientation: Orientation; bootstrap: number }, seed: number): FdiGrouping {
-  const a = analyseFdi(items, [tau], { alpha: options.alpha, orientation: options.orientation, seed });
-  const sweep = thresholds.flatMap((t) => {
+/**
+ * `thresholds` null: the sweep spans the observed scores (1st to 99th percentile); the
+ * grouping's `sweepRange` says which. The verifier's quality and the permutation null
+ * (`nullPermutations` shuffles, default 1,000) are computed at `tau`.
+ */
+export function fdiGrouping(
+  items: FdiItems,
+  groupBy: string[],
+  tau: number,
+  thresholds: number[] | null,
+  options: { alpha: number; orientation: Orientation; bootstrap: number; nullPermutations?: number },
+  seed: number,
+): FdiGrouping {
+  const a = analyseFdi(items, [tau], { alpha: options.alpha, orientation: options.orientation, seed, nullPermutations: options.nullPermutations ?? 1000 });
+  const observed = thresholds === null ? observedThresholds(items.scores) : null;
+  const grid = observed?.thresholds ?? thresholds!;
+  const sweep = grid.flatMap((t) => {
     try {
       const r = groupRates(items, t);
       const vals = Object.values(r);
@@ -33,5 +47,10 @@ export function fdiGrouping(items: FdiItems, groupBy: string[], tau: number, thr
     fdiCi95: ci,
     sweep,
     alphaSensitivity: a.alphaSensitivity,
+    verifier: { auc: a.verifier.auc, aucCi: a.verifier.aucCi, eer: a.verifier.eer, informative: a.verifier.informative, genuine: a.verifier.genuine, impostor: a.verifier.impostor },
+    null: a.null,
+    sweepRange: observed
+      ? { from: observed.from, to: observed.to, step: observed.step, rule: 'observed-range' }
+      : { from: grid[0]!, to: grid[grid.length - 1]!, step: grid.length > 1 ? grid[1]! - grid[0]! : 0, rule: 'given' },
   };
 }

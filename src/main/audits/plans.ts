@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { NotFoundError, UserError } from '../../shared/errors';
 import { AuditPlan, canonicalJson, planDifferences, type AuditPlanConfig, type AuditPlanInput } from '../../shared/plan';
 import { zodToApiError } from '../../shared/validate';
 import type { PlanInfo } from '../../shared/api/audits';
 import { assertRequirements, type ModelFacts } from './requirements';
+import { readInputFileSync } from '../security/input-file';
 
 /** A stored plan: the shape the API returns (src/shared/api/audits.ts). */
 export type PlanRecord = PlanInfo;
@@ -123,11 +123,8 @@ export function planInputs(db: Database.Database, config: AuditPlanConfig): NonN
 }
 
 function fileSha256(path: string): string {
-  try {
-    return createHash('sha256').update(readFileSync(path)).digest('hex');
-  } catch {
-    throw new UserError(`cannot read ${path}, named by the plan's FDI scores file`, 'plan.fdi.source.file');
-  }
+  // Refuses a FIFO, a device or a folder with what it is (security/input-file.ts).
+  return createHash('sha256').update(readInputFileSync(path, 'csv-table', 'plan.fdi.source.file')).digest('hex');
 }
 
 /**

@@ -8,7 +8,7 @@
  * plans.lock and the CLI's `audit lock` refuse to lock, naming each reason) and by the
  * demo. Types and plain names live in src/shared/requirements.ts.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { DatasetRole, DatasetSummary } from '../../shared/api/datasets';
 import { UserError } from '../../shared/errors';
@@ -28,6 +28,7 @@ import type { Section } from '../../shared/results';
 import { ROLE_PLAIN } from '../../shared/roles';
 import { attributeSets } from '../data/speat-design';
 import { isUsable, listClips, listDatasets, type Clip } from '../data/repository';
+import { checkInputFileSync, inputExists } from '../security/input-file';
 
 /** What the check needs to know about a model the plan names. */
 export interface ModelFacts {
@@ -373,12 +374,22 @@ function fdi(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined
   const leave = untick('fdi', plan.sections);
   const source = f.source ?? { kind: 'verification' as const };
   if (source.kind === 'imported') {
-    const ok = !!source.file && existsSync(source.file) && statSync(source.file).isFile();
+    // Checked as it will be read (security/input-file.ts): a FIFO or a folder is named as such.
+    let why: string | null = source.file ? null : 'no scores file is chosen';
+    if (source.file && !existsSync(source.file) && !inputExists(source.file)) why = `the scores file ${source.file} cannot be found`;
+    else if (source.file) {
+      try {
+        checkInputFileSync(source.file, 'csv-table', 'plan.fdi.source.file');
+      } catch (err) {
+        why = `the scores file cannot be used: ${(err as Error).message}`;
+      }
+    }
+    const ok = why === null;
     add({
       id: 'fdi.recordings',
       need: 'Scored verification decisions (a CSV file)',
       met: ok,
-      detail: ok ? `scores from ${source.file}` : `the scores file ${source.file ?? '(none chosen)'} cannot be found`,
+      detail: ok ? `scores from ${source.file}` : why!,
       step: 'data',
       fixes: ok ? [] : [leave],
     });

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { arch, cpus, platform } from 'node:os';
+import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ApiError, CancelledError, NotFoundError, UserError } from '../../shared/errors';
 import type { AuditPlanConfig } from '../../shared/plan';
@@ -24,6 +25,11 @@ import { UnitStore } from './units';
 import { auditStages, databaseFacts, embeddingJobs, WorkTracker } from './progress';
 import { loadRates } from '../jobs/rates';
 import { runWer } from './wer-audit';
+import { bytesText, SQLITE_HEADROOM_BYTES, storageError } from '../error-shape';
+import {
+  claimRunLock, heartbeatRunLock, inputsFingerprint, pendingEmbeddingBytes, recordInputsFingerprint, releaseRunLock, RUN_LOCK_HEARTBEAT_MS,
+  storedInputsFingerprint, type RunLock,
+} from '../store/audit-runs';
 
 /** A stored run: the API's run info without what only this process knows. */
 export type AuditRow = Omit<AuditRunInfo, 'active' | 'resumable'>;
@@ -42,9 +48,47 @@ export function listAudits(db: Database.Database): AuditRow[] {
     .all() as AuditRow[];
 }
 
-/** Runs that stopped before finishing (killed, cancelled, crashed): candidates to resume. */
+/**
+ * Runs that stopped before finishing (killed, cancelled, crashed, failed on a full disk),
+ * latest first: candidates to resume. Their finished units stay valid while the data do.
+ */
 export function unfinishedAudits(db: Database.Database): AuditRow[] {
-  return listAudits(db).filter((a) => a.status === 'running' || a.status === 'cancelled' || a.status === 'pending');
+  return listAudits(db).filter((a) => a.status === 'running' || a.status === 'cancelled' || a.status === 'pending' || a.status === 'failed');
+}
+
+/** Why the stopped run `audit` cannot be resumed (its data changed since it started), or null when it can. */
+export function resumeBlocker(db: Database.Database, audit: AuditRow): string | null {
+  const stored = storedInputsFingerprint(db, audit.id);
+  if (stored === null) return null;
+  const plan = getPlan(db, audit.planId);
+  if (inputsFingerprint(db, datasetIds(plan.config)) === stored) return null;
+  return `the recordings or their labels changed since run ${audit.id} started (a dataset was imported again, or recordings were excluded or included), so its finished parts no longer describe the data`;
+}
+
+/**
+ * The run a new `audit run` of `planId` works on, with the plan's lock held: the latest
+ * unfinished run of the plan when it can be resumed, else a new one. Choosing and locking
+ * are one transaction, so two callers never both pick (or create) a run; while another
+ * live process holds the plan's lock this refuses, naming that process's run.
+ */
+export function startOrResumeRun(db: Database.Database, planId: string, log: (m: string) => void = () => {}): { auditId: string; lock: RunLock; resumed: AuditRow | null } {
+  let resumed: AuditRow | null = null;
+  let note: string | null = null;
+  const lock = claimRunLock(db, planId, () => {
+    const stopped = unfinishedAudits(db).find((a) => a.planId === planId) ?? null;
+    const why = stopped ? resumeBlocker(db, stopped) : null;
+    if (stopped && why === null) {
+      resumed = stopped;
+      return stopped.id;
+    }
+    if (stopped) note = `not resuming run ${stopped.id}: ${why}; starting a new run`;
+    return createAudit(db, planId).id;
+  });
+  const r = resumed as AuditRow | null;
+  if (lock.tookOver) log(`run ${lock.tookOver.auditId} of this plan was left by process ${lock.tookOver.pid}, which is no longer running; continuing in its place`);
+  if (note) log(note);
+  if (r) log(`resuming audit run ${r.id}, which stopped at ${r.stage ?? 'the start'}${r.status === 'failed' && r.error ? ` (${r.error.slice(0, 200)})` : ''}`);
+  return { auditId: lock.auditId, lock, resumed: r };
 }
 
 export function createAudit(db: Database.Database, planId: string): AuditRow {
@@ -141,18 +185,100 @@ export interface RunAuditOptions {
   projectId: string;
   /** Estimated seconds of work the caller does before and after the audit (the demo's import), for the time left. */
   around?: { before: number; after: number };
+  /** The plan's lock when the caller took it (startOrResumeRun); otherwise runAudit takes it. */
+  lock?: RunLock;
+}
+
+/** Bytes the rest of the run still has to store, for a full-disk message: embeddings not yet cached, plus the database's headroom. */
+function remainingBytes(db: Database.Database, config: AuditPlanConfig, models: Map<string, ModelManifest>): number {
+  let bytes = SQLITE_HEADROOM_BYTES;
+  for (const job of embeddingJobs(config)) {
+    const m = models.get(job.model);
+    if (m && m.task !== 'asr') bytes += pendingEmbeddingBytes(db, job.datasetId, m.id, m.settingsKey, m.dims);
+  }
+  return bytes;
+}
+
+/** A task context that also refreshes the run's lock (progress comes from inside long computations too). */
+function heartbeating(task: TaskContext, beat: () => void): TaskContext {
+  let last = Date.now();
+  return {
+    ...task,
+    progress(stage, done, total, detail) {
+      if (Date.now() - last >= RUN_LOCK_HEARTBEAT_MS) {
+        last = Date.now();
+        beat();
+      }
+      task.progress(stage, done, total, detail);
+    },
+  };
 }
 
 /** The section pipelines' short stage names → the work stages of progress.ts. */
 const SECTION_STAGES: Record<string, string> = { SpEAT: 'speat', 'SER training': 'ser', Transcribing: 'wer/transcribe', WER: 'wer', FDI: 'fdi' };
 
 export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
-  const { db, task } = o;
+  const { db } = o;
   const audit = getAudit(db, o.auditId);
   const done = storedResults(db, audit.id);
-  if (audit.status === 'finished' && done) return done;
-  const plan = getPlan(db, audit.planId);
+  if (audit.status === 'finished' && done) {
+    if (o.lock) releaseRunLock(db, o.lock);
+    return done;
+  }
+  // One run of a plan at a time: a second caller is refused here with the first's run id.
+  const lock = o.lock ?? claimRunLock(db, audit.planId, () => audit.id);
+  const beat = () => {
+    try {
+      heartbeatRunLock(db, lock);
+    } catch {
+      // A full or busy disk must not stop the run for its heartbeat; the next beat tries again.
+    }
+  };
+  const timer = setInterval(beat, RUN_LOCK_HEARTBEAT_MS);
+  timer.unref();
+  const models = new Map<string, ModelManifest>();
+  let config: AuditPlanConfig | null = null;
+  try {
+    const plan = getPlan(db, audit.planId);
+    config = plan.config;
+    return await runLocked(o, audit, plan, models, heartbeating(o.task, beat));
+  } catch (err) {
+    const estimate = config ? remainingBytes(db, config, models) : SQLITE_HEADROOM_BYTES;
+    const disk = storageError(err, {
+      folder: dirname(db.name),
+      step: `run ${audit.id}`,
+      needBytes: estimate,
+      estimate: `an estimate: ${bytesText(estimate - SQLITE_HEADROOM_BYTES)} of embeddings still to store and ${bytesText(SQLITE_HEADROOM_BYTES)} for the database's write-ahead log`,
+    });
+    if (disk) {
+      try {
+        setStatus(db, audit.id, 'failed', { error: disk.message });
+      } catch {
+        // The disk may refuse this write too: the run then stays "running", which resumes just the same.
+      }
+      throw disk;
+    }
+    throw err;
+  } finally {
+    clearInterval(timer);
+    try {
+      releaseRunLock(db, lock);
+    } catch {
+      // Left behind on a full disk: the next run sees this process gone and takes it over.
+    }
+  }
+}
+
+async function runLocked(o: RunAuditOptions, audit: AuditRow, plan: ReturnType<typeof getPlan>, models: Map<string, ModelManifest>, task: TaskContext): Promise<AuditResults> {
+  const { db } = o;
   const config = plan.config;
+  // A stopped run resumes only on the data it started with; its first start records them.
+  const fingerprint = inputsFingerprint(db, datasetIds(config));
+  const stored = storedInputsFingerprint(db, audit.id);
+  if (stored !== null && stored !== fingerprint) {
+    throw new UserError(`run ${audit.id} cannot be resumed: ${resumeBlocker(db, audit) ?? 'its data changed'}. Run the plan again (audit run --plan) for a new run on the data as they are now`, 'runId');
+  }
+  recordInputsFingerprint(db, audit.id, fingerprint);
   const warnings: string[] = [];
   const warn = (m: string) => {
     if (!warnings.includes(m)) warnings.push(m);
@@ -160,7 +286,6 @@ export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
   const units = new UnitStore(db, audit.id);
   setStatus(db, audit.id, 'running', { stage: 'models' });
   try {
-    const models = new Map<string, ModelManifest>();
     for (const ref of modelRefs(config)) {
       try {
         models.set(ref, (await ensureModel(o.dataDir, ref)).manifest);
@@ -267,7 +392,11 @@ export async function runAudit(o: RunAuditOptions): Promise<AuditResults> {
     return results;
   } catch (err) {
     const cancelled = err instanceof CancelledError || (err instanceof ApiError && err.code === 'cancelled');
-    setStatus(db, audit.id, cancelled ? 'cancelled' : 'failed', { error: (err as Error).message });
+    try {
+      setStatus(db, audit.id, cancelled ? 'cancelled' : 'failed', { error: (err as Error).message });
+    } catch {
+      // A full disk refuses this write too; the caller turns the first error into words.
+    }
     throw err;
   }
 }

@@ -8,7 +8,21 @@ import type { SerAgreement, SerRegressor, SerSection, SpeatSection } from '../..
 import { UserError } from '../../shared/errors';
 import { isUsable, listClips, type Clip } from '../data/repository';
 import { loadEmbeddings, type ModelManifest, type StoredEmbedding } from '../inference';
-import { binomialSignP, cohenD, evaluateSer, fitStandardisation, predictStandardised, splitIndices, standardiseInPlace, trainSerRegressor, type SerModel, type Standardisation } from '../stats';
+import {
+  binomialSignP,
+  cohenD,
+  evaluateSer,
+  fitStandardisation,
+  predictStandardised,
+  serCaveats,
+  serDownstream,
+  SER_DOWNSTREAM_RESAMPLES,
+  splitIndices,
+  standardiseInPlace,
+  trainSerRegressor,
+  type SerModel,
+  type Standardisation,
+} from '../stats';
 import type { AuditContext } from './context';
 import type { DesignedTest } from './speat-audit';
 import { embeddingsFor } from './speat-audit';
@@ -33,9 +47,10 @@ interface StoredRegressor extends Omit<SerRegressor, 'selected'> {
   model: { layerWeights: number[]; v: number[]; c: number };
 }
 
-function agreementOf(rows: { agree: boolean }[]): SerAgreement {
+/** Agreement over the pairs of informative models; the pairs of the others are counted as skipped. */
+function agreementOf(rows: { agree: boolean }[], skipped: { pairs: number; models: string[] }): SerAgreement {
   const agree = rows.filter((t) => t.agree).length;
-  return { agree, total: rows.length, pValue: binomialSignP(agree, rows.length) };
+  return { agree, total: rows.length, pValue: binomialSignP(agree, rows.length), skipped: skipped.pairs, skippedModels: skipped.models };
 }
 
 export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: SpeatSection): Promise<SerSection> {
@@ -112,6 +127,15 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
     }
     const bestIndex = regressors.reduce((bi, r, i) => (r.validationLoss < regressors[bi]!.validationLoss ? i : bi), 0);
     const predictors = regressors.map((r): SerModel => ({ layerWeights: r.model.layerWeights, v: Float64Array.from(r.model.v), c: r.model.c, steps: r.steps, bestStep: r.bestStep ?? r.steps, bestValidationLoss: r.validationLoss }));
+    // The gate (METHODS.md § Verdicts that hold): did the selected regressor learn valence?
+    const best = predictors[bestIndex]!;
+    const downstream = serDownstream(
+      Float64Array.from(test, (i) => targets[i]!),
+      Float64Array.from(test, (i) => predictStandardised(best, items.features[i]!, layers.length, dim)),
+      { resamples: SER_DOWNSTREAM_RESAMPLES, seed: unitSeed(ctx.seed, `ser/${m.id}/downstream`) },
+    );
+    const caveats = serCaveats({ train: train.length, test: test.length }, ser.batchSize);
+    for (const c of caveats) ctx.warn(`SER, model ${m.name}: ${c}`);
     const testEmb = embeddingsFor(ctx, m, tests);
     const perTest: SerSection['models'][number]['tests'] = [];
     const pooled: NonNullable<SerSection['models'][number]['pooled']> = [];
@@ -156,10 +180,16 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
       regressors: regressors.map(({ model: _model, ...r }, i) => ({ ...r, selected: i === bestIndex })),
       tests: perTest,
       pooled,
+      downstream,
+      caveats,
     });
   }
-  // Agreement over (test × model) pairs: for the regressor each model selected on validation, and for the pooled predictions.
-  const selected = models.flatMap((mm) => {
+  // Agreement over (test × model) pairs: for the regressor each model selected on validation,
+  // and for the pooled predictions; models whose selected regressor learned nothing are left out.
+  const informative = models.filter((mm) => mm.downstream?.informative !== false);
+  const uninformative = models.filter((mm) => mm.downstream?.informative === false);
+  const skipped = { pairs: uninformative.reduce((n, mm) => n + (mm.pooled?.length ?? 0), 0), models: uninformative.map((mm) => mm.modelId) };
+  const selected = informative.flatMap((mm) => {
     const lr = mm.regressors.find((r) => r.selected)!.learningRate;
     return mm.tests.filter((t) => t.learningRate === lr);
   });
@@ -174,7 +204,7 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
       preprocessing: SER_PREPROCESSING,
     },
     models,
-    agreement: agreementOf(selected),
-    agreementPooled: agreementOf(models.flatMap((mm) => mm.pooled ?? [])),
+    agreement: agreementOf(selected, skipped),
+    agreementPooled: agreementOf(informative.flatMap((mm) => mm.pooled ?? []), skipped),
   };
 }

@@ -1,13 +1,15 @@
 /**
- * SpEAT audit: for each model × test (× aggregation), effect size d, permutation p,
- * bootstrap SE against the number of stimuli; p adjusted across the whole audit.
+ * SpEAT audit: for each model × test (× aggregation), effect size d, permutation p (the
+ * paper's one-sided and the two-sided one behind verdicts), bootstrap SE against the number
+ * of stimuli and at the number compared, the minimum detectable d; p adjusted across the
+ * whole audit.
  */
 import { SPEAT_PRESETS } from '../../shared/plan';
 import type { LayerChoice, SpeatResult, SpeatSection, SpeatTestDesign, Temporal } from '../../shared/results';
 import { attributeSets, designSpeatTest, type SpeatDesign } from '../data/speat-design';
 import { isUsable, listClips, type Clip } from '../data/repository';
 import { aggregate, loadEmbeddings, type ModelManifest, type StoredEmbedding } from '../inference';
-import { adjustPValues, bootstrapSpeatSE, olsRegression, speatAssociations, speatEffectSize, speatFromAssociations, twoWayAnova, welchTTest } from '../stats';
+import { adjustPValues, bootstrapSpeatSE, olsRegression, speatAssociations, speatEffectSize, speatFromAssociations, speatMde, twoWayAnova, welchTTest } from '../stats';
 import { fmt, pText } from '../../shared/charts/format';
 import { UserError } from '../../shared/errors';
 import type { AuditContext } from './context';
@@ -125,7 +127,10 @@ export function embeddingsFor(ctx: AuditContext, m: ModelManifest, tests: Design
   return loadEmbeddings(ctx.db, m.id, m.settingsKey, [...shas]);
 }
 
-type UnitResult = Omit<SpeatResult, 'pAdjusted'>;
+type UnitResult = Omit<SpeatResult, 'pAdjusted' | 'pTwoSidedAdjusted'>;
+
+/** Stream offset of the bootstrap SE at the compared number of stimuli (apart from the plan's sizes). */
+const COMPARED_SIZE_STREAM = 500;
 
 /** A label's value for a clip: its group labels first, then free metadata (case-insensitive name). */
 function labelOf(c: Clip, names: string[]): string | undefined {
@@ -178,6 +183,9 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
   const results: UnitResult[] = [];
   const grid: NonNullable<SpeatSection['grid']> = [];
   const total = ctx.models.size * tests.length;
+  // The MDE is stated at the level a verdict needs: alpha over the audit's tests (Bonferroni,
+  // which is also Holm's and Benjamini–Hochberg's strictest step).
+  const mdeAlpha = speat.alpha / Math.max(1, total);
   let done = 0;
   for (const [ref, m] of ctx.models) {
     const emb = embeddingsFor(ctx, m, tests);
@@ -193,7 +201,13 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
         const s = speatAssociations({ X: v.X, Y: v.Y, A: v.A, B: v.B });
         const r = speatFromAssociations(s.X, s.Y, { permutations: speat.permutations, seed });
         const sizes = speat.sampleSizes.filter((k) => k <= v.X.length);
-        const se = speat.bootstrap > 0 ? bootstrapSpeatSE(s.X, s.Y, sizes, { resamples: speat.bootstrap, seed, design: { kind: 'paired' } }) : [];
+        const bootstrap = { resamples: speat.bootstrap, seed, design: { kind: 'paired' } as const };
+        const se = speat.bootstrap > 0 ? bootstrapSpeatSE(s.X, s.Y, sizes, bootstrap) : [];
+        // The SE behind a whisker is the one at the stimuli compared, not at the paper's 10.
+        const n = s.X.length;
+        const atCompared =
+          speat.bootstrap > 0 ? (se.find((p) => p.size === n) ?? bootstrapSpeatSE(s.X, s.Y, [n], { ...bootstrap, sizeIndexOffset: COMPARED_SIZE_STREAM })[0]!).standardError : null;
+        const mde = speatMde(s.X, s.Y, { alpha: mdeAlpha, permutations: speat.permutations, paired: true, seed });
         return {
           testId: t.plan.id,
           modelId: m.id,
@@ -201,8 +215,12 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
           layer: speat.layer,
           effectSize: r.effectSize,
           pValue: r.pValue,
+          pTwoSided: r.pTwoSided,
+          favoured: r.favoured,
           exact: r.exact,
           permutations: r.permutations,
+          standardErrorAtCompared: atCompared !== null && Number.isFinite(atCompared) ? atCompared : null,
+          mde: { d: mde.d, alpha: mde.alpha, power: mde.power, stimuli: mde.stimuli, method: mde.method },
           standardErrors: se.map((p) => ({ size: p.size, standardError: p.standardError })),
           associations: { X: Array.from(s.X), Y: Array.from(s.Y) },
         };
@@ -231,8 +249,10 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
   }
   const va = checks.valenceByAge;
   if (va && va.p < 0.05) ctx.warn(`Pleasantness ratings of the rated speech change with speaker age (${fmt(va.slope)} per year; ${pText(va.p)}, linear regression): the pleasant and unpleasant recordings may partly stand for age.`);
-  const ps = results.map((r) => r.pValue);
-  const adj = { bonferroni: adjustPValues(ps, 'bonferroni'), holm: adjustPValues(ps, 'holm'), bh: adjustPValues(ps, 'bh') };
+  const adjust = (ps: number[]) => ({ bonferroni: adjustPValues(ps, 'bonferroni'), holm: adjustPValues(ps, 'holm'), bh: adjustPValues(ps, 'bh') });
+  const adj = adjust(results.map((r) => r.pValue));
+  // The verdict's p (METHODS.md § Verdicts that hold): two-sided, adjusted over the audit.
+  const adj2 = results.every((r) => r.pTwoSided !== undefined) ? adjust(results.map((r) => r.pTwoSided!)) : null;
   return {
     config: {
       permutations: speat.permutations,
@@ -244,7 +264,11 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
       layer: speat.layer,
     },
     tests: tests.map((t) => t.summary),
-    results: results.map((r, i) => ({ ...r, pAdjusted: { bonferroni: adj.bonferroni[i]!, holm: adj.holm[i]!, bh: adj.bh[i]! } })),
+    results: results.map((r, i) => ({
+      ...r,
+      pAdjusted: { bonferroni: adj.bonferroni[i]!, holm: adj.holm[i]!, bh: adj.bh[i]! },
+      ...(adj2 ? { pTwoSidedAdjusted: { bonferroni: adj2.bonferroni[i]!, holm: adj2.holm[i]!, bh: adj2.bh[i]! } } : {}),
+    })),
     ...(speat.grid ? { grid } : {}),
     attributeChecks: checks,
     familyAnova: familyAnova(results, new Map([...ctx.models.values()].map((m) => [m.id, m.family]))),

@@ -8,7 +8,7 @@ import { runAudit } from './run';
 import { importDataset } from '../data/import';
 import { demoDatasetName, demoDir, demoPlan, loadDemoDescription, type DemoDescription } from './demo-plan';
 import { listPlans, lockPlan, parsePlan, savePlan } from './plans';
-import { createAudit, unfinishedAudits } from './run';
+import { startOrResumeRun } from './run';
 import { canonicalJson } from '../../shared/plan';
 import type { DatasetRole } from '../../shared/api/datasets';
 import { ensureModel, type ModelManifest } from '../inference';
@@ -106,10 +106,10 @@ export const demoRunTask: Task<{ projectPath: string; dataDir: string; quick: bo
     const config = parsePlan(demoPlan(desc, ids, { fast: input.quick }));
     const existing = listPlans(db).find((p) => canonicalJson(p.config) === canonicalJson(config));
     const plan = lockPlan(db, (existing ?? savePlan(db, { config })).id);
-    const audit = unfinishedAudits(db).find((a) => a.planId === plan.id) ?? createAudit(db, plan.id);
+    const { auditId, lock } = startOrResumeRun(db, plan.id);
     const project = db.prepare('SELECT id, name FROM project').get() as { id: string; name: string };
-    await runAudit({ db, dataDir: input.dataDir, auditId: audit.id, task: ctx, projectId: project.id, projectName: project.name, around: { before: importTotal, after: 0 } });
-    return { auditId: audit.id };
+    await runAudit({ db, dataDir: input.dataDir, auditId, task: ctx, projectId: project.id, projectName: project.name, around: { before: importTotal, after: 0 }, lock });
+    return { auditId };
   } finally {
     db.close();
   }

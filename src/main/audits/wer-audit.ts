@@ -12,7 +12,8 @@ import { decodeAudio } from '../audio';
 import { isUsable, listClips, type Clip } from '../data/repository';
 import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
 import { calibrationByGroup, createRecognizer, ensureModel, utteranceAccuracy, type ModelManifest, type Recognizer, type Transcript } from '../inference';
-import { analyseWer, measureUtterance, StatsInputError, type WerRow } from '../stats';
+import { analyseWer, measureUtterance, StatsInputError, werComparisonMdes, type WerAnalysis, type WerRow } from '../stats';
+import type { WerMde } from '../../shared/results';
 import type { AuditContext } from './context';
 import { werSectionFrom, werSectionGroups } from './wer-section';
 import { unitSeed } from './units';
@@ -128,9 +129,9 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
   // The model is part of the key: a plan changed to another ASR model must not reuse numbers.
   const decodeKey = hyp && (hyp.language || hyp.task) ? `/${hyp.language ?? 'default'}/${hyp.task ?? 'transcribe'}` : '';
   const key = asr ? `wer/${wer.dataset}/${wer.groupBy.join('+')}/asr/${asr.id}${decodeKey}` : `wer/${wer.dataset}/${wer.groupBy.join('+')}`;
-  const analysis = await ctx.units.once(key, 'wer', () => {
+  const analysis = await ctx.units.once(key, 'wer', (): WerAnalysis & { comparisons: (WerAnalysis['comparisons'][number] & { mde?: WerMde | null })[] } => {
     try {
-      return analyseWer(rows, {
+      const a = analyseWer(rows, {
         normalize: wer.normalize,
         ...(wer.secondaryNormalize ? { secondaryNormalize: wer.secondaryNormalize } : {}),
         ...(wer.referenceGroup ? { referenceGroup: wer.referenceGroup } : {}),
@@ -141,6 +142,10 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
         // Not the unit key: it holds the dataset's random id, and the same data and seed must give the same numbers in any project.
         seed: unitSeed(ctx.seed, `wer/${wer.groupBy.join('+')}`),
       });
+      if (wer.mdeSimulations === 0) return a;
+      // What each comparison could have detected, at the verdict's alpha after Holm's strictest step.
+      const mdes = werComparisonMdes(rows, a, { alpha: wer.alpha, simulations: wer.mdeSimulations, seed: unitSeed(ctx.seed, `wer-mde/${wer.groupBy.join('+')}`), nAGQ: wer.nAGQ });
+      return { ...a, comparisons: a.comparisons.map((c, i) => ({ ...c, mde: mdes[i] ?? null })) };
     } catch (err) {
       if (err instanceof StatsInputError || err instanceof RangeError) throw new UserError(`WER: ${err.message}`, 'plan.wer');
       throw err;

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AtomicTextFile } from '../atomic-write';
 import { pageResults } from './results-page';
@@ -6,17 +5,22 @@ import type { Api } from '../api';
 import { canonicalJson } from '../../shared/plan';
 import { UserError } from '../../shared/errors';
 import { listPlans, lockPlan, parsePlan, savePlan } from '../audits/plans';
-import { createAudit, getAudit, listAudits, runAudit, storedResults, unfinishedAudits } from '../audits/run';
+import { getAudit, listAudits, runAudit, startOrResumeRun, storedResults } from '../audits/run';
+import type { RunLock } from '../store/audit-runs';
 import type { CliCommand, Options } from './args';
 import { cliTaskContext } from './task-context';
+import { readInputFile } from '../security/input-file';
+import { quoteUserText } from '../../shared/quote';
 import { modelFacts } from '../audits/requirements';
 import { listModels } from '../inference/models';
 
-function readPlan(file: string): unknown {
+async function readPlan(file: string): Promise<unknown> {
+  // A FIFO, a device or a folder is refused before anything is read (security/input-file.ts).
+  const bytes = await readInputFile(file, 'plan', 'plan');
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(bytes.toString('utf8'));
   } catch (err) {
-    throw new UserError(`cannot read the plan ${file}: ${(err as Error).message}`, 'plan');
+    throw new UserError(`the plan ${file} is not valid JSON: ${quoteUserText((err as Error).message)}`, 'plan');
   }
 }
 
@@ -30,8 +34,8 @@ function projectDb(api: Api, o: Options) {
  * whose title matches a locked plan (or that names one with --locked) is saved as a new
  * version of it, so the run reports how it deviates from what was pre-registered.
  */
-function savedPlan(db: ReturnType<Api['engine']['store']['db']>, file: string, lockedId: string | undefined, log: (m: string) => void) {
-  const config = parsePlan(readPlan(file));
+async function savedPlan(db: ReturnType<Api['engine']['store']['db']>, file: string, lockedId: string | undefined, log: (m: string) => void) {
+  const config = parsePlan(await readPlan(file));
   const plans = listPlans(db);
   const same = plans.find((p) => canonicalJson(p.config) === canonicalJson(config));
   if (same && (lockedId === undefined || same.id === lockedId || same.parentId === lockedId)) return same;
@@ -55,12 +59,12 @@ export function auditCommands(api: () => Api): CliCommand[] {
         const { db } = projectDb(api(), o);
         o.assertNoUnknown();
         const models = modelFacts(await listModels(api().engine.dataDir));
-        return lockPlan(db, savedPlan(db, file, undefined, ctx.log).id, { models });
+        return lockPlan(db, (await savedPlan(db, file, undefined, ctx.log)).id, { models });
       },
     },
     {
       path: ['audit', 'run'],
-      usage: 'audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (progress on stderr, summary on stdout)',
+      usage: 'audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (--plan resumes the plan\'s latest unfinished run; progress on stderr, summary on stdout)',
       run: async (o, _p, ctx) => {
         const planFile = o.string('plan');
         const resume = o.string('resume');
@@ -69,16 +73,16 @@ export function auditCommands(api: () => Api): CliCommand[] {
         o.assertNoUnknown();
         if ((planFile === undefined) === (resume === undefined)) throw new UserError('give either --plan FILE.json or --resume RUN_ID', 'plan');
         let auditId: string;
+        let lock: RunLock | undefined;
         if (resume) auditId = getAudit(db, resume).id;
         else {
-          const plan = savedPlan(db, planFile!, lockedId, ctx.log);
-          const stopped = unfinishedAudits(db).find((a) => a.planId === plan.id);
-          auditId = stopped?.id ?? createAudit(db, plan.id).id;
-          if (stopped) ctx.log(`resuming run ${stopped.id}, which stopped at ${stopped.stage ?? 'the start'}`);
+          const plan = await savedPlan(db, planFile!, lockedId, ctx.log);
+          // The latest unfinished run of this plan, or a new one; refused while another process runs the plan.
+          ({ auditId, lock } = startOrResumeRun(db, plan.id, ctx.log));
         }
         const task = cliTaskContext(ctx.log);
         try {
-          const r = await runAudit({ db, dataDir: api().engine.dataDir, auditId, task, projectId: project.id, projectName: project.name });
+          const r = await runAudit({ db, dataDir: api().engine.dataDir, auditId, task, projectId: project.id, projectName: project.name, ...(lock ? { lock } : {}) });
           return {
             runId: auditId,
             planSha256: r.audit.planSha256,

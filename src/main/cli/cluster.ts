@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Api } from '../api';
-import type { ClusterImportSummary } from '../../shared/api/cluster';
+import type { ClusterImportSummary, ClusterStatus } from '../../shared/api/cluster';
 import { importJob, jobStatus, runShard } from '../cluster';
 import { defaultDataDir } from '../store/data-dir';
 import { openDatabase } from '../store/open';
@@ -9,14 +8,15 @@ import { projectMigrations } from '../store/schema';
 import { cliTaskContext } from './task-context';
 import { PROJECT_FILE } from '../store/projects';
 import { UsageError, type CliCommand, type Options } from './args';
+import { projectRef } from './project-ref';
 
 const PROVIDERS = ['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu'] as const;
 
 /** `--project` takes a project folder or a project id. */
 async function projectId(api: Api, o: Options): Promise<string> {
   const ref = o.requireString('project');
-  const isDir = existsSync(join(resolve(ref), PROJECT_FILE));
-  return (await api.invoke('projects.open', isDir ? { path: resolve(ref) } : { id: ref })).id;
+  const r = projectRef(ref);
+  return (await api.invoke('projects.open', 'dir' in r ? { path: r.dir } : { id: r.id })).id;
 }
 
 function optionalInt(o: Options, key: string, min: number, max: number): number | undefined {
@@ -38,6 +38,24 @@ function describeImport(s: ClusterImportSummary, log: (m: string) => void): void
     for (const r of sh.refused) log(`  ${r.rows} row(s) refused: ${r.reason}`);
   }
   log(s.complete ? `complete: every recording of job ${s.jobId} has embeddings in the project` : `not complete yet: ${s.missing} recording(s) still missing, ${s.problems} problem(s)`);
+}
+
+/** One line per reason squeue gives for waiting tasks, in words: a job that can never start says so. */
+function describeWaiting(s: ClusterStatus, log: (m: string) => void): void {
+  const byReason = new Map<string, { words: string; blocked: boolean; ids: string[] }>();
+  for (const view of s.scheduler) {
+    for (const t of view.tasks) {
+      if (!t.reason) continue;
+      const key = `${t.reason.code}\n${t.reason.words}`;
+      const entry = byReason.get(key) ?? { words: t.reason.words, blocked: t.reason.blocked, ids: [] };
+      entry.ids.push(t.id);
+      byReason.set(key, entry);
+    }
+  }
+  for (const [key, e] of byReason) {
+    const ids = e.ids.length <= 6 ? e.ids.join(', ') : `${e.ids.slice(0, 5).join(', ')} and ${e.ids.length - 5} more`;
+    log(`${e.blocked ? 'blocked' : 'waiting'}: ${e.ids.length === 1 ? 'task' : `${e.ids.length} tasks`} ${ids} (${key.split('\n')[0]}): ${e.words}`);
+  }
 }
 
 /** Cluster jobs: export a Slurm array job, run one shard on a node, check it, take it back. */
@@ -73,6 +91,9 @@ export function clusterCommands(api: () => Api): CliCommand[] {
           ...(cpusPerTask !== undefined ? { cpusPerTask } : {}),
         });
         ctx.log(`wrote ${r.jobDir}: ${r.clips} recordings in ${r.shards.length} shards${r.alreadyCached > 0 ? ` (${r.alreadyCached} already embedded, left out)` : ''}`);
+        ctx.log(
+          `each array task asks ${r.resources.cpusPerTask} CPU(s)${r.resources.gpusPerTask !== null ? ` and ${r.resources.gpusPerTask} GPU(s)` : ''} and runs onnxruntime with as many threads${cpusPerTask === undefined ? ' (the default: give --cpus-per-task N for more)' : ''}`,
+        );
         ctx.log(`next: copy it to the cluster, then  cd ${r.jobDir} && sbatch submit.sbatch  (see README.txt there)`);
         return r;
       },
@@ -124,6 +145,7 @@ export function clusterCommands(api: () => Api): CliCommand[] {
         o.assertNoUnknown();
         const s = jobStatus(jobDir);
         ctx.log(`${s.finished} of ${s.shardCount} shards finished, ${s.partial} partial, ${s.missing} missing; ${s.embedded} of ${s.clips} recordings embedded, ${s.problems} problem(s)`);
+        describeWaiting(s, ctx.log);
         return s;
       },
     },
@@ -136,7 +158,8 @@ export function clusterCommands(api: () => Api): CliCommand[] {
         o.assertNoUnknown();
         // Inline rather than through a worker (as `embed` does): progress on stderr, and the
         // bundled CLI needs no worker entry.
-        const dir = existsSync(join(resolve(ref), PROJECT_FILE)) ? resolve(ref) : (await api().invoke('projects.open', { id: ref })).path;
+        const r = projectRef(ref);
+        const dir = 'dir' in r ? r.dir : (await api().invoke('projects.open', { id: r.id })).path;
         const db = openDatabase(join(dir, PROJECT_FILE), projectMigrations);
         const task = cliTaskContext(ctx.log);
         try {

@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Api } from '../api';
 import type { ColumnMappingInput, DatasetRole, ImportRequest, ImportSource, ValidationLimits } from '../../shared/api/datasets';
 import { waitForImport } from '../handlers/datasets';
-import { PROJECT_FILE } from '../store/projects';
 import { UsageError, type CliCommand, type Options } from './args';
+import { projectRef } from './project-ref';
 
 const ROLES = ['target', 'attribute', 'asr', 'verification'] as const;
 const COLUMN_ROLES = ['path', 'speaker', 'group', 'transcript', 'valence', 'hypothesis', 'ignore', 'metadata'] as const;
@@ -12,8 +11,8 @@ const COLUMN_ROLES = ['path', 'speaker', 'group', 'transcript', 'valence', 'hypo
 /** `--project` takes a project folder or a project id. */
 async function projectId(api: Api, o: Options): Promise<string> {
   const ref = o.requireString('project');
-  const isDir = existsSync(join(resolve(ref), PROJECT_FILE));
-  const p = await api.invoke('projects.open', isDir ? { path: ref } : { id: ref });
+  const r = projectRef(ref);
+  const p = await api.invoke('projects.open', 'dir' in r ? { path: r.dir } : { id: r.id });
   return p.id;
 }
 

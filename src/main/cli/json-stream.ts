@@ -4,8 +4,9 @@
  * numbers go straight into typed arrays. Errors name the file, the byte offset and the
  * JSON path the caller gives.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { UserError } from '../../shared/errors';
+import { openInputFileSync } from '../security/input-file';
 
 const CHUNK = 1 << 20;
 
@@ -22,11 +23,8 @@ export class JsonStream {
   private readonly fd: number;
 
   constructor(readonly file: string) {
-    try {
-      this.fd = openSync(file, 'r');
-    } catch (err) {
-      throw new UserError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'input');
-    }
+    // Refuses a FIFO, a device or a folder before reading (security/input-file.ts).
+    this.fd = openInputFileSync(file, 'ser-input', 'input').fd;
   }
 
   close(): void {

@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Api } from '../api';
 import { embedDataset, type EmbedProgress } from '../inference/embed';
 import { inlineContext } from '../jobs/task';
@@ -8,6 +7,7 @@ import { openDatabase } from '../store/open';
 import { PROJECT_FILE } from '../store/projects';
 import { projectMigrations } from '../store/schema';
 import { UsageError, type CliCommand } from './args';
+import { projectRef } from './project-ref';
 
 const PROVIDERS = ['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu'] as const;
 type ProviderArg = (typeof PROVIDERS)[number];
@@ -68,7 +68,7 @@ export function modelCommands(api: () => Api): CliCommand[] {
       path: ['embed'],
       usage: 'embed --project DIR|ID --dataset ID --model ID|ALIAS [--provider auto|cuda|dml|coreml|webgpu|cpu] [--threads N]',
       run: async (o, _positionals, ctx) => {
-        const projectRef = o.requireString('project');
+        const projectArg = o.requireString('project');
         const datasetId = o.requireString('dataset');
         const model = o.requireString('model');
         const provider = providerArg(o.string('provider'));
@@ -77,7 +77,8 @@ export function modelCommands(api: () => Api): CliCommand[] {
         const threads = threadsRaw === undefined ? undefined : Number(threadsRaw);
         if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new UsageError('--threads must be a positive integer');
         // Inline rather than through a worker, so progress can carry throughput and ETA.
-        const dir = existsSync(join(resolve(projectRef), PROJECT_FILE)) ? resolve(projectRef) : (await (ctx.loadApi ? await ctx.loadApi() : api()).invoke('projects.open', { id: projectRef })).path;
+        const ref = projectRef(projectArg);
+        const dir = 'dir' in ref ? ref.dir : (await (ctx.loadApi ? await ctx.loadApi() : api()).invoke('projects.open', { id: ref.id })).path;
         const db = openDatabase(join(dir, PROJECT_FILE), projectMigrations);
         let last = 0;
         let lastDone = -1;

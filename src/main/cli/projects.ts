@@ -23,9 +23,10 @@ export function projectCommands(api: () => Api): CliCommand[] {
     },
     {
       path: ['projects', 'open'],
-      usage: 'projects open (--id ID | --dir DIR)',
+      usage: 'projects open (--id ID | --dir DIR [--as-copy])   (--as-copy: the folder is a copy of a project kept elsewhere; give it its own id)',
       run: async (o) => {
-        const input = { id: o.string('id'), path: o.string('dir') };
+        const asCopy = o.flag('as-copy');
+        const input = { id: o.string('id'), path: o.string('dir'), ...(asCopy ? { asCopy } : {}) };
         o.assertNoUnknown();
         return api().invoke('projects.open', input);
       },

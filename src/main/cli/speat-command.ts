@@ -14,10 +14,12 @@ import {
   type SpeatInput,
   type StandardErrorPoint,
 } from '../stats/speat';
+import { speatMde } from '../stats/power';
 import { UsageError, type CliCommand, type Options } from './args';
 import { readEmbeddingSets } from './embeddings-json';
 import { MIN_DRAWS_FOR_WORKERS, ParallelBootstrap } from './speat-threads';
 import { guard, readBytes } from './stats-io';
+import { quoteUserText } from '../../shared/quote';
 
 function parseMatrix(value: unknown, key: string): number[][] {
   if (!Array.isArray(value)) throw new UserError(`"${key}" must be an array of embedding rows`, key);
@@ -29,7 +31,7 @@ function parseMatrix(value: unknown, key: string): number[][] {
     if (row.length !== dim) throw new UserError(`${key}[${i}] has ${row.length} dimensions, expected ${dim} (embeddings of unequal length)`, `${key}[${i}]`);
     for (let j = 0; j < row.length; j += 1) {
       const v: unknown = row[j];
-      if (typeof v !== 'number' || !Number.isFinite(v)) throw new UserError(`${key}[${i}][${j}] is not a finite number (${JSON.stringify(v)})`, `${key}[${i}][${j}]`);
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new UserError(`${key}[${i}][${j}] is not a finite number (${quoteUserText(JSON.stringify(v) ?? String(v))})`, `${key}[${i}][${j}]`);
     }
     return row as number[];
   });
@@ -44,7 +46,7 @@ function parseStrata(value: unknown, key: string, n: number): string[] {
 
 /** The embeddings and, when the document has them, the strata labels. */
 function readInput(input: string): { emb: SpeatInput; strata?: unknown } {
-  const bytes = readBytes(input);
+  const bytes = readBytes(input, 'embeddings');
   // The plain {X, Y, A, B} shape straight into Float64Arrays; anything else (strata,
   // malformed files) through JSON.parse, whose path gives the detailed messages.
   const fast = readEmbeddingSets(bytes);
@@ -53,7 +55,7 @@ function readInput(input: string): { emb: SpeatInput; strata?: unknown } {
   try {
     doc = JSON.parse(bytes.toString('utf8'));
   } catch (err) {
-    throw new UserError(`${input} is not valid JSON: ${(err as Error).message}`, 'input');
+    throw new UserError(`${input} is not valid JSON: ${quoteUserText((err as Error).message)}`, 'input');
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UserError(`${input} must hold an object with keys X, Y, A, B`, 'input');
   const obj = doc as Record<string, unknown>;
@@ -65,7 +67,7 @@ function readInput(input: string): { emb: SpeatInput; strata?: unknown } {
 
 export const speatCommand: CliCommand = {
   path: ['stats', 'speat'],
-  usage: 'stats speat --input FILE.json [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--threads T]',
+  usage: 'stats speat --input FILE.json [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--mde [--alpha A]] [--threads T]',
   async run(opts: Options, _rest, ctx) {
     const input = opts.requireString('input');
     const permutations = opts.int('permutations', 100_000, 1, 1e9);
@@ -74,11 +76,17 @@ export const speatCommand: CliCommand = {
     const resamples = opts.int('bootstrap', 10_000, 2, 1e8);
     const sizes = opts.intList('sample-sizes');
     const paired = opts.flag('paired');
+    // The minimum detectable d at 80% power (simulated; opt-in, as it adds work to a command timed against numpy).
+    const mdeWanted = opts.flag('mde');
+    const alphaGiven = opts.string('alpha') !== undefined;
+    const alpha = opts.number('alpha', 0.05);
     // Threads for the bootstrap; the results do not depend on it (see speat-threads.ts).
     const threads = opts.int('threads', availableParallelism(), 1, 256);
     opts.assertNoUnknown();
     if (bootstrapGiven && !sizes) throw new UsageError('--bootstrap needs --sample-sizes k1,k2,…');
     if (paired && !sizes) throw new UsageError('--paired needs --bootstrap and --sample-sizes');
+    if (alphaGiven && !mdeWanted) throw new UsageError('--alpha sets the level of --mde; give --mde too');
+    if (!(alpha > 0 && alpha < 1)) throw new UsageError(`--alpha must lie strictly between 0 and 1, got ${alpha}`);
     const draws = sizes ? resamples * sizes.reduce((s, k) => s + 2 * k, 0) : 0;
     const workers = Math.min(threads, sizes?.length ?? 0) - 1;
     // Started before the file is read, so that their start-up overlaps with the work below.
@@ -108,15 +116,20 @@ export const speatCommand: CliCommand = {
       let points: StandardErrorPoint[] = [];
       if (sizes) points = pool ? await pool.finish() : bootstrapSpeatSE(s.X, s.Y, sizes, bootstrapOptions);
       for (const message of pool?.workerErrors ?? []) ctx.log(`warning: a bootstrap thread failed (${message}); the main thread computed its share`);
+      const mde = mdeWanted ? speatMde(s.X, s.Y, { alpha, permutations, paired: design.kind === 'paired', seed }) : null;
       return {
         effectSize: res.effectSize,
+        // One-sided (H1: d > 0), as in the paper; the two-sided p is the one behind a verdict.
         pValue: res.pValue,
+        pTwoSided: res.pTwoSided,
+        favoured: res.favoured,
         exact: res.exact,
         permutations: res.permutations,
         seed,
         associations: { X: Array.from(s.X), Y: Array.from(s.Y) },
         standardErrors: points.map(({ size, standardError }) => ({ size, standardError })),
         ...(sizes ? { bootstrap: { resamples, design: design.kind } } : {}),
+        ...(mde ? { mde: { d: mde.d, alpha: mde.alpha, power: mde.power, stimuli: mde.stimuli, smallestP: mde.smallestP, simulations: mde.simulations, method: mde.method } } : {}),
       };
     } finally {
       pool?.close();

@@ -1,18 +1,19 @@
 /** File reading and error translation shared by the `stats` commands. */
-import { readFileSync } from 'node:fs';
 import { UserError } from '../../shared/errors';
+import { readInputFileSync, type InputKind } from '../security/input-file';
 import { StatsInputError } from '../stats/speat';
 
-export function readBytes(path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    throw new UserError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'input');
-  }
+/**
+ * The file named by --input, whole. A FIFO, a device, a folder or a file over the kind's
+ * size is refused before a byte is read (security/input-file.ts); a sync read is fine
+ * here, in a command-line process that does nothing else meanwhile.
+ */
+export function readBytes(path: string, kind: InputKind): Buffer {
+  return readInputFileSync(path, kind, 'input');
 }
 
-export function readText(path: string): string {
-  return readBytes(path).toString('utf8');
+export function readText(path: string, kind: InputKind): string {
+  return readBytes(path, kind).toString('utf8');
 }
 
 /** Run a stats function, turning its input errors into user errors (exit 1). */

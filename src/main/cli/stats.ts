@@ -6,15 +6,16 @@
  */
 import { UserError } from '../../shared/errors';
 import { CsvError, parseCsvTable, type CsvTable } from '../data/csv';
-import { analyseFdi, analyseWer, NORMALIZE_MODES, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
+import { analyseFdi, analyseWer, werComparisonMdes, equalErrorRate, NORMALIZE_MODES, observedThresholds, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
 import { UsageError, type CliCommand, type Options } from './args';
 import { readSerInput } from './ser-input';
 import { speatCommand } from './speat-command';
 import { guard, readText } from './stats-io';
+import { quoteUserText } from '../../shared/quote';
 
 function readCsv(path: string, requiredColumns: string[]): CsvTable {
   try {
-    return parseCsvTable(readText(path), { requiredColumns });
+    return parseCsvTable(readText(path, 'csv-table'), { requiredColumns });
   } catch (err) {
     if (err instanceof CsvError) throw new UserError(`${path}: ${err.message}`, err.field ?? (err.line !== undefined ? `line ${err.line}` : undefined));
     throw err;
@@ -24,7 +25,7 @@ function readCsv(path: string, requiredColumns: string[]): CsvTable {
 const werCommand: CliCommand = {
   path: ['stats', 'wer'],
   usage:
-    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S]',
+    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S] [--mde-simulations N [--alpha A]]',
   async run(opts: Options) {
     const input = opts.requireString('input');
     const referenceGroup = opts.string('reference-group');
@@ -38,7 +39,13 @@ const werCommand: CliCommand = {
     if (byOption !== undefined && byOption !== 'utterance' && byOption !== 'speaker') throw new UsageError(`--by must be utterance or speaker, got "${byOption}"`);
     const nAGQ = opts.int('nagq', 1, 1, 25);
     const seed = opts.int('seed', 0, 0, 2 ** 52);
+    // The minimum detectable rate ratio per comparison (simulated; opt-in, it refits the model hundreds of times).
+    const mdeSimulations = opts.int('mde-simulations', 0, 0, 100_000);
+    const alphaGiven = opts.string('alpha') !== undefined;
+    const alpha = opts.number('alpha', 0.05);
     opts.assertNoUnknown();
+    if (alphaGiven && mdeSimulations === 0) throw new UsageError('--alpha sets the level of the minimum detectable effect; give --mde-simulations N too');
+    if (!(alpha > 0 && alpha < 1)) throw new UsageError(`--alpha must lie strictly between 0 and 1, got ${alpha}`);
     const table = readCsv(input, ['id', 'group', 'reference', 'hypothesis']);
     const hasSpeakers = table.header.includes('speaker');
     if (byOption === 'speaker' && !hasSpeakers) throw new UserError(`--by speaker needs a "speaker" column in ${input}`, 'speaker');
@@ -56,7 +63,10 @@ const werCommand: CliCommand = {
       };
     });
     const by = (byOption as 'utterance' | 'speaker' | undefined) ?? (hasSpeakers ? 'speaker' : 'utterance');
-    return guard(() => analyseWer(rows, { normalize, ...(secondaryNormalize ? { secondaryNormalize } : {}), referenceGroup, bootstrap, permutations, by, seed, nAGQ }));
+    const analysis = guard(() => analyseWer(rows, { normalize, ...(secondaryNormalize ? { secondaryNormalize } : {}), referenceGroup, bootstrap, permutations, by, seed, nAGQ }));
+    if (mdeSimulations === 0) return analysis;
+    const mdes = werComparisonMdes(rows, analysis, { alpha, simulations: mdeSimulations, seed, nAGQ });
+    return { ...analysis, comparisons: analysis.comparisons.map((c, i) => ({ ...c, mde: mdes[i] ?? null })) };
   },
 };
 
@@ -74,7 +84,8 @@ function parseThresholds(spec: string): number[] {
 
 const fdiCommand: CliCommand = {
   path: ['stats', 'fdi'],
-  usage: 'stats fdi --input FILE.csv (--threshold T | --thresholds FROM:TO:STEP) [--alpha A] [--orientation harm|paper] [--bootstrap R] [--seed S]',
+  usage:
+    'stats fdi --input FILE.csv [--threshold T] [--thresholds FROM:TO:STEP] [--alpha A] [--orientation harm|paper] [--bootstrap R] [--null-permutations N] [--seed S]',
   async run(opts: Options) {
     const input = opts.requireString('input');
     const single = opts.string('threshold');
@@ -84,15 +95,16 @@ const fdiCommand: CliCommand = {
     const orientation = (opts.string('orientation') ?? 'harm') as Orientation;
     if (orientation !== 'harm' && orientation !== 'paper') throw new UsageError(`--orientation must be harm or paper, got "${String(orientation)}"`);
     const bootstrap = opts.int('bootstrap', 0, 0, 1e7);
+    const nullPermutations = opts.int('null-permutations', 1000, 0, 1e7);
     const seed = opts.int('seed', 0, 0, 2 ** 52);
     opts.assertNoUnknown();
-    if ((single === undefined) === (range === undefined)) throw new UsageError('give exactly one of --threshold T or --thresholds FROM:TO:STEP');
-    let thresholds: number[];
+    if (single !== undefined && range !== undefined) throw new UsageError('give at most one of --threshold T or --thresholds FROM:TO:STEP');
+    let threshold: number | undefined;
     if (single !== undefined) {
-      const t = Number(single);
-      if (single.trim() === '' || !Number.isFinite(t)) throw new UsageError(`--threshold must be a number, got "${single}"`);
-      thresholds = [t];
-    } else thresholds = parseThresholds(range!);
+      threshold = Number(single);
+      if (single.trim() === '' || !Number.isFinite(threshold)) throw new UsageError(`--threshold must be a number, got "${single}"`);
+    }
+    const given = range !== undefined ? parseThresholds(range) : null;
     const table = readCsv(input, ['group', 'label', 'score']);
     if (table.rows.length === 0) throw new UserError(`${input} has no items`, 'input');
     const groups: string[] = [];
@@ -102,15 +114,27 @@ const fdiCommand: CliCommand = {
       const g = values.group!.trim();
       if (g === '') throw new UserError(`line ${line}: empty group`, 'group');
       const l = values.label!.trim();
-      if (l !== '0' && l !== '1') throw new UserError(`line ${line}: label must be 0 or 1, got "${values.label}"`, 'label');
+      if (l !== '0' && l !== '1') throw new UserError(`line ${line}: label must be 0 or 1, got "${quoteUserText(values.label!)}"`, 'label');
       const raw = values.score!.trim();
       const sc = Number(raw);
-      if (raw === '' || !Number.isFinite(sc)) throw new UserError(`line ${line}: score is not a finite number ("${values.score}")`, 'score');
+      if (raw === '' || !Number.isFinite(sc)) throw new UserError(`line ${line}: score is not a finite number ("${quoteUserText(values.score!)}")`, 'score');
       groups.push(g);
       labels[i] = l === '1' ? 1 : 0;
       scores[i] = sc;
     });
-    return guard(() => analyseFdi({ groups, labels, scores }, thresholds, { alpha, orientation, bootstrap, seed }));
+    // --threshold alone: that threshold only (as before). --thresholds: that sweep, reported at
+    // its first threshold unless --threshold names one. Neither: the equal-error-rate threshold
+    // and a sweep over the observed scores (1st to 99th percentile).
+    const observed = given === null && threshold === undefined ? observedThresholds(scores) : null;
+    const thresholds = given ?? observed?.thresholds ?? [threshold!];
+    if (observed) threshold = equalErrorRate(scores, labels).threshold;
+    const result = guard(() => analyseFdi({ groups, labels, scores }, thresholds, { alpha, orientation, bootstrap, seed, nullPermutations, ...(threshold !== undefined ? { threshold } : {}) }));
+    return {
+      ...result,
+      thresholdRule: observed ? 'equal-error-rate' : 'given',
+      sweepRule: observed ? 'observed-range' : 'given',
+      ...(observed ? { sweepRange: { from: observed.from, to: observed.to, step: observed.step } } : {}),
+    };
   },
 };
 
@@ -160,9 +184,13 @@ const serCommand: CliCommand = {
         throw err;
       }
     });
+    for (const c of result.caveats) ctx.log(`warning: ${c}`);
     return {
       regressors: result.regressors,
       selected: { learningRate: result.selected.learningRate },
+      // Whether the selected regressor learned valence at all; without it Cohen's d says nothing about propagation.
+      downstream: result.downstream,
+      caveats: result.caveats,
       cohensD: result.cohensD,
       items: { train: data.split.train.length, validation: data.split.validation.length, test: data.split.test.length, X: data.targets?.X.length ?? 0, Y: data.targets?.Y.length ?? 0 },
       layers: data.layers,
@@ -177,6 +205,7 @@ const serCommand: CliCommand = {
         preprocessing: 'features standardised per state and dimension with the training split mean and SD; valence scaled to [0, 1] with the training split min and max',
         selection: 'lowest validation MSE',
         cohensD: 'pooled SD, ddof 1; X minus Y; "pooled" pools the predictions of every regressor (the SpEAT paper)',
+        downstream: `informative when the one-sided 95% lower bound of the selected regressor's test R² (percentile bootstrap over test items, ${result.downstream.resamples} resamples, seeded) is above 0`,
       },
     };
   },

@@ -1,3 +1,5 @@
+import { parseCommandArgs, UsageError, type CommandSpec, type ParsedArgs } from './args';
+
 /**
  * Usage text of every command, by first word, without loading any command module: the
  * modules import the engine, onnxruntime and the PDF stack, and loading them all to print
@@ -8,7 +10,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   projects: [
     'projects create --name NAME [--dir DIR]',
     'projects list',
-    'projects open (--id ID | --dir DIR)',
+    'projects open (--id ID | --dir DIR [--as-copy])   (--as-copy: the folder is a copy of a project kept elsewhere; give it its own id)',
     'projects rename --id ID --name NAME',
     'projects delete --id ID [--delete-files]',
   ],
@@ -40,14 +42,14 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
     'embed --project DIR|ID --dataset ID --model ID|ALIAS [--provider auto|cuda|dml|coreml|webgpu|cpu] [--threads N]',
   ],
   stats: [
-    'stats speat --input FILE.json [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--threads T]',
-    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S]',
-    'stats fdi --input FILE.csv (--threshold T | --thresholds FROM:TO:STEP) [--alpha A] [--orientation harm|paper] [--bootstrap R] [--seed S]',
+    'stats speat --input FILE.json [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--mde [--alpha A]] [--threads T]',
+    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S] [--mde-simulations N [--alpha A]]',
+    'stats fdi --input FILE.csv [--threshold T] [--thresholds FROM:TO:STEP] [--alpha A] [--orientation harm|paper] [--bootstrap R] [--null-permutations N] [--seed S]',
     'stats ser --input FILE.json [--learning-rates 1e-3,1e-4,1e-5] [--steps N] [--seed S] [--batch-size B] [--hidden H] [--eval-every K] [--patience P]',
   ],
   audit: [
     'audit lock --project DIR --plan FILE.json   (save and pre-register a plan; exit 1 with one line per reason when a section cannot run)',
-    'audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (progress on stderr, summary on stdout)',
+    "audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (--plan resumes the plan's latest unfinished run; progress on stderr, summary on stdout)",
     'audit results --project DIR --run RUN_ID [--limit N] [--offset N] [--out FILE.json]',
     'audit list --project DIR',
   ],
@@ -70,8 +72,130 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   ],
 };
 
-/** Usage for the commands under `first` when it names a group, otherwise for all of them. */
-export function usageText(first?: string): string {
-  const lines = first !== undefined && USAGE[first] ? USAGE[first] : Object.values(USAGE).flat();
+/**
+ * Each command's options and positionals, by its words: what the parser accepts
+ * (cli/args.ts). test/unit/cli/usage.test.ts checks every entry against the command's
+ * usage line above (the same options, a value where the line shows one, `…` for a
+ * repeatable one), so the two cannot drift apart.
+ */
+export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
+  'projects create': { options: { name: 'string', dir: 'string' } },
+  'projects list': { options: {} },
+  'projects open': { options: { id: 'string', dir: 'string', 'as-copy': 'boolean' } },
+  'projects rename': { options: { id: 'string', name: 'string' } },
+  'projects delete': { options: { id: 'string', 'delete-files': 'boolean' } },
+  call: { options: { input: 'string' }, positionals: ['OPERATION'] },
+  demo: { options: { out: 'string', seed: 'string', fast: 'boolean' } },
+  'datasets import': {
+    options: {
+      project: 'string',
+      manifest: 'string',
+      folder: 'string',
+      'common-voice': 'string',
+      role: 'string',
+      map: 'string',
+      'mapping-name': 'string',
+      'save-mapping': 'string',
+      name: 'string',
+      'group-label': 'string',
+      split: 'string',
+      'min-duration': 'string',
+      'max-duration': 'string',
+    },
+  },
+  'datasets list': { options: { project: 'string' } },
+  'datasets show': { options: { project: 'string', id: 'string', limit: 'string', offset: 'string', problems: 'string' } },
+  'datasets preview': { options: { manifest: 'string', rows: 'string' } },
+  'datasets exclude': { options: { project: 'string', id: 'string', rows: 'string', include: 'boolean' } },
+  'mappings save': { options: { project: 'string', name: 'string', map: 'string' } },
+  'mappings list': { options: { project: 'string' } },
+  'models list': { options: {} },
+  'models import': { options: { file: 'string', manifest: 'string', folder: 'string', name: 'string', licence: 'string', source: 'string' } },
+  'models layers': { options: { id: 'string' } },
+  'models catalogue': { options: {} },
+  'models download': { options: { id: 'string', 'allow-downloads': 'boolean' } },
+  embed: { options: { project: 'string', dataset: 'string', model: 'string', provider: 'string', threads: 'string' } },
+  'stats speat': { options: { input: 'string', permutations: 'string', seed: 'string', bootstrap: 'string', 'sample-sizes': 'string', paired: 'boolean', mde: 'boolean', alpha: 'string', threads: 'string' } },
+  'stats wer': { options: { input: 'string', 'reference-group': 'string', normalize: 'string', 'secondary-normalize': 'string', bootstrap: 'string', permutations: 'string', by: 'string', nagq: 'string', seed: 'string', 'mde-simulations': 'string', alpha: 'string' } },
+  'stats fdi': { options: { input: 'string', threshold: 'string', thresholds: 'string', alpha: 'string', orientation: 'string', bootstrap: 'string', 'null-permutations': 'string', seed: 'string' } },
+  'stats ser': {
+    options: { input: 'string', 'learning-rates': 'string', steps: 'string', seed: 'string', 'batch-size': 'string', hidden: 'string', 'eval-every': 'string', patience: 'string' },
+  },
+  'audit lock': { options: { project: 'string', plan: 'string' } },
+  'audit run': { options: { project: 'string', plan: 'string', locked: 'string', resume: 'string' } },
+  'audit results': { options: { project: 'string', run: 'string', limit: 'string', offset: 'string', out: 'string' } },
+  'audit list': { options: { project: 'string' } },
+  'report build': {
+    options: {
+      project: 'string',
+      run: 'string',
+      results: 'string',
+      out: 'string',
+      identity: 'string',
+      passphrase: 'string',
+      auditor: 'string',
+      organisation: 'string',
+      'allow-incomplete': 'boolean',
+    },
+  },
+  'report verify': { options: { 'require-trusted': 'boolean' }, positionals: ['FILE.pdf'] },
+  'identity create': { options: { name: 'string', org: 'string', email: 'string', passphrase: 'string' } },
+  'identity import': { options: { p12: 'string', passphrase: 'string', 'key-passphrase': 'string' } },
+  'identity trust': { options: { cert: 'string' } },
+  'identity trusted': { options: {} },
+  'identity list': { options: {} },
+  'cluster export': {
+    options: {
+      project: 'string',
+      dataset: 'string[]',
+      model: 'string',
+      shards: 'string',
+      out: 'string',
+      partition: 'string',
+      time: 'string',
+      'gpus-per-task': 'string',
+      'cpus-per-task': 'string',
+      'audio-root': 'string',
+    },
+  },
+  'cluster run-shard': { options: { job: 'string', shard: 'string', 'audio-root': 'string', provider: 'string', threads: 'string', 'progress-every': 'string' } },
+  'cluster status': { options: { job: 'string' } },
+  'cluster import': { options: { project: 'string', job: 'string' } },
+};
+
+/** The command whose words begin `words` (the longest, so `stats wer` wins over a shorter one), or undefined. */
+export function matchCommand(words: readonly string[]): string | undefined {
+  let best: string | undefined;
+  for (const key of Object.keys(COMMAND_SPECS)) {
+    const path = key.split(' ');
+    if (path.every((p, i) => words[i] === p) && (!best || path.length > best.split(' ').length)) best = key;
+  }
+  return best;
+}
+
+/** The words of the command at the start of `argv`: those before its first option. */
+export function leadingWords(argv: readonly string[]): readonly string[] {
+  const firstOption = argv.findIndex((a) => a.startsWith('-'));
+  return firstOption < 0 ? argv : argv.slice(0, firstOption);
+}
+
+/** A whole command line (`report verify --require-trusted FILE`): its command, options and positionals. */
+export function parseCommandLine(argv: readonly string[]): ParsedArgs {
+  const words = leadingWords(argv);
+  const command = matchCommand(words);
+  if (command === undefined) throw new UsageError(`unknown command "${words.join(' ')}"\n${usageText(words[0])}`);
+  return parseCommandArgs(argv.slice(command.split(' ').length), COMMAND_SPECS[command]!, command);
+}
+
+/**
+ * Usage for one command (`command`: its words), for the commands under `first` when it
+ * names a group, otherwise for all of them.
+ */
+export function usageText(first?: string, command?: string): string {
+  let lines = first !== undefined && Object.hasOwn(USAGE, first) ? USAGE[first]! : Object.values(USAGE).flat();
+  if (command !== undefined) {
+    const own = lines.filter((l) => l === command || l.startsWith(`${command} `));
+    if (own.length > 0) lines = own;
+  }
   return ['usage: equivox <command> [options]', '', ...lines.map((l) => `  ${l}`)].join('\n');
 }

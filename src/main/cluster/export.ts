@@ -31,6 +31,7 @@ export interface ExportOptions {
   partition?: string;
   time?: string;
   gpusPerTask?: number;
+  /** CPUs each array task asks for; run-shard runs onnxruntime with as many threads. */
   cpusPerTask: number;
 }
 
@@ -213,6 +214,7 @@ export async function exportJob(db: Database.Database, dataDir: string, o: Expor
       audioSeconds: job.audioSeconds,
       audioRoot,
       shards: shards.map((s) => ({ shard: s.shard, clips: s.clips, audioSeconds: s.audioSeconds })),
+      resources: { cpusPerTask: o.cpusPerTask, gpusPerTask: o.gpusPerTask ?? null },
       cli: { kind: cli.kind, command: cli.command },
     };
   } catch (err) {

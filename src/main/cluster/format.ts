@@ -5,10 +5,11 @@
  * so an edited manifest is refused rather than silently embedded.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../shared/errors';
+import { checkInputFolder, inputExists, readInputFileSync } from '../security/input-file';
+import { quoteUserText } from '../../shared/quote';
 
 export const JOB_FILE = 'job.json';
 export const JOB_FORMAT = 'equivox-cluster-job';
@@ -82,13 +83,16 @@ function issuesText(err: z.ZodError): string {
 
 /** job.json of a job folder, validated; the errors name the file and the field. */
 export function readJob(jobDir: string): JobFile {
+  checkInputFolder(jobDir, 'jobDir', 'cluster job folder');
   const file = join(jobDir, JOB_FILE);
-  if (!existsSync(file)) throw new UserError(`${jobDir} is not an Equivox cluster job folder: it has no ${JOB_FILE}`, 'jobDir');
+  if (!inputExists(file)) throw new UserError(`${jobDir} is not an Equivox cluster job folder: it has no ${JOB_FILE}`, 'jobDir');
+  // A FIFO or a device in place of job.json is refused, not waited on (security/input-file.ts).
+  const text = readInputFileSync(file, 'job-file', 'jobDir').toString('utf8');
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, 'jobDir');
+    throw new UserError(`${file} is not valid JSON: ${quoteUserText(err instanceof Error ? err.message : String(err))}`, 'jobDir');
   }
   if ((raw as { format?: unknown })?.format === JOB_FORMAT && (raw as { formatVersion?: unknown }).formatVersion !== FORMAT_VERSION) {
     throw new UserError(`${file} has format version ${String((raw as { formatVersion?: unknown }).formatVersion)}; this Equivox reads version ${FORMAT_VERSION}`, 'jobDir');
@@ -107,14 +111,14 @@ export function readManifest(jobDir: string, job: JobFile, shard: number): Shard
   const entry = job.shards[shard];
   if (!entry) throw new UserError(`shard ${shard} does not exist: this job has shards 0..${job.shardCount - 1}`, 'shard');
   const file = join(jobDir, entry.manifest);
-  if (!existsSync(file)) throw new UserError(`${file} is missing: the job folder is incomplete`, 'jobDir');
-  const bytes = readFileSync(file);
+  if (!inputExists(file)) throw new UserError(`${file} is missing: the job folder is incomplete`, 'jobDir');
+  const bytes = readInputFileSync(file, 'job-file', 'jobDir');
   if (sha256Hex(bytes) !== entry.sha256) throw new UserError(`${file} was changed after export (its SHA-256 differs from job.json); export the job again`, 'jobDir');
   let raw: unknown;
   try {
     raw = JSON.parse(bytes.toString('utf8'));
   } catch (err) {
-    throw new UserError(`${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, 'jobDir');
+    throw new UserError(`${file} is not valid JSON: ${quoteUserText(err instanceof Error ? err.message : String(err))}`, 'jobDir');
   }
   const parsed = ShardManifest.safeParse(raw);
   if (!parsed.success) throw new UserError(`${file} is not a valid shard manifest: ${issuesText(parsed.error)}`, 'jobDir');

@@ -18,6 +18,7 @@ import { inlineContext } from '../jobs/task';
 import { VERSION } from '../version';
 import { readJob, readManifest, shardOutput, type JobFile, type ShardManifest } from './format';
 import { openShardDb, problems, readShardDb, SHARD_DATASET_ID, shardInfo } from './shard-db';
+import { checkInputFileSync } from '../security/input-file';
 
 export interface RunShardOptions {
   jobDir: string;
@@ -53,6 +54,7 @@ async function verifyModelFiles(jobDir: string, job: JobFile): Promise<void> {
   for (const f of job.model.files) {
     const file = join(jobDir, job.model.dir, f.name);
     if (!existsSync(file)) throw new UserError(`${file} is missing: copy the whole job folder`, 'jobDir');
+    checkInputFileSync(file, 'model', 'jobDir');
     const sha = await sha256File(file);
     if (sha !== f.sha256) throw new UserError(`${file} differs from the file exported with the job (SHA-256 ${sha.slice(0, 12)}… instead of ${f.sha256.slice(0, 12)}…); copy the job folder again`, 'jobDir');
   }

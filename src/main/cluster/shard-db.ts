@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Migration } from '../store/migrate';
+import { checkInputFileSync } from '../security/input-file';
 import { openDatabase } from '../store/open';
 import { projectMigrations } from '../store/schema';
 import type { ClipProblemKind, ShardRunInfo } from '../../shared/api/cluster';
@@ -51,6 +52,8 @@ export function openShardDb(file: string): Database.Database {
 /** Open an existing shard output for reading only (status, import). */
 export function readShardDb(file: string): Database.Database {
   if (!existsSync(file)) throw new Error(`${file} does not exist`);
+  // A FIFO out/K.sqlite would hold SQLite's open forever (security/input-file.ts).
+  checkInputFileSync(file, 'database', 'jobDir');
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   return db;

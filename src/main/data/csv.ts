@@ -4,6 +4,7 @@
  * Every record carries the 1-based line where it starts so errors can name it.
  */
 import { showInvisible } from '../../shared/visible-text';
+import { quoteUserList, quoteUserText } from '../../shared/quote';
 
 export interface CsvRecord {
   /** 1-based physical line where the record starts (the header is line 1). */
@@ -167,18 +168,35 @@ export function parseCsvRecords(input: string, delimiter = ','): CsvRecord[] {
   return [...reader.push(input), ...reader.end()];
 }
 
-/** The header of a table: names trimmed, none empty, none twice. */
+/**
+ * Longest column name accepted. A header cell of megabytes is not a name (a file without
+ * a header row, or not a table at all); echoing it back made a 58 MB preview.
+ */
+export const MAX_COLUMN_NAME = 1000;
+/** A spreadsheet holds at most 16,384 columns (Excel, LibreOffice); a manifest has a handful. */
+export const MAX_COLUMNS = 16_384;
+
+/** The header of a table: names trimmed, none empty, none twice, none absurdly long. */
 export function checkHeader(record: CsvRecord | undefined, requiredColumns: readonly string[] = []): string[] {
   if (!record) throw new CsvError('the file is empty: expected a header row', 1);
+  if (record.fields.length > MAX_COLUMNS) {
+    throw new CsvError(`the header has ${record.fields.length.toLocaleString('en')} columns, more than a spreadsheet holds (${MAX_COLUMNS.toLocaleString('en')}): is this file a table with a header row?`, 1);
+  }
   const header = record.fields.map((h) => h.trim());
   const seen = new Set<string>();
   header.forEach((h, index) => {
     if (h === '') throw new CsvError(`column ${index + 1} of the header has no name`, 1);
-    if (seen.has(h)) throw new CsvError(`the header names column "${h}" twice`, 1, h);
+    if (h.length > MAX_COLUMN_NAME) {
+      throw new CsvError(
+        `column ${index + 1} of the header is ${h.length.toLocaleString('en')} characters long ("${quoteUserText(h, 60)}"); a column name has at most ${MAX_COLUMN_NAME.toLocaleString('en')}: does the file start with a header row?`,
+        1,
+      );
+    }
+    if (seen.has(h)) throw new CsvError(`the header names column "${quoteUserText(h)}" twice`, 1, quoteUserText(h));
     seen.add(h);
   });
   for (const col of requiredColumns) {
-    if (!seen.has(col)) throw new CsvError(`missing column "${col}" (found: ${header.join(', ')})`, 1, col);
+    if (!seen.has(col)) throw new CsvError(`missing column "${quoteUserText(col)}" (found: ${quoteUserList(header)})`, 1, col);
   }
   return header;
 }

@@ -1,7 +1,7 @@
 /**
- * The import pipeline shared by every source kind: resolve, hash, decode, validate and
- * store one clip at a time, each in its own transaction, so a cancel or a crash leaves
- * a consistent subset and a re-run picks up where it stopped.
+ * The import pipeline shared by every source kind: resolve, hash, measure, validate and
+ * store clips, committed in batches (store/clip-writes.ts), so a cancel or a crash leaves
+ * a consistent subset of whole rows and a re-run picks up where it stopped.
  *
  * Re-import identity: a dataset is found again by (source kind, canonical source path),
  * preferring one that already serves the requested role; importing the same file for
@@ -32,6 +32,7 @@ import { loadSource, resolveClipPath, type SourceRow, type SourceTable } from '.
 import { audioIssues, issue, statusOf, withDefaults } from './validate';
 import { addDatasetRoles, collectImportReport, datasetRoles, removeDatasetRoles } from './repository';
 import { COLUMN_PLAIN, importRoles, ROLE_COLUMN, ROLE_PLAIN } from '../../shared/roles';
+import { quoteUserList, quoteUserText } from '../../shared/quote';
 
 export interface ImportParams {
   source: ImportSource;
@@ -69,7 +70,7 @@ export function checkMapping(mapping: ColumnMapping, header: string[], roles: Da
   for (const k of ['speaker', 'transcript', 'valence', 'hypothesis'] as const) if (mapping[k]) cols.push([k, mapping[k]]);
   for (const g of mapping.groups) cols.push(['group', g]);
   for (const [roleName, col] of cols) {
-    if (!header.includes(col)) throw new UserError(`the ${roleName} column "${col}" is not in the manifest (columns: ${header.join(', ')})`, `mapping.${roleName}`);
+    if (!header.includes(col)) throw new UserError(`the ${roleName} column "${quoteUserText(col)}" is not in the manifest (columns: ${quoteUserList(header)})`, `mapping.${roleName}`);
   }
   for (const role of typeof roles === 'string' ? [roles] : roles) {
     const required = ROLE_COLUMN[role];
@@ -165,7 +166,7 @@ export function rowLabels(values: Record<string, string>, mapping: ColumnMapping
     if (!valenceText) issues.push(issue('missing_metadata', `no valence rating (column "${mapping.valence}" is empty)`));
     else {
       const v = Number(valenceText.replace(',', '.'));
-      if (!Number.isFinite(v)) issues.push(issue('bad_value', `valence rating "${valenceText}" in column "${mapping.valence}" is not a number`));
+      if (!Number.isFinite(v)) issues.push(issue('bad_value', `valence rating "${quoteUserText(valenceText)}" in column "${quoteUserText(mapping.valence)}" is not a number`));
       else valence = v;
     }
   }

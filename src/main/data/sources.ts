@@ -8,10 +8,12 @@
  * reads it again, one row at a time. Memory stays flat however many rows there are.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ColumnMapping, ImportSource, SourceKind } from '../../shared/api/datasets';
 import { UserError } from '../../shared/errors';
+import { checkInputFileSync, checkInputFolder, inputExists, openInputFileSync } from '../security/input-file';
+import { quoteUserList, quoteUserText } from '../../shared/quote';
 import { dataFolderProblem } from '../security/path-policy';
 import { checkHeader, CsvError, CsvRecordReader, parseCsvTable, recordToRow, sniffDelimiter, type CsvRecord } from './csv';
 
@@ -42,9 +44,10 @@ export interface SourceTable {
   delimiter?: string;
 }
 
+/** A regular file within the manifest size limit, or a message naming it and what it is (security/input-file.ts). */
 function checkFile(file: string, what: string): void {
-  if (!existsSync(file)) throw new UserError(`${what} ${file} does not exist`, 'manifest');
-  if (!statSync(file).isFile()) throw new UserError(`${what} ${file} is not a file`, 'manifest');
+  if (!existsSync(file) && !inputExists(file)) throw new UserError(`${what} ${file} does not exist`, 'manifest');
+  checkInputFileSync(file, 'manifest', 'manifest');
 }
 
 function readText(file: string, what: string): string {
@@ -101,7 +104,9 @@ const CHUNK_BYTES = 1 << 16;
  * Windows-1252, the usual culprit (spreadsheets' "CSV" export on Windows).
  */
 function* textChunks(file: string): Generator<{ text: string; hash: ReturnType<typeof createHash> }> {
-  const fd = openSync(file, 'r');
+  // Opened without blocking and checked on the descriptor (security/input-file.ts): a FIFO
+  // swapped in after checkFile cannot hang the import.
+  const { fd } = openInputFileSync(file, 'manifest', 'manifest');
   try {
     // ignoreBOM keeps a BOM in the text, as readFileSync did: the manifest's hash must not change.
     const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -266,7 +271,7 @@ function listFiles(dir: string, rel = ''): string[] {
  */
 export function loadFolder(folder: string, groupLabel = 'group'): SourceTable {
   const root = resolve(folder);
-  if (!existsSync(root) || !statSync(root).isDirectory()) throw new UserError(`${root} is not a folder`, 'folder');
+  checkInputFolder(root, 'folder');
   const files = listFiles(root).filter((f) => f !== 'metadata.csv');
   const metaFile = join(root, 'metadata.csv');
   let metaHeader: string[] = [];
@@ -276,7 +281,7 @@ export function loadFolder(folder: string, groupLabel = 'group'): SourceTable {
     metaText = readText(metaFile, 'the metadata file');
     const t = parseTable(metaText, metaFile);
     const key = t.header.find((h) => ['path', 'file', 'filename', 'file_name'].includes(h.toLowerCase()));
-    if (!key) throw new UserError(`${metaFile} needs a column named path or file to match rows to audio files (found: ${t.header.join(', ')})`, 'folder');
+    if (!key) throw new UserError(`${metaFile} needs a column named path or file to match rows to audio files (found: ${quoteUserList(t.header)})`, 'folder');
     metaHeader = t.header.filter((h) => h !== key && h !== 'path' && h !== groupLabel);
     for (const r of t.rows) {
       const p = r.values[key]!.replace(/\\/g, '/');
@@ -311,11 +316,11 @@ export function loadFolder(folder: string, groupLabel = 'group'): SourceTable {
  * gender, accents (or accent) and variant → group labels.
  */
 export function loadCommonVoice(folder: string, split = 'validated.tsv'): SourceTable {
-  const root = resolve(folder);
+  const root = checkInputFolder(resolve(folder), 'folder');
   const tsv = join(root, split);
   if (!existsSync(tsv)) {
     const candidates = existsSync(root) ? readdirSync(root).filter((f) => f.endsWith('.tsv')) : [];
-    throw new UserError(`${root} does not look like a Common Voice release: no ${split}${candidates.length ? ` (found ${candidates.join(', ')})` : ''}`, 'folder');
+    throw new UserError(`${root} does not look like a Common Voice release: no ${split}${candidates.length ? ` (found ${quoteUserList(candidates)})` : ''}`, 'folder');
   }
   checkFile(tsv, 'the Common Voice split');
   // Common Voice TSVs are not RFC 4180: quotes are literal characters inside sentences,
@@ -346,7 +351,7 @@ export function loadCommonVoice(folder: string, split = 'validated.tsv'): Source
     else if (r.value.text !== '') rowCount += 1;
   }
   for (const col of ['client_id', 'path', 'sentence']) {
-    if (!header.includes(col)) throw new UserError(`${tsv}: missing column "${col}" (found: ${header.join(', ')})`, 'folder');
+    if (!header.includes(col)) throw new UserError(`${tsv}: missing column "${quoteUserText(col)}" (found: ${quoteUserList(header)})`, 'folder');
   }
   const groups = ['age', 'gender', header.includes('accents') ? 'accents' : 'accent', 'variant'].filter((g) => header.includes(g));
   return {

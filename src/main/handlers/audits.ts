@@ -7,6 +7,7 @@ import { checkRequirements, modelFacts } from '../audits/requirements';
 import { listModels } from '../inference/models';
 import { estimateDemo } from '../audits/task';
 import { createAudit, getAudit, listAudits, storedResults, type AuditRow } from '../audits/run';
+import { assertPlanFree } from '../store/audit-runs';
 import { listDatasets } from '../data/repository';
 import type { DatasetRole } from '../../shared/api/datasets';
 import { ROLE_PLAIN } from '../../shared/roles';
@@ -45,10 +46,17 @@ export const auditHandlers: HandlerMap<
     }
     return parsePlan(demoPlan(loadDemoDescription(), ids, { fast }));
   },
-  'audits.start': ({ projectId, planId }, engine) => startRun(engine, projectId, createAudit(engine.store.db(projectId), planId).id),
+  'audits.start': ({ projectId, planId }, engine) => {
+    const db = engine.store.db(projectId);
+    // One run of a plan at a time (the worker takes the lock; this says so before a run is made).
+    assertPlanFree(db, planId);
+    return startRun(engine, projectId, createAudit(db, planId).id);
+  },
   'audits.resume': ({ projectId, auditId }, engine) => {
-    const a = getAudit(engine.store.db(projectId), auditId);
+    const db = engine.store.db(projectId);
+    const a = getAudit(db, auditId);
     if (a.status === 'finished') throw new UserError('this run has already finished', 'auditId');
+    if (!activeRuns.has(a.id)) assertPlanFree(db, a.planId);
     return startRun(engine, projectId, a.id);
   },
   'audits.list': ({ projectId }, { store }) => listAudits(store.db(projectId)).map(info),

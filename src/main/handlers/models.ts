@@ -37,7 +37,7 @@ export function modelLayers(m: ModelManifest): ModelLayers {
   };
 }
 
-export const modelHandlers: HandlerMap<'models.list' | 'models.import' | 'models.layers' | 'models.embed' | 'models.catalogue' | 'models.download'> = {
+export const modelHandlers: HandlerMap<'models.list' | 'models.import' | 'models.layers' | 'models.embed' | 'models.verifierQuality' | 'models.catalogue' | 'models.download'> = {
   'models.list': async (_input, { dataDir }) => (await listModels(dataDir)).map(modelInfo),
   'models.import': async (input, { dataDir }) => modelInfo(await importModel(dataDir, input)),
   'models.layers': async ({ id }, { dataDir }) => modelLayers((await ensureModel(dataDir, id)).manifest),
@@ -46,6 +46,13 @@ export const modelHandlers: HandlerMap<'models.list' | 'models.import' | 'models
     const input: EmbedTaskInput = { projectPath: project.path, datasetId, model: modelId, dataDir, provider, ...(threads !== undefined ? { threads } : {}) };
     const { jobId, result } = jobs.start<EmbedSummary>('inference.embed', input);
     return { jobId, summary: wait ? await result : null };
+  },
+  'models.verifierQuality': async ({ projectId, datasetId, modelId, groupBy, trialsPerGroup, seed }, { dataDir, store }) => {
+    const m = (await ensureModel(dataDir, modelId)).manifest;
+    // Loaded on use: the audit module pulls in the inference stack, which a CLI start need not pay for.
+    const { verifierQualityFromEmbeddings } = await import('../audits/fdi-audit');
+    const q = verifierQualityFromEmbeddings(store.db(projectId), m, { datasetId, groupBy, ...(trialsPerGroup !== undefined ? { trialsPerGroup } : {}), ...(seed !== undefined ? { seed } : {}) });
+    return q ? { auc: q.auc, aucCi: q.aucCi, eer: q.eer, informative: q.informative, genuine: q.genuine, impostor: q.impostor, warnings: q.warnings } : null;
   },
   'models.catalogue': () => CATALOGUE.map((e) => ({ id: e.id, name: e.name, repository: e.repository, licence: e.licence, approxMB: e.approxMB, files: e.files.map((f) => f.path) })),
   'models.download': async ({ id, allowDownloads }, { dataDir }) => modelInfo(await downloadModel(dataDir, id, { allowDownloads })),

@@ -3,7 +3,7 @@
  * the user's Equivox data folder (dataDir/models/<sha256>/) and shared by projects.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,7 @@ import { layerAggregationFor, settingsKeyFor, type Family, type FrontEnd, type M
 import { decodeModel, encodeModel, valueInfo } from './onnx-graph';
 import { createSession } from './providers';
 import { detectAsrFolder, importAsrFolder, type AsrFolder, type AsrImportOptions } from './asr/store';
+import { checkInputFileSync, checkInputFolder, inputExists, readInputFile, readInputFileSync, readOptionalInputFileSync } from '../security/input-file';
 
 export { VERIFY_TOLERANCE } from './verify-layers';
 
@@ -230,12 +231,26 @@ interface HfPreprocessor {
 
 const FAMILIES: Record<string, Family> = { wav2vec2: 'wav2vec2', hubert: 'hubert', wavlm: 'wavlm', 'data2vec-audio': 'data2vec-audio', whisper: 'whisper' };
 
-function readJson<T>(file: string): T | null {
-  if (!existsSync(file)) return null;
+/** An optional JSON file (a folder's config.json, the store's manifest.json); a FIFO, device or folder in its place is refused (security/input-file.ts). */
+function readJson<T>(file: string, field?: string): T | null {
+  const bytes = readOptionalInputFileSync(file, 'model-file', field);
+  if (bytes === null) return null;
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
+    return JSON.parse(bytes.toString('utf8')) as T;
   } catch {
-    throw new UserError(`${file} is not valid JSON`);
+    throw new UserError(`${file} is not valid JSON`, field);
+  }
+}
+
+/** The manifest the caller names (--manifest): it must be there. */
+function givenManifest(o: ImportOptions): Partial<ModelManifest> & { doNormalize?: boolean; nMels?: 80 | 128 } {
+  if (typeof o.manifest !== 'string') return o.manifest ?? {};
+  const file = resolve(o.manifest);
+  try {
+    return JSON.parse(readInputFileSync(file, 'model-file', 'manifest').toString('utf8')) as Partial<ModelManifest> & { doNormalize?: boolean; nMels?: 80 | 128 };
+  } catch (err) {
+    if (err instanceof SyntaxError) throw new UserError(`${file} is not valid JSON`, 'manifest');
+    throw err;
   }
 }
 
@@ -344,12 +359,12 @@ function stateDefinitionFor(family: Family, layout: 'final' | 'none' | 'last-onl
  * manifest says family "wav2vec2-ctc" (its vocab.json and configs beside it).
  */
 async function asrImportTarget(o: ImportOptions): Promise<{ found: AsrFolder; options: AsrImportOptions } | null> {
-  const given = typeof o.manifest === 'string' ? readJson<Partial<ModelManifest> & { doNormalize?: boolean; nMels?: 80 | 128 }>(resolve(o.manifest)) ?? {} : (o.manifest ?? {});
+  const given = givenManifest(o);
   let found: AsrFolder | null = null;
-  if (o.folder) found = detectAsrFolder(o.folder);
+  if (o.folder) found = detectAsrFolder(checkInputFolder(resolve(o.folder), 'folder'));
   else if (o.file && given.family === 'wav2vec2-ctc') {
     const file = resolve(o.file);
-    if (!existsSync(file)) throw new NotFoundError(`${file} does not exist`, 'file');
+    checkInputFileSync(file, 'model', 'file');
     // HF layout keeps the .onnx in onnx/ and the JSON files one level up.
     const folder = [dirname(file), dirname(dirname(file))].find((d) => existsSync(join(d, 'vocab.json')));
     if (!folder) throw new UserError(`a CTC model needs its vocab.json beside ${file} (or in the folder above)`, 'file');
@@ -379,8 +394,9 @@ export async function importModel(dataDir: string, o: ImportOptions): Promise<Mo
   const asr = await asrImportTarget(o);
   if (asr) return importAsrFolder(dataDir, asr.found, asr.options);
   const onnxPath = o.file ? resolve(o.file) : pickFolderOnnx(resolve(o.folder!));
-  if (!existsSync(onnxPath)) throw new NotFoundError(`${onnxPath} does not exist`, 'file');
-  const bytes = readFileSync(onnxPath);
+  if (!inputExists(onnxPath)) throw new NotFoundError(`${onnxPath} does not exist`, 'file');
+  // Regular file, within 4 GB, read off the event loop: a FIFO model.onnx is refused, not waited on.
+  const bytes = await readInputFile(onnxPath, 'model', o.file ? 'file' : 'folder');
   const sha = sha256Bytes(bytes);
   const dir = join(modelsDir(dataDir), sha);
   const existing = readJson<ModelManifest>(join(dir, 'manifest.json'));
@@ -388,7 +404,7 @@ export async function importModel(dataDir: string, o: ImportOptions): Promise<Mo
   const folder = o.folder ? resolve(o.folder) : dirname(onnxPath);
   const config = readJson<HfConfig>(join(folder, 'config.json')) ?? (o.folder ? null : readJson<HfConfig>(join(dirname(folder), 'config.json')));
   const pre = readJson<HfPreprocessor>(join(folder, 'preprocessor_config.json')) ?? (o.folder ? null : readJson<HfPreprocessor>(join(dirname(folder), 'preprocessor_config.json')));
-  const given = typeof o.manifest === 'string' ? readJson<Partial<ModelManifest> & { doNormalize?: boolean; nMels?: 80 | 128 }>(resolve(o.manifest)) ?? {} : (o.manifest ?? {});
+  const given = givenManifest(o);
   if (bytes.length === 0) throw new UserError(`${onnxPath} is empty (0 bytes): not an ONNX model`, 'file');
   let graphInfo: { input: string; dims: (number | string)[] };
   try {
@@ -454,9 +470,13 @@ export async function importModel(dataDir: string, o: ImportOptions): Promise<Mo
   // Write into a temporary folder and rename, so a half-written model never appears.
   const tmp = `${dir}.partial-${process.pid}`;
   mkdirSync(tmp, { recursive: true });
-  copyFileSync(onnxPath, join(tmp, 'model.onnx'));
+  // The bytes that were hashed and checked, not a second read of the caller's file.
+  writeFileSync(join(tmp, 'model.onnx'), bytes);
   if (prep.derived) writeFileSync(join(tmp, 'derived.onnx'), prep.derived);
-  for (const f of ['config.json', 'preprocessor_config.json']) if (existsSync(join(folder, f))) copyFileSync(join(folder, f), join(tmp, f));
+  for (const f of ['config.json', 'preprocessor_config.json']) {
+    const side = readOptionalInputFileSync(join(folder, f), 'model-file', 'folder');
+    if (side !== null) writeFileSync(join(tmp, f), side);
+  }
   writeFileSync(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2));
   mkdirSync(modelsDir(dataDir), { recursive: true });
   if (existsSync(dir)) return readJson<ModelManifest>(join(dir, 'manifest.json')) ?? manifest;

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { CancelledError } from '../../shared/errors';
+import { toErrorShape } from '../error-shape';
 import type { WorkerMessage, WorkerStart } from './protocol';
 import { taskRegistry } from './registry';
 import type { TaskContext } from './task';
@@ -34,8 +35,9 @@ async function main(): Promise<void> {
     const result = await task(start.input as never, ctx);
     post({ type: 'result', result });
   } catch (err) {
-    const e = err as { name?: string; message?: string; code?: string; field?: string };
-    post({ type: 'error', error: { name: e.name ?? 'Error', message: e.message ?? String(err), code: e.code, field: e.field } });
+    // Through the hosts' own shaping, so a full disk or a busy database arrives as a user error.
+    const shape = toErrorShape(err);
+    post({ type: 'error', error: { name: (err as { name?: string }).name ?? 'Error', message: shape.message, code: shape.code, field: shape.field } });
   }
 }
 

@@ -4,8 +4,9 @@
  * statement and the exports, and record the report in the project's `reports` table.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../atomic-write';
+import { mkdirSync, rmSync } from 'node:fs';
+import { removeStaleTemps, replaceDir, tempSibling, writeFileAtomic } from '../atomic-write';
+import { storageError } from '../error-shape';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { BuiltReport, OperationInputReportsBuild } from './service-types';
 import { RESULTS_SCHEMA_VERSION, type AuditResults } from '../../shared/results';
@@ -15,6 +16,8 @@ import { SECTION_SHORT } from '../../shared/requirements';
 import type { Engine } from '../engine';
 import { getKeyProtector, listIdentities, loadSigningIdentity } from '../identity';
 import { buildReport, writeExports } from './index';
+import { readInputFile } from '../security/input-file';
+import { quoteUserText } from '../../shared/quote';
 
 function parseResults(text: string, where: string): AuditResults {
   let parsed: unknown;
@@ -25,7 +28,7 @@ function parseResults(text: string, where: string): AuditResults {
   }
   const r = parsed as Partial<AuditResults>;
   if (!r || typeof r !== 'object' || r.schemaVersion !== RESULTS_SCHEMA_VERSION) {
-    throw new UserError(`${where} has results schema version ${String(r?.schemaVersion)}; this Equivox reads version ${RESULTS_SCHEMA_VERSION}`);
+    throw new UserError(`${where} has results schema version ${quoteUserText(String(r?.schemaVersion))}; this Equivox reads version ${RESULTS_SCHEMA_VERSION}`);
   }
   if (!r.audit || !r.project || !Array.isArray(r.models) || !Array.isArray(r.datasets)) throw new UserError(`${where} is missing audit, project, models or datasets`);
   return r as AuditResults;
@@ -52,8 +55,7 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
   let record: ((row: { path: string; sha256: string; signer: string; fingerprint: string }) => string) | null = null;
   if (input.resultsPath) {
     const file = resolve(input.resultsPath);
-    if (!existsSync(file)) throw new NotFoundError(`no results file at ${file}`, 'resultsPath');
-    results = parseResults(readFileSync(file, 'utf8'), file);
+    results = parseResults((await readInputFile(file, 'results', 'resultsPath')).toString('utf8'), file);
   } else {
     const project = engine.store.resolve(input.project!);
     const db = engine.store.db(project.id);
@@ -82,17 +84,41 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
   const identity = loadSigningIdentity(engine.dataDir, identityId, { passphrase: input.passphrase, protector: getKeyProtector() });
   const out = resolve(input.out);
   const base = basename(out, extname(out));
-  mkdirSync(dirname(out), { recursive: true });
+  const folder = dirname(out);
+  const statementPath = join(folder, `${base}.statement.json`);
+  const exportsDir = join(folder, `${base}-data`);
+  mkdirSync(folder, { recursive: true });
+  // What a killed build left here (hidden temporary copies of the PDF, statement or data files).
+  removeStaleTemps(folder);
+  removeStaleTemps(exportsDir);
   const { pdf, statement } = await buildReport(results, { identity, auditor: input.auditor, organisation: input.organisation, reportFileName: basename(out) });
-  // Owner-only (0600) and atomic: a report holds group-level findings about real people.
-  writeFileAtomic(out, pdf);
-  const statementPath = join(dirname(out), `${base}.statement.json`);
-  writeFileAtomic(statementPath, `${JSON.stringify(statement, null, 2)}\n`);
-  const exportsDir = join(dirname(out), `${base}-data`);
-  const exports = writeExports(results, exportsDir);
+  const statementText = `${JSON.stringify(statement, null, 2)}\n`;
   const sha256 = createHash('sha256').update(pdf).digest('hex');
   const signer = `${identity.info.name}${identity.info.organisation ? `, ${identity.info.organisation}` : ''}`;
-  const reportId = record ? record({ path: out, sha256, signer, fingerprint: identity.info.fingerprint }) : null;
+  // One unit: the data files, then the statement, then the PDF, each complete or absent
+  // (owner-only and atomic: a report holds group-level findings about real people), and
+  // the reports row only once all three are in place. A build killed part way reports
+  // nothing, and running it again completes it.
+  let exports: string[];
+  let reportId: string | null;
+  try {
+    const staging = tempSibling(exportsDir);
+    try {
+      const staged = writeExports(results, staging);
+      replaceDir(staging, exportsDir);
+      exports = staged.map((f) => join(exportsDir, basename(f)));
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
+    writeFileAtomic(statementPath, statementText);
+    writeFileAtomic(out, pdf);
+    reportId = record ? record({ path: out, sha256, signer, fingerprint: identity.info.fingerprint }) : null;
+  } catch (err) {
+    // The results document is most of what the data files hold; their tables about as much again.
+    const need = pdf.length + statementText.length + 2 * JSON.stringify(results).length;
+    throw storageError(err, { folder, step: 'writing the report', needBytes: need, estimate: 'an estimate: the signed PDF, its statement, and the data files at about twice the size of the results' }) ?? err;
+  }
   const pages = (pdf.toString('latin1').match(/\/Type \/Page\b(?!s)/g) ?? []).length || null;
   return { reportId, path: out, statementPath, exportsDir, exports, sha256, signer, fingerprint: identity.info.fingerprint, pages };
 }

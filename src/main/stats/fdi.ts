@@ -3,9 +3,10 @@
  * disparities, Wasserstein-1 between groups' score distributions and the FDI, which is
  * how much FPR, FNR and (1 −) accuracy disagree about which groups are worse served.
  */
-import { averageRanks, percentileInterval } from './descriptive';
+import { averageRanks, percentileInterval, quantileSorted } from './descriptive';
 import { Rng } from './rng';
 import { StatsInputError } from './speat';
+import { verifierQuality, type VerifierQuality } from './verifier';
 import { wasserstein1 } from './wasserstein';
 
 export type Orientation = 'harm' | 'paper';
@@ -130,6 +131,101 @@ export interface FdiOptions {
   seed?: number;
   /** Alphas for the sensitivity curve (default 0, 0.1, …, 1). */
   alphaGrid?: readonly number[];
+  /** The reported threshold; default thresholds[0]. The sweep covers `thresholds`. */
+  threshold?: number;
+  /** Shuffles of the permutation null at the reported threshold (default 1,000; 0: none). */
+  nullPermutations?: number;
+}
+
+export interface FdiNullResult {
+  pValue: number;
+  permutations: number;
+  /** Mean and 95th percentile of FDI over the shuffles. */
+  mean: number;
+  q95: number;
+  method: string;
+}
+
+export const FDI_NULL_METHOD =
+  'group labels shuffled among the genuine trials and, separately, among the impostor trials (each trial keeps its label and score, each group its numbers of genuine and impostor trials); FDI recomputed at the same threshold; p = (1 + #{FDI ≥ observed}) / (1 + shuffles)';
+
+/**
+ * FDI against noise (METHODS.md § Verdicts that hold): how often shuffling group labels
+ * gives an FDI at least the observed one. Shuffling within each label keeps every group's
+ * genuine and impostor counts, so the rates stay defined and a shuffled group differs from
+ * the observed one only in which trials it holds. Ties: FDI values are compared with a
+ * tolerance of 1e-12.
+ */
+export function fdiPermutationNull(items: FdiItems, threshold: number, permutations: number, alpha = 0.5, orientation: Orientation = 'harm', seed = 0): FdiNullResult {
+  if (!(permutations >= 1) || !Number.isInteger(permutations)) throw new RangeError('null permutations must be a positive integer');
+  const gs = [...new Set(items.groups)].sort();
+  const gIndex = new Map(gs.map((g, i) => [g, i]));
+  const G = gs.length;
+  const observed = fdiAtThreshold(items, threshold, alpha, orientation).fdi;
+  // Per label: the items' decisions and their group numbers (what gets shuffled).
+  const byLabel: { decision: Uint8Array; group: Int32Array }[] = [0, 1].map((label) => {
+    const idx: number[] = [];
+    for (let i = 0; i < items.groups.length; i += 1) if ((items.labels[i] === 1 ? 1 : 0) === label) idx.push(i);
+    return { decision: Uint8Array.from(idx, (i) => (items.scores[i]! >= threshold ? 1 : 0)), group: Int32Array.from(idx, (i) => gIndex.get(items.groups[i]!)!) };
+  });
+  const n0 = new Float64Array(G);
+  const n1 = new Float64Array(G);
+  for (const g of byLabel[0]!.group) n0[g] += 1;
+  for (const g of byLabel[1]!.group) n1[g] += 1;
+  const rng = Rng.stream(seed, 5000);
+  const fp = new Float64Array(G);
+  const tp = new Float64Array(G);
+  const fpr = new Float64Array(G);
+  const fnr = new Float64Array(G);
+  const acc = new Float64Array(G);
+  const reps = new Float64Array(permutations);
+  let hits = 0;
+  const tol = 1e-12 * Math.max(1, Math.abs(observed));
+  for (let p = 0; p < permutations; p += 1) {
+    fp.fill(0);
+    tp.fill(0);
+    for (let label = 0; label < 2; label += 1) {
+      const { decision, group } = byLabel[label]!;
+      const target = label === 0 ? fp : tp;
+      // Fisher–Yates over the group numbers, continuing from the previous arrangement.
+      for (let i = group.length - 1; i > 0; i -= 1) {
+        const j = rng.nextInt(i + 1);
+        const t = group[i]!;
+        group[i] = group[j]!;
+        group[j] = t;
+      }
+      for (let i = 0; i < group.length; i += 1) target[group[i]!] += decision[i]!;
+    }
+    for (let g = 0; g < G; g += 1) {
+      fpr[g] = fp[g]! / n0[g]!;
+      fnr[g] = (n1[g]! - tp[g]!) / n1[g]!;
+      const a = (tp[g]! + n0[g]! - fp[g]!) / (n0[g]! + n1[g]!);
+      acc[g] = orientation === 'harm' ? 1 - a : a;
+    }
+    const f = fdiFromMetrics([fpr, fnr, acc], alpha).fdi;
+    reps[p] = f;
+    if (f >= observed - tol) hits += 1;
+  }
+  const sorted = Float64Array.from(reps).sort();
+  return { pValue: (1 + hits) / (1 + permutations), permutations, mean: reps.reduce((a, b) => a + b, 0) / permutations, q95: quantileSorted(sorted, 0.95), method: FDI_NULL_METHOD };
+}
+
+/** Thresholds in the default sweep. */
+export const OBSERVED_SWEEP_POINTS = 21;
+
+/**
+ * The default sweep (METHODS.md § Verdicts that hold, Threshold sweep): evenly spaced from
+ * the 1st to the 99th percentile of the pooled scores (numpy's linear interpolation), so
+ * the sweep sits where the scores are rather than on a fixed 0..1 grid.
+ */
+export function observedThresholds(scores: ArrayLike<number>, points = OBSERVED_SWEEP_POINTS): { from: number; to: number; step: number; thresholds: number[] } {
+  if (scores.length === 0) throw new StatsInputError('no scores');
+  const sorted = Float64Array.from(scores).sort();
+  const from = quantileSorted(sorted, 0.01);
+  const to = quantileSorted(sorted, 0.99);
+  if (!(to > from) || points < 2) return { from, to: from, step: 0, thresholds: [from] };
+  const step = (to - from) / (points - 1);
+  return { from, to, step, thresholds: Array.from({ length: points }, (_, i) => (i === points - 1 ? to : from + i * step)) };
 }
 
 export interface FdiAnalysis {
@@ -146,11 +242,15 @@ export interface FdiAnalysis {
   sweep: { threshold: number; fdi: number; valueDisagreement: number; rankDisagreement: number }[];
   fdiCi95?: [number, number];
   alphaSensitivity: { alpha: number; fdi: number }[];
+  /** How well the scores separate genuine from impostor trials, over all items. */
+  verifier: VerifierQuality;
+  /** Permutation null of the FDI at `threshold`; null with 0 null permutations. */
+  null: FdiNullResult | null;
 }
 
 const spread = (v: number[]): number => Math.max(...v) - Math.min(...v);
 
-/** Full FDI analysis; the top-level values are for thresholds[0], the sweep covers all thresholds. */
+/** Full FDI analysis; the top-level values are for options.threshold (default thresholds[0]), the sweep covers all thresholds. */
 export function analyseFdi(items: FdiItems, thresholds: readonly number[], options: FdiOptions = {}): FdiAnalysis {
   const alpha = options.alpha ?? 0.5;
   const orientation = options.orientation ?? 'harm';
@@ -158,7 +258,8 @@ export function analyseFdi(items: FdiItems, thresholds: readonly number[], optio
   if (n === 0) throw new StatsInputError('no items');
   if (thresholds.length === 0) throw new RangeError('at least one threshold is needed');
   if (!(alpha >= 0 && alpha <= 1)) throw new RangeError('alpha must lie in [0, 1]');
-  const tau = thresholds[0]!;
+  const tau = options.threshold ?? thresholds[0]!;
+  const nullPermutations = options.nullPermutations ?? 1000;
   const rates = groupRates(items, tau);
   undefinedRateCheck(rates);
   const gs = Object.keys(rates);
@@ -188,6 +289,8 @@ export function analyseFdi(items: FdiItems, thresholds: readonly number[], optio
     rankDisagreement: first.rankDisagreement,
     sweep,
     alphaSensitivity: grid.map((a) => ({ alpha: a, fdi: a * first.valueDisagreement + (1 - a) * first.rankDisagreement })),
+    verifier: verifierQuality(items.scores, items.labels),
+    null: nullPermutations > 0 ? fdiPermutationNull(items, tau, nullPermutations, alpha, orientation, options.seed ?? 0) : null,
   };
   if (options.bootstrap && options.bootstrap > 0) result.fdiCi95 = bootstrapFdiCi(items, tau, options.bootstrap, alpha, orientation, options.seed ?? 0);
   return result;

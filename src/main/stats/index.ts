@@ -1,6 +1,6 @@
 /** Public API of the statistics core: pure functions, no I/O, seeded and reproducible. */
 export { DrawSet, Rng } from './rng';
-export { logGamma, gammaP, gammaQ, betaInc, tSf, tCdf, tTwoSided, fSf, chi2Sf, normalSf, normalCdf } from './special';
+export { logGamma, gammaP, gammaQ, betaInc, tSf, tCdf, tTwoSided, tUpperQuantile, fSf, chi2Sf, normalSf, normalCdf, normalQuantile } from './special';
 export { sum, mean, variance, std, quantile, quantileSorted, percentileInterval, averageRanks, type NumArray } from './descriptive';
 export { adjustPValues, bonferroni, holm, benjaminiHochberg, type AdjustMethod } from './corrections';
 export {
@@ -21,6 +21,7 @@ export {
   speatEffectSize,
   speatPermutationTest,
   speatFromAssociations,
+  favouredGroup,
   bootstrapSpeatSE,
   BootstrapPlan,
   binomialCapped,
@@ -85,6 +86,13 @@ export {
   splitIndices,
   binomialSignP,
   serPropagation,
+  serDownstream,
+  serCaveats,
+  bootstrapR2Lower,
+  rSquared,
+  SER_MIN_TEST_ITEMS,
+  SER_DOWNSTREAM_RESAMPLES,
+  type SerDownstreamResult,
   type SerItems,
   type Standardisation,
   type SerTrainOptions,
@@ -105,6 +113,11 @@ export {
   analyseFdi,
   bootstrapFdiCi,
   thresholdRange,
+  fdiPermutationNull,
+  observedThresholds,
+  OBSERVED_SWEEP_POINTS,
+  FDI_NULL_METHOD,
+  type FdiNullResult,
   type Orientation,
   type FdiItems,
   type GroupRates,
@@ -112,3 +125,6 @@ export {
   type FdiOptions,
   type FdiAnalysis,
 } from './fdi';
+export { MDE_POWER, speatMde, smallestTwoSidedP, type SpeatMdeOptions, type SpeatMdeResult } from './power';
+export { verifierQuality, equalErrorRate, type VerifierQuality } from './verifier';
+export { werMde, werComparisonMdes, werSimulator, type WerMdeOptions, type WerMdeResult } from './wer-power';

@@ -15,6 +15,7 @@
  * O(B·H·D). The parameters and Adam's moments are still the full two-layer model's, so the
  * training dynamics are the published ones. The loop allocates nothing per step.
  */
+import { quantileSorted } from './descriptive';
 import { cohenD } from './tests';
 import { Rng } from './rng';
 
@@ -420,6 +421,91 @@ export function binomialSignP(k: number, n: number): number {
   return Math.min(1, terms.reduce((s, t) => s + Math.exp(t), 0));
 }
 
+/** Test items below which the test R² is a caveat (METHODS.md § Verdicts that hold). */
+export const SER_MIN_TEST_ITEMS = 30;
+export const SER_DOWNSTREAM_RESAMPLES = 2000;
+
+export interface SerDownstreamResult {
+  informative: boolean;
+  testR2: number;
+  testR2Lower: number;
+  resamples: number;
+  reason: string | null;
+}
+
+/**
+ * One-sided 95% lower bound of R² = 1 − SSE/SST over test items: the 5th percentile of R²
+ * over percentile-bootstrap resamples of the items (each resample's SST about its own mean;
+ * resamples whose ratings are all equal have no R² and are dropped).
+ */
+export function bootstrapR2Lower(y: ArrayLike<number>, yHat: ArrayLike<number>, resamples = SER_DOWNSTREAM_RESAMPLES, seed = 0, level = 0.95): number {
+  const n = y.length;
+  if (n < 2) return NaN;
+  const rng = Rng.stream(seed, 9000);
+  const reps: number[] = [];
+  for (let r = 0; r < resamples; r += 1) {
+    let sy = 0;
+    let syy = 0;
+    let sse = 0;
+    for (let k = 0; k < n; k += 1) {
+      const i = rng.nextInt(n);
+      const v = y[i]!;
+      sy += v;
+      syy += v * v;
+      sse += (v - yHat[i]!) ** 2;
+    }
+    const sst = syy - (sy * sy) / n;
+    if (sst > 1e-12 * Math.max(1, syy)) reps.push(1 - sse / sst);
+  }
+  if (reps.length === 0) return NaN;
+  return quantileSorted(Float64Array.from(reps).sort(), 1 - level);
+}
+
+/** R² over items (SST about their mean). */
+export function rSquared(y: ArrayLike<number>, yHat: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < y.length; i += 1) m += y[i]!;
+  m /= y.length;
+  let sse = 0;
+  let sst = 0;
+  for (let i = 0; i < y.length; i += 1) {
+    sse += (y[i]! - yHat[i]!) ** 2;
+    sst += (y[i]! - m) ** 2;
+  }
+  return sst > 0 ? 1 - sse / sst : NaN;
+}
+
+/**
+ * The gate on propagation (METHODS.md § Verdicts that hold, Downstream model quality): the
+ * selected regressor is informative when the one-sided 95% bootstrap lower bound of its test
+ * R² is above 0, i.e. it predicts the held-out ratings reliably better than their mean.
+ */
+export function serDownstream(y: ArrayLike<number>, yHat: ArrayLike<number>, options: { resamples?: number; seed?: number } = {}): SerDownstreamResult {
+  const resamples = options.resamples ?? SER_DOWNSTREAM_RESAMPLES;
+  const testR2 = rSquared(y, yHat);
+  const testR2Lower = bootstrapR2Lower(y, yHat, resamples, options.seed ?? 0);
+  const informative = Number.isFinite(testR2Lower) && testR2Lower > 0;
+  let reason: string | null = null;
+  if (!informative) {
+    reason = !Number.isFinite(testR2)
+      ? 'the test recordings all have the same rating (or there are fewer than two), so the downstream model cannot be checked: no propagation conclusion'
+      : 'the selected regressor does not predict the held-out ratings reliably better than their average (the one-sided 95% lower bound of its test R² is not above 0): the downstream model did not learn valence from this encoder; no propagation conclusion';
+  }
+  return { informative, testR2, testR2Lower, resamples, reason };
+}
+
+/** Caveats about the training set-up (METHODS.md § Verdicts that hold), in plain words. */
+export function serCaveats(split: { train: number; test: number }, batchSize: number): string[] {
+  const out: string[] = [];
+  if (batchSize > split.train) {
+    out.push(`The batch size (${batchSize}) is larger than the training split (${split.train} recordings): every training step sees all of it, unlike the published set-up.`);
+  }
+  if (split.test < SER_MIN_TEST_ITEMS) {
+    out.push(`Only ${split.test} recordings are held out for testing (fewer than ${SER_MIN_TEST_ITEMS}): the test R² and its lower bound are very uncertain.`);
+  }
+  return out;
+}
+
 export interface SerRegressorResult {
   learningRate: number;
   steps: number;
@@ -444,6 +530,8 @@ export interface SerPropagationInput {
 export interface SerPropagationOptions extends Omit<SerTrainOptions, 'learningRate' | 'seed' | 'onProgress'> {
   learningRates: number[];
   seed: number;
+  /** Bootstrap resamples of the test R² (default 2,000). */
+  downstreamResamples?: number;
   /** Seed per learning rate (default: one stream of `seed` each). */
   seedFor?: (learningRate: number, index: number) => number;
   onProgress?: (learningRateIndex: number, step: number) => void;
@@ -460,6 +548,9 @@ export interface SerPropagationResult {
   standardisation: Standardisation;
   /** The rating range used for the [0, 1] scaling (training split). */
   scale: { min: number; max: number };
+  /** Whether the selected regressor learned valence (test R² bootstrap). */
+  downstream: SerDownstreamResult;
+  caveats: string[];
 }
 
 /**
@@ -501,6 +592,10 @@ export function serPropagation(input: SerPropagationInput, options: SerPropagati
     };
   });
   const index = regressors.reduce((bi, r, i) => (r.validationMse < regressors[bi]!.validationMse ? i : bi), 0);
+  const testY = Float64Array.from(split.test, (i) => targets[i]!);
+  const testHat = Float64Array.from(split.test, (i) => predictStandardised(models[index]!, items.features[i]!, items.layers, items.dim));
+  const downstream = serDownstream(testY, testHat, { resamples: options.downstreamResamples ?? SER_DOWNSTREAM_RESAMPLES, seed: options.seed });
+  const caveats = serCaveats({ train: split.train.length, test: split.test.length }, options.batchSize ?? 32);
   let predictions: SerPropagationResult['predictions'] = null;
   let cohensD: SerPropagationResult['cohensD'] = null;
   if (input.targets) {
@@ -513,5 +608,5 @@ export function serPropagation(input: SerPropagationInput, options: SerPropagati
     }));
     cohensD = { selected: cohenD(predictions[index]!.X, predictions[index]!.Y), pooled: cohenD(predictions.flatMap((p) => p.X), predictions.flatMap((p) => p.Y)) };
   }
-  return { regressors, selected: { learningRate: options.learningRates[index]!, index }, cohensD, predictions, models, standardisation, scale: { min, max } };
+  return { regressors, selected: { learningRate: options.learningRates[index]!, index }, cohensD, predictions, models, standardisation, scale: { min, max }, downstream, caveats };
 }

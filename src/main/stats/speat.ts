@@ -194,7 +194,13 @@ export function binomialCapped(n: number, k: number, cap = Infinity): number {
 }
 
 export interface PermutationResult {
+  /** One-sided p (H1: d > 0), as in the paper. */
   pValue: number;
+  /**
+   * Two-sided p over the same splits: the share with |mean s(Xi) − mean s(Yi)| ≥ the
+   * observed one (METHODS.md § Verdicts that hold, Direction). The p behind a verdict.
+   */
+  pTwoSided: number;
   /** true: every equal-size split enumerated; false: N−1 random splits plus the observed one. */
   exact: boolean;
   /** Number of splits the p-value is over (C(n, n_X) when exact, N when sampled). */
@@ -202,6 +208,11 @@ export interface PermutationResult {
 }
 
 /**
+ * Both p-values come from one pass over the same splits (the same seed and draws), so the
+ * two-sided p changes nothing about the one-sided one. For the two-sided statistic note
+ * that mean s(Xi) − mean s(Yi) = S·(1/n_X + 1/n_Y) − T/n_Y with S the split's sum and T the
+ * total: |difference| ≥ |observed| exactly when |S − c| ≥ |S_obs − c|, c = T·n_X/n.
+ *
  * Statistic ties: split sums are compared with a tolerance of 1e-12 relative to Σ|s|,
  * so splits equal to the observed one up to summation order count as ">= observed"
  * (exact float comparison would make ties depend on the order of additions).
@@ -220,43 +231,59 @@ export function speatPermutationTest(
   s.set(Array.from(sY), nx);
   let observed = 0;
   let absSum = 0;
+  let grand = 0;
   for (let i = 0; i < nx; i += 1) observed += s[i]!;
-  for (let i = 0; i < n; i += 1) absSum += Math.abs(s[i]!);
-  const threshold = observed - 1e-12 * Math.max(absSum, Number.MIN_VALUE);
+  for (let i = 0; i < n; i += 1) {
+    absSum += Math.abs(s[i]!);
+    grand += s[i]!;
+  }
+  const tolerance = 1e-12 * Math.max(absSum, Number.MIN_VALUE);
+  const threshold = observed - tolerance;
+  const centre = (grand * nx) / n;
+  const deviation = Math.abs(observed - centre) - tolerance;
   const total = binomialCapped(n, nx, N);
   if (total <= N) {
     let count = 0;
+    let countTwo = 0;
     // Depth-first enumeration of index-increasing combinations with running sums.
     const rec = (start: number, left: number, acc: number): void => {
       if (left === 0) {
         if (acc >= threshold) count += 1;
+        if (Math.abs(acc - centre) >= deviation) countTwo += 1;
         return;
       }
       for (let i = start; i <= n - left; i += 1) rec(i + 1, left - 1, acc + s[i]!);
     };
     rec(0, nx, 0);
-    return { pValue: count / total, exact: true, permutations: total };
+    return { pValue: count / total, pTwoSided: countTwo / total, exact: true, permutations: total };
   }
   const rng = Rng.stream(options.seed ?? 0, 0);
   // Shuffle the smaller side and use total − its sum when that is the complement. The
   // values are shuffled in place (no index array): each permutation continues from the
   // previous arrangement, which is as uniform as starting from the identity.
-  let grand = 0;
-  for (let i = 0; i < n; i += 1) grand += s[i]!;
   const useComplement = n - nx < nx;
   const k = useComplement ? n - nx : nx;
   const arrangement = s.slice();
   let count = 0;
+  let countTwo = 0;
   for (let p = 1; p < N; p += 1) {
     const acc = rng.shuffleSumPrefix(arrangement, k);
     const stat = useComplement ? grand - acc : acc;
     if (stat >= threshold) count += 1;
+    if (Math.abs(stat - centre) >= deviation) countTwo += 1;
   }
-  return { pValue: (1 + count) / N, exact: false, permutations: N };
+  return { pValue: (1 + count) / N, pTwoSided: (1 + countTwo) / N, exact: false, permutations: N };
 }
 
 export interface SpeatResult extends PermutationResult {
   effectSize: number;
+  /** The group whose recordings sit closer to pleasant speech: 'x' when d > 0, 'y' when d < 0, null when d = 0 (or undefined). */
+  favoured: 'x' | 'y' | null;
+}
+
+/** Which group d favours (METHODS.md § Verdicts that hold, Direction). */
+export function favouredGroup(d: number): 'x' | 'y' | null {
+  return d > 0 ? 'x' : d < 0 ? 'y' : null;
 }
 
 /** Effect size and permutation p from precomputed associations. */
@@ -265,7 +292,8 @@ export function speatFromAssociations(
   sY: ArrayLike<number>,
   options: { permutations?: number; seed?: number } = {},
 ): SpeatResult {
-  return { effectSize: speatEffectSize(sX, sY), ...speatPermutationTest(sX, sY, options) };
+  const effectSize = speatEffectSize(sX, sY);
+  return { effectSize, favoured: favouredGroup(effectSize), ...speatPermutationTest(sX, sY, options) };
 }
 
 export type BootstrapDesign =

@@ -170,6 +170,25 @@ INSERT INTO dataset_roles (dataset_id, role) SELECT id, role FROM datasets;
 CREATE INDEX dataset_roles_role ON dataset_roles(role);`,
   },
   {
+    // One run of a plan at a time: the process working on a plan's run holds its row and
+    // refreshes heartbeat_at; a row whose process is gone (or silent) is taken over.
+    // inputs_sha256: what the run's data were when it started, so a resume after the data
+    // changed starts a new run instead of mixing old and new.
+    version: 31,
+    name: 'one run of a plan at a time',
+    sql: `
+CREATE TABLE run_locks (
+  plan_id TEXT PRIMARY KEY REFERENCES plans(id),
+  audit_id TEXT NOT NULL REFERENCES audits(id),
+  pid INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  token TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  heartbeat_at TEXT NOT NULL
+);
+ALTER TABLE audits ADD COLUMN inputs_sha256 TEXT;`,
+  },
+  {
     version: 60,
     name: 'cluster jobs and where cached embeddings came from',
     // The embeddings table and its content key are unchanged: a cluster shard's rows merge

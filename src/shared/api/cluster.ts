@@ -24,6 +24,8 @@ export interface ClusterExportSummary {
   /** Folder the manifests' audio paths are relative to, on this computer. */
   audioRoot: string;
   shards: { shard: number; clips: number; audioSeconds: number }[];
+  /** What each array task asks of Slurm; run-shard gives onnxruntime as many threads as CPUs. */
+  resources: { cpusPerTask: number; gpusPerTask: number | null };
   /** How the job's scripts start Equivox on a node (recorded in job.json). */
   cli: { kind: 'bundled' | 'checkout' | 'unknown'; command: string[] };
 }
@@ -58,7 +60,15 @@ export interface SchedulerView {
   ok: boolean;
   /** The tool's message when it could not answer (e.g. accounting disabled). */
   message?: string;
-  tasks: { id: string; state: string; detail: string }[];
+  tasks: SchedulerTask[];
+}
+
+export interface SchedulerTask {
+  id: string;
+  state: string;
+  detail: string;
+  /** Why a pending task waits, in words (squeue's reason code explained); absent for other states. */
+  reason?: { code: string; words: string; blocked: boolean };
 }
 
 export interface ClusterStatus {
@@ -158,7 +168,8 @@ export const clusterOperations = {
       partition: Partition.optional(),
       time: TimeLimit.optional(),
       gpusPerTask: z.number().int().min(1).max(64).optional(),
-      cpusPerTask: z.number().int().min(1).max(512).default(4),
+      /** CPUs per array task, and onnxruntime threads to match (run-shard): one unless asked, so a task fits any node. */
+      cpusPerTask: z.number().int().min(1).max(512).default(1),
     }),
     paths: [{ field: 'out', access: 'write' }, 'audioRoot'],
     result: null as unknown as ClusterExportSummary,

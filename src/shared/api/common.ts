@@ -10,6 +10,12 @@ export interface Project {
   path: string;
   createdAt: string;
   openedAt: string;
+  /**
+   * Only in projects.list: true when the folder no longer holds this project (it was
+   * moved or deleted outside Equivox). Open it from its new folder, or remove it from
+   * the list (projects.delete without deleteFiles).
+   */
+  missing?: boolean;
 }
 
 /** Progress of a long job, throttled to about 10 events per second per job. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FdiVerifier } from '../results';
 import { Id } from './common';
 
 /** A model as the renderer and the CLI see it (the full manifest lives in the main process). */
@@ -53,6 +54,13 @@ export interface EmbedSummary {
   fallbacks: { provider: string; error: string }[];
 }
 
+/**
+ * How well a model verifies speakers on a dataset, from cached embeddings (METHODS.md §
+ * Verdicts that hold, Verifier quality): the figures an FDI section reports, and the groups
+ * left out (no genuine or no impostor pairs).
+ */
+export type VerifierQualityInfo = FdiVerifier & { warnings: string[] };
+
 export const Provider = z.enum(['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu']);
 
 export const modelOperations = {
@@ -92,6 +100,18 @@ export const modelOperations = {
     }),
     result: null as unknown as { jobId: string; summary: EmbedSummary | null },
     summary: 'Embed a dataset with a model as a resumable job (progress events; cancel with jobs.cancel)',
+  },
+  'models.verifierQuality': {
+    input: z.strictObject({
+      projectId: Id,
+      datasetId: Id,
+      modelId: z.string().min(1),
+      groupBy: z.array(z.string().min(1)).min(1).max(4),
+      trialsPerGroup: z.number().int().min(10).max(1_000_000).optional(),
+      seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+    }),
+    result: null as unknown as VerifierQualityInfo | null,
+    summary: 'Speaker-verification quality (AUC, EER) of a model on a dataset from its cached embeddings, with the trials an FDI audit would build; null when none are cached',
   },
   'models.catalogue': {
     input: z.strictObject({}),

@@ -13,16 +13,21 @@ export const projectOperations = {
   'projects.list': {
     input: z.strictObject({}),
     result: null as unknown as Project[],
-    summary: 'Recent projects, most recently opened first',
+    summary: 'Recent projects, most recently opened first; a project whose folder is gone is marked missing',
   },
   'projects.open': {
-    input: z.strictObject({ id: Id.optional(), path: z.string().min(1).optional() }).refine(
+    input: z.strictObject({
+      id: Id.optional(),
+      path: z.string().min(1).optional(),
+      /** Open a folder that is a copy of a project registered at another folder as a copy: it gets a new id. */
+      asCopy: z.boolean().optional(),
+    }).refine(
       (v) => (v.id === undefined) !== (v.path === undefined),
       { message: 'give exactly one of id or path', path: ['id'] },
     ),
     paths: ['path'],
     result: null as unknown as Project,
-    summary: 'Open a project by id (from the recent list) or by folder',
+    summary: 'Open a project by id (from the recent list) or by folder; a copied folder opens only with asCopy (it then gets its own id)',
   },
   'projects.rename': {
     input: z.strictObject({ id: Id, name: Name }),

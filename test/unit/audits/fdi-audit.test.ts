@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { equalErrorThreshold, runFdi, verificationTrials } from '../../../src/main/audits/fdi-audit';
+import { equalErrorThreshold, runFdi, verificationTrials, verifierQualityFromEmbeddings } from '../../../src/main/audits/fdi-audit';
 import { buildContext, fakeManifest, fixtureProject, insertDataset, insertEmbedding, tempDir, type FakeModel } from './fixture';
 
 interface GoldenRun {
@@ -59,6 +59,39 @@ describe('FDI audit pipeline', () => {
     store.close();
   });
 
+  it('sweeps the observed score range by default, gates on the verifier and tests the FDI against shuffled labels', async () => {
+    const { db, store } = fixtureProject('FDI fixture');
+    const scores = golden.rows.map((r) => r.score);
+    const labels = golden.rows.map((r) => r.label);
+    const b = buildContext(db, { title: 'FDI', sections: ['fdi'], fdi: { source: { kind: 'imported', file: scoresCsv() }, groupings: [['group']], threshold: 0.5, bootstrap: 0, nullPermutations: 300 } });
+    const fdi = await runFdi(b.ctx);
+    const g = fdi.groupings[0]!;
+    // Percentiles written out here (numpy's linear interpolation), 21 evenly spaced thresholds.
+    const sorted = [...scores].sort((a, c) => a - c);
+    const pct = (q: number) => {
+      const h = (sorted.length - 1) * q;
+      return sorted[Math.floor(h)]! + (h - Math.floor(h)) * (sorted[Math.ceil(h)]! - sorted[Math.floor(h)]!);
+    };
+    expect(fdi.config.thresholdsRule).toBe('observed-range');
+    expect(g.sweepRange!.rule).toBe('observed-range');
+    expect(fdi.config.thresholds.from).toBeCloseTo(pct(0.01), 12);
+    expect(fdi.config.thresholds.to).toBeCloseTo(pct(0.99), 12);
+    expect(g.sweep.length).toBeLessThanOrEqual(21);
+    expect(g.sweep.every((p) => p.threshold >= pct(0.01) - 1e-12 && p.threshold <= pct(0.99) + 1e-12)).toBe(true);
+    // AUC by its definition over all pairs of genuine and impostor trials.
+    const pos = scores.filter((_, i) => labels[i] === 1);
+    const neg = scores.filter((_, i) => labels[i] === 0);
+    const auc = pos.reduce((s, x) => s + neg.reduce((t, y) => t + (x > y ? 1 : x === y ? 0.5 : 0), 0), 0) / (pos.length * neg.length);
+    expect(g.verifier!.auc).toBeCloseTo(auc, 13);
+    expect(g.verifier!.informative).toBe(g.verifier!.aucCi[0] > 0.5);
+    expect([g.verifier!.genuine, g.verifier!.impostor]).toEqual([pos.length, neg.length]);
+    expect(g.null!.permutations).toBe(300);
+    expect(g.null!.pValue).toBeGreaterThan(0);
+    expect(g.null!.pValue).toBeLessThanOrEqual(1);
+    expect(fdi.config.nullPermutations).toBe(300);
+    store.close();
+  });
+
   it('builds balanced verification trials: genuine pairs share a speaker, impostors differ', async () => {
     const { db, store } = fixtureProject('FDI verification');
     // Each speaker's clips all have the same vector, one basis vector per speaker, so a
@@ -100,6 +133,15 @@ describe('FDI audit pipeline', () => {
     const again = await runFdi(resumed);
     expect(again).toEqual(fdi);
     expect(warned).toContain('resumed: FDI: group x has no impostor (two-speaker) pairs and was left out.');
+    // A perfect verifier (genuine 1, impostor 0): AUC 1, EER 0, informative.
+    expect(fdi.groupings[0]!.verifier).toMatchObject({ auc: 1, eer: 0, informative: true, genuine: 12, impostor: 12 });
+
+    // Before a run, from the cached embeddings alone: the same trials (same seed), so the same quality.
+    const q = verifierQualityFromEmbeddings(db, fakeManifest(model), { datasetId: ds.id, groupBy: ['gender'], trialsPerGroup: 20, seed: b.ctx.seed });
+    expect(q).toMatchObject({ auc: 1, eer: 0, informative: true, genuine: 12, impostor: 12 });
+    expect(q!.warnings).toEqual(['FDI: group x has no impostor (two-speaker) pairs and was left out.']);
+    // A model with no cached embeddings for the dataset: nothing to judge.
+    expect(verifierQualityFromEmbeddings(db, fakeManifest({ ...model, id: 'e'.repeat(64) }), { datasetId: ds.id, groupBy: ['gender'] })).toBeNull();
     store.close();
   });
 });

@@ -22,12 +22,13 @@ function pooledD(x: number[], y: number[]): number {
   return (m(x) - m(y)) / Math.sqrt((ss(x) + ss(y)) / (x.length + y.length - 2));
 }
 
-function serFixture() {
+/** `noiseValence`: ratings unrelated to the embeddings (a downstream model cannot learn them). */
+function serFixture(options: { noiseValence?: boolean } = {}) {
   const { db, store } = fixtureProject('SER fixture');
   const rng = new Rng(42);
   const vec = (shift = 0) => Array.from({ length: D }, () => Math.fround(rng.nextFloat() * 2 - 1 + shift));
-  const rated = Array.from({ length: 160 }, (_, i) => ({ speaker: `s${i % 4}`, noise: vec(), last: vec() }));
-  const attr = insertDataset(db, 'attribute', rated.map((r) => ({ speaker: r.speaker, valence: trueValence(r.last) })));
+  const rated = Array.from({ length: 160 }, (_, i) => ({ speaker: `s${i % 4}`, noise: vec(), last: vec(), random: 3 + 4 * rng.nextFloat() }));
+  const attr = insertDataset(db, 'attribute', rated.map((r) => ({ speaker: r.speaker, valence: options.noiseValence ? r.random : trueValence(r.last) })));
   rated.forEach((r, i) => insertEmbedding(db, MODEL, attr.shas[i]!, { mean: [r.noise, r.last] }));
   // Targets: X shifted along W (higher true valence) with overlap, Y unshifted.
   const targets = Array.from({ length: 16 }, (_, i) => {
@@ -59,7 +60,7 @@ function serFixture() {
     const speat = await runSpeat(b.ctx, tests);
     return { ser: await runSer(b.ctx, tests, speat), speat, tests };
   };
-  return { store, targets, run };
+  return { store, targets, run, modelId: MODEL.id };
 }
 
 describe('SER audit pipeline', () => {
@@ -94,7 +95,14 @@ describe('SER audit pipeline', () => {
     expect(row.speatD).toBe(speat.results[0]!.effectSize);
     for (const t of m.tests) expect(t.agree).toBe(Math.sign(t.cohensD) === Math.sign(t.speatD) && t.cohensD !== 0);
     // One (test × model) pair, counted with the selected regressor; p = P(X >= k) for X ~ Binomial(1, 1/2).
-    expect(ser.agreement).toEqual({ agree: row.agree ? 1 : 0, total: 1, pValue: row.agree ? 0.5 : 1 });
+    expect(ser.agreement).toEqual({ agree: row.agree ? 1 : 0, total: 1, pValue: row.agree ? 0.5 : 1, skipped: 0, skippedModels: [] });
+    // The gate: the selected regressor learned valence (bootstrap lower bound of its test R² above 0).
+    expect(m.downstream!.informative).toBe(true);
+    expect(m.downstream!.testR2).toBeCloseTo(fast.r2, 10);
+    expect(m.downstream!.testR2Lower).toBeGreaterThan(0.5);
+    expect(m.downstream!.reason).toBeNull();
+    // 24 test recordings: under 30, a caveat (here and among the run's warnings).
+    expect(m.caveats).toEqual([expect.stringMatching(/^Only 24 recordings are held out for testing/)]);
     // The paper's pooled statistic: all regressors' predictions together, one entry per test.
     expect(m.pooled).toHaveLength(1);
     expect(ser.agreementPooled!.total).toBe(1);
@@ -102,6 +110,22 @@ describe('SER audit pipeline', () => {
     expect(ser.config.preprocessing).toMatch(/standardised per dimension with the training split/);
     expect(ser.config.earlyStopping).toBeNull();
     for (const r of m.regressors) expect(r.steps).toBe(3000);
+    f.store.close();
+  });
+
+  it('valence the encoder does not carry: the regressor is not informative and the model leaves the agreement counts', async () => {
+    const f = serFixture({ noiseValence: true });
+    const { ser } = await f.run(1);
+    const m = ser.models[0]!;
+    const selected = m.regressors.find((r) => r.selected)!;
+    expect(m.downstream!.informative).toBe(false);
+    expect(m.downstream!.testR2).toBeCloseTo(selected.r2, 10);
+    expect(m.downstream!.testR2Lower).toBeLessThanOrEqual(0);
+    expect(m.downstream!.reason).toMatch(/did not learn valence from this encoder; no propagation conclusion/);
+    // Cohen's d is still computed (tables), but no pair counts towards agreement.
+    expect(m.tests.length).toBeGreaterThan(0);
+    expect(ser.agreement).toMatchObject({ agree: 0, total: 0, skipped: 1, skippedModels: [f.modelId] });
+    expect(ser.agreementPooled).toMatchObject({ agree: 0, total: 0, skipped: 1, skippedModels: [f.modelId] });
     f.store.close();
   });
 

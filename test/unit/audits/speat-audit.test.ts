@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { designTests, runSpeat } from '../../../src/main/audits/speat-audit';
+import { adjustPValues } from '../../../src/main/stats';
 import { buildContext, fakeManifest, fixtureProject, insertDataset, insertEmbedding, type FakeModel } from './fixture';
 
 interface Golden {
@@ -90,6 +91,39 @@ describe('SpEAT audit pipeline', () => {
     // The first test was built with an effect; its direction must survive.
     expect(section.results[0]!.effectSize).toBeGreaterThan(0.8);
     expect(section.config.layer).toBe('last');
+    f.store.close();
+  });
+
+  it('gives the two-sided p behind verdicts (brute force over the golden associations), its adjustment, the favoured group, the SE at the compared stimuli and the MDE', async () => {
+    const f = speatFixture({ bootstrap: 200 });
+    const section = await runSpeat(f.ctx, designTests(f.ctx));
+    // Brute force, written here: every 5-subset of the 10 associations, |mean in − mean out| ≥ |observed|.
+    const all = golden.associations;
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    const subsets = (n: number, k: number): number[][] => (k === 0 ? [[]] : n < k ? [] : [...subsets(n - 1, k - 1).map((c) => [...c, n - 1]), ...subsets(n - 1, k)]);
+    const twoSided = golden.tests.map((g) => {
+      const split = (xs: number[]) => Math.abs(mean(xs.map((i) => all[i]!)) - mean(all.map((_, i) => i).filter((i) => !xs.includes(i)).map((i) => all[i]!)));
+      const observed = split(g.x);
+      const splits = subsets(all.length, g.x.length);
+      return splits.filter((c) => split(c) >= observed - 1e-12).length / splits.length;
+    });
+    const adjusted = { bonferroni: adjustPValues(twoSided, 'bonferroni'), holm: adjustPValues(twoSided, 'holm'), bh: adjustPValues(twoSided, 'bh') };
+    for (const [k, g] of golden.tests.entries()) {
+      const r = section.results[k]!;
+      expect(r.pTwoSided).toBe(twoSided[k]);
+      expect(r.pValue).toBe(g.count / g.total); // the paper's one-sided p, unchanged
+      expect(r.pTwoSidedAdjusted!.bonferroni).toBeCloseTo(adjusted.bonferroni[k]!, 14);
+      expect(r.pTwoSidedAdjusted!.holm).toBeCloseTo(adjusted.holm[k]!, 14);
+      expect(r.pTwoSidedAdjusted!.bh).toBeCloseTo(adjusted.bh[k]!, 14);
+      expect(r.favoured).toBe(r.effectSize > 0 ? 'x' : 'y');
+      // 5 stimuli compared, not among the plan's sizes (2, 4): its own bootstrap point.
+      expect(r.standardErrorAtCompared).toBeGreaterThan(0);
+      expect(r.standardErrorAtCompared!).toBeLessThan(r.standardErrors.find((p) => p.size === 4)!.standardError);
+      // 5 per group with 3 tests: alpha 0.05 / 3 against the smallest two-sided p 2/252; an MDE exists.
+      expect(r.mde!.alpha).toBeCloseTo(0.05 / 3, 15);
+      expect(r.mde!.stimuli).toBe(5);
+      expect(r.mde!.d).toBeGreaterThan(1);
+    }
     f.store.close();
   });
 

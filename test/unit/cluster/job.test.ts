@@ -124,13 +124,25 @@ describe('running a job without a scheduler', () => {
     // them; the app's cluster.status never does (it stays offline).
     const bin = tempDir('bin');
     const asked = join(bin, 'asked.log');
-    writeFileSync(join(bin, 'squeue'), `#!/bin/sh\necho "squeue $*" >> ${asked}\nprintf '77_1|RUNNING|0:05|vm\\n77_2|PENDING|0:00|(Resources)\\n'\n`, { mode: 0o755 });
+    writeFileSync(join(bin, 'squeue'), `#!/bin/sh\necho "squeue $*" >> ${asked}\nprintf '77_1|RUNNING|0:05|None|debug|1|0|N/A|vm\\n77_2|PENDING|0:00|Resources|debug|1|0|N/A|\\n'\n`, { mode: 0o755 });
     writeFileSync(join(bin, 'sacct'), `#!/bin/sh\necho "sacct $*" >> ${asked}\necho "Slurm accounting storage is disabled"\n`, { mode: 0o755 });
     const st = ok<ClusterStatus>(await cli(['cluster', 'status', '--job', job], home, { PATH: `${bin}:${process.env.PATH ?? ''}` }));
     expect(st).toMatchObject({ finished: 2, partial: 0, missing: 0, clips: 48, embedded: 47, problems: 1 });
     const jobName = readJob(job).jobName;
     expect(st.scheduler).toEqual([
-      { tool: 'squeue', ok: true, tasks: [{ id: '77_1', state: 'RUNNING', detail: 'running for 0:05; vm' }, { id: '77_2', state: 'PENDING', detail: 'running for 0:00; (Resources)' }] },
+      {
+        tool: 'squeue',
+        ok: true,
+        tasks: [
+          { id: '77_1', state: 'RUNNING', detail: 'running for 0:05 on vm' },
+          {
+            id: '77_2',
+            state: 'PENDING',
+            detail: 'pending (Resources): waiting for free resources: the nodes it fits on are busy. It starts when enough CPUs, GPUs and memory are free.',
+            reason: { code: 'Resources', words: 'waiting for free resources: the nodes it fits on are busy. It starts when enough CPUs, GPUs and memory are free.', blocked: false },
+          },
+        ],
+      },
       { tool: 'sacct', ok: false, message: 'Slurm accounting storage is disabled', tasks: [] },
     ]);
     expect(readFileSync(asked, 'utf8')).toContain(`squeue --noheader --array --name=${jobName}`);

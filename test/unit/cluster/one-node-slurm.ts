@@ -76,7 +76,7 @@ export function cannotRunSlurm(): string | null {
 }
 
 /** Start munged, slurmctld and slurmd; throws with the daemons' log tails when they do not come up (after stopping what started). */
-export async function startOneNodeSlurm(): Promise<OneNodeSlurm> {
+export async function startOneNodeSlurm(options: { partitions?: string[] } = {}): Promise<OneNodeSlurm> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'equivox-slurm-')));
   // munged (user munge) and the job steps must reach files in here.
   chmodSync(dir, 0o755);
@@ -151,6 +151,8 @@ export async function startOneNodeSlurm(): Promise<OneNodeSlurm> {
         `SlurmdLogFile=${logs.slurmd}`,
         `NodeName=${host} NodeAddr=127.0.0.1 CPUs=${Number(execFileSync('nproc').toString().trim())} RealMemory=2000 State=UNKNOWN`,
         `PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP`,
+        // Further partitions over the same node (e.g. one with MaxCPUsPerNode below the node's CPUs).
+        ...(options.partitions ?? []).map((p) => p.replaceAll('$HOST', host)),
         '',
       ].join('\n'),
     );

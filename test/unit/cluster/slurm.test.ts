@@ -38,10 +38,9 @@ function sbatch(jobDir: string, args: string[], env: NodeJS.ProcessEnv = {}): { 
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
-async function exportJob(project: string, shards: number, out: string): Promise<ClusterExportSummary> {
-  return ok<ClusterExportSummary>(
-    await cli(['cluster', 'export', '--project', project, '--dataset', datasetId, '--model', 'speech-embedding', '--shards', String(shards), '--cpus-per-task', '1', '--out', out], home),
-  );
+/** Without --cpus-per-task: each task asks 1 CPU and run-shard gives onnxruntime 1 thread (issue 20.4). */
+async function exportJob(project: string, shards: number, out: string, extra: string[] = []): Promise<ClusterExportSummary> {
+  return ok<ClusterExportSummary>(await cli(['cluster', 'export', '--project', project, '--dataset', datasetId, '--model', 'speech-embedding', '--shards', String(shards), '--out', out, ...extra], home));
 }
 
 async function status(jobDir: string): Promise<ClusterStatus> {
@@ -65,7 +64,8 @@ function expectEqualToLocal(project: string): void {
 beforeAll(async () => {
   if (skip) return;
   try {
-    slurm = await startOneNodeSlurm();
+    // A second partition over the same node that lets a job use one CPU per node.
+    slurm = await startOneNodeSlurm({ partitions: ['PartitionName=small Nodes=$HOST MaxCPUsPerNode=1 MaxTime=INFINITE State=UP'] });
   } catch (err) {
     skip = `the one-node Slurm cluster could not start: ${err instanceof Error ? err.message : String(err)}`;
     return;
@@ -94,6 +94,9 @@ describe('embedding extraction as a Slurm array job', () => {
     expect(exported.clips).toBe(48);
     expect(exported.shards.map((s) => s.clips).reduce((a, b) => a + b)).toBe(48);
     expect(readFileSync(join(job, 'submit.sbatch'), 'utf8')).toContain('#SBATCH --array=0-3\n');
+    // The default: one CPU per task, and (below) one onnxruntime thread, like the local run.
+    expect(exported.resources).toEqual({ cpusPerTask: 1, gpusPerTask: null });
+    expect(readFileSync(join(job, 'submit.sbatch'), 'utf8')).toContain('#SBATCH --cpus-per-task=1\n');
 
     const run = sbatch(job, ['--wait']);
     expect(run.status, `${run.out}\n${slurm!.logs()}`).toBe(0);
@@ -114,6 +117,8 @@ describe('embedding extraction as a Slurm array job', () => {
     const db = join(project, PROJECT_FILE);
     expect(count(db, 'SELECT COUNT(*) AS n FROM embedding_origins WHERE job_id = ? AND model_sha256 = ?', exported.jobId, modelSha)).toBe(48);
     expect(count(db, 'SELECT COUNT(DISTINCT shard) AS n FROM embedding_origins')).toBe(4);
+
+    expect(new Set([...embeddingRows(join(project, PROJECT_FILE), modelSha).values()].map((r) => r.provider))).toEqual(new Set(['cpu threads=1 ort=1.30.0']));
 
     const second = await importJob(project, job);
     expect(second).toMatchObject({ merged: 0, alreadyPresent: 48, missing: 0, complete: true });
@@ -157,5 +162,54 @@ describe('embedding extraction as a Slurm array job', () => {
     expect(merged).toMatchObject({ merged: 48, complete: true });
     expect(exported.clips).toBe(48);
     expectEqualToLocal(project);
+  });
+
+  it('a job that asks more CPUs than any node has waits with PartitionConfig, and cluster status says why in words; so do held and delayed ones', { timeout: 300_000 }, async (ctx) => {
+    if (skip) ctx.skip(skip);
+    const nproc = Number(spawnSync('nproc', { encoding: 'utf8' }).stdout.trim());
+    const job = join(tempDir('job-c'), 'job');
+    await exportJob(copyProject(pristine, tempDir('c')), 2, job, ['--cpus-per-task', String(nproc + 1)]);
+    expect(readFileSync(join(job, 'submit.sbatch'), 'utf8')).toContain(`#SBATCH --cpus-per-task=${nproc + 1}\n`);
+    const jobName = (JSON.parse(readFileSync(join(job, 'job.json'), 'utf8')) as { jobName: string }).jobName;
+    // sbatch accepts it (a partition limit, not a hardware one: EnforcePartLimits is off by default) and it waits forever.
+    const submitted: string[] = [];
+    const submit = (args: string[]) => {
+      const r = sbatch(job, args);
+      expect(r.status, r.out).toBe(0);
+      submitted.push(/Submitted batch job (\d+)/.exec(r.out)![1]!);
+      return submitted.at(-1)!;
+    };
+    try {
+      const tooBig = submit([]);
+      // The same script on the partition capped at one CPU per node, asking two.
+      const capped = submit(['--array=0', '--partition=small', '--cpus-per-task=2']);
+      const held = submit(['--array=0', '--cpus-per-task=1', '--hold']);
+      const later = submit(['--array=0', '--cpus-per-task=1', '--begin=now+1hour']);
+      // squeue itself, until the scheduler has given every task its reason.
+      const reasons = () => spawnSync('squeue', ['--noheader', '--array', `--name=${jobName}`, '--format=%i %r'], { env: slurm!.env, encoding: 'utf8' }).stdout.trim().split('\n');
+      const end = Date.now() + 60_000;
+      while (Date.now() < end && !(reasons().length === 5 && reasons().every((l) => /(PartitionConfig|JobHeldUser|BeginTime)$/.test(l)))) await new Promise((r) => setTimeout(r, 500));
+      expect(reasons().sort()).toEqual([`${tooBig}_0 PartitionConfig`, `${tooBig}_1 PartitionConfig`, `${capped}_0 PartitionConfig`, `${held}_0 JobHeldUser`, `${later}_0 BeginTime`].sort());
+
+      const run = await cli(['cluster', 'status', '--job', job], home, slurm!.env);
+      const st = ok<ClusterStatus>(run);
+      const tasks = new Map(st.scheduler.find((v) => v.tool === 'squeue')!.tasks.map((t) => [t.id, t]));
+      const tooBigWords = `it can never start on partition debug: the job asks ${nproc + 1} CPUs per task and the nodes of partition debug have at most ${nproc} CPU${nproc === 1 ? '' : 's'}.`;
+      for (const id of [`${tooBig}_0`, `${tooBig}_1`]) {
+        expect(tasks.get(id)).toMatchObject({ state: 'PENDING', reason: { code: 'PartitionConfig', blocked: true, words: expect.stringContaining(tooBigWords) } });
+      }
+      expect(tasks.get(`${capped}_0`)!.reason).toMatchObject({
+        code: 'PartitionConfig',
+        words: expect.stringContaining('it can never start on partition small: the job asks 2 CPUs per task and partition small lets a job use at most 1 CPU per node (MaxCPUsPerNode).'),
+      });
+      expect(tasks.get(`${held}_0`)!.reason).toMatchObject({ code: 'JobHeldUser', blocked: true });
+      expect(tasks.get(`${later}_0`)!.reason).toMatchObject({ code: 'BeginTime', blocked: false });
+      // What the auditor reads on stderr: one line per reason.
+      expect(run.stderr).toContain(`blocked: 2 tasks ${tooBig}_0, ${tooBig}_1 (PartitionConfig): ${tooBigWords}`);
+      expect(run.stderr).toMatch(new RegExp(`^waiting: task ${later}_0 \\(BeginTime\\): it was submitted to start later`, 'm'));
+      expect(st).toMatchObject({ finished: 0, missing: 2 });
+    } finally {
+      spawnSync('scancel', submitted, { env: slurm!.env, timeout: 10_000 });
+    }
   });
 });

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/main/api';
-import { writeFileAtomic } from '../../../src/main/atomic-write';
+import { spawnSync } from 'node:child_process';
+import { removeStaleTemps, tempSibling, writeFileAtomic } from '../../../src/main/atomic-write';
 import { createEngine } from '../../../src/main/engine';
 import { getIdentity, identitiesDir, listIdentities } from '../../../src/main/identity';
 
@@ -41,6 +42,42 @@ describe('writeFileAtomic', () => {
     expect(() => writeFileAtomic(join(dir, 'b.json'), 'new')).toThrow();
     expect(readdirSync(dir).sort()).toEqual(['a.json', 'b.json']);
     expect(readFileSync(f, 'utf8')).toBe('old');
+  });
+});
+
+describe('temporary files of killed writes', () => {
+  it('are removed when their process is gone (files and folders, nested when asked); live ones and other files stay', () => {
+    const dir = join(root, 'temps');
+    mkdirSync(join(dir, 'imports'), { recursive: true });
+    // The pid of a process that has exited: what a kill -9 leaves behind in a temporary name.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const deadFile = join(dir, `.report.pdf.tmp-${dead}-0a1b2c3d`);
+    const deadDir = join(dir, `.report-data.tmp-${dead}-deadbeef`);
+    const nested = join(dir, 'imports', `.x.problems.csv.tmp-${dead}-01234567`);
+    const live = tempSibling(join(dir, 'report.pdf'));
+    writeFileSync(deadFile, '%PDF-1.7 complete and signed');
+    mkdirSync(deadDir);
+    writeFileSync(join(deadDir, 'results.json'), '{}');
+    writeFileSync(nested, 'row,path\n');
+    writeFileSync(live, 'being written by this process');
+    writeFileSync(join(dir, 'report.pdf'), 'the real report');
+    writeFileSync(join(dir, `.notes.tmp-${dead}-xyz`), 'not our name pattern');
+    expect(removeStaleTemps(dir).sort()).toEqual([deadDir, deadFile].sort());
+    expect(readdirSync(join(dir, 'imports'))).toEqual([nested.split('/').pop()]);
+    expect(removeStaleTemps(dir, 1)).toEqual([nested]);
+    expect(readdirSync(dir).sort()).toEqual([`.notes.tmp-${dead}-xyz`, live.split('/').pop(), 'imports', 'report.pdf'].sort());
+    expect(removeStaleTemps(join(root, 'no-such-folder'))).toEqual([]);
+  });
+
+  it('are removed from the data folder when an engine starts', async () => {
+    const home = join(root, 'home-temps');
+    mkdirSync(join(home, 'identities', 'abc'), { recursive: true });
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const left = join(home, 'identities', 'abc', `.identity.json.tmp-${dead}-89abcdef`);
+    writeFileSync(left, '{"half":');
+    const engine = createEngine({ host: 'test', dataDir: home });
+    await engine.close();
+    expect(readdirSync(join(home, 'identities', 'abc'))).toEqual([]);
   });
 });
 

@@ -85,6 +85,15 @@ describe('report verify on the auditor’s computer', () => {
     expect(v.result).toMatchObject({ valid: true, trusted: false });
   });
 
+  it('--require-trusted before the file means the same as after it (issue 20.6): 0 for the trusted signer, 1 for the untrusted one', async () => {
+    for (const [file, code] of [[genuine, 0], [forged, 1]] as const) {
+      const before = await runCli(['report', 'verify', '--require-trusted', file], auditorHome);
+      const after = await runCli(['report', 'verify', file, '--require-trusted'], auditorHome);
+      expect([before.code, after.code], `${before.stderr}\n${after.stderr}`).toEqual([code, code]);
+      expect(JSON.parse(before.stdout)).toEqual(JSON.parse(after.stdout));
+    }
+  });
+
   it('identity trust --cert makes the other certificate trusted; a changed byte still fails whoever signed', async () => {
     const cert = join(identitiesDir(forgerHome), forger.identity.id, 'certificate.pem');
     const t = await runCli(['identity', 'trust', '--cert', cert], auditorHome);

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Options, parseArgs, UsageError, type CliContext } from '../../../src/main/cli/args';
+import { Options, UsageError, type CliContext } from '../../../src/main/cli/args';
+import { parseCommandLine } from '../../../src/main/cli/usage';
 import { statsCommands } from '../../../src/main/cli/stats';
 import { MIN_DRAWS_FOR_WORKERS } from '../../../src/main/cli/speat-threads';
 import { UserError } from '../../../src/shared/errors';
@@ -12,10 +13,10 @@ import { fixture, golden } from './golden';
 const ctx: CliContext = { log: () => {}, progress: () => {} };
 
 async function cli(argv: string[]): Promise<Record<string, unknown>> {
-  const args = parseArgs(argv);
-  const cmd = statsCommands.find((c) => c.path.every((p, i) => args.positionals[i] === p));
+  const args = parseCommandLine(argv);
+  const cmd = statsCommands.find((c) => c.path.join(' ') === args.command);
   if (!cmd) throw new Error(`no command ${argv.join(' ')}`);
-  const result = await cmd.run(new Options(args), args.positionals.slice(cmd.path.length), ctx);
+  const result = await cmd.run(new Options(args), args.positionals, ctx);
   // What the CLI prints: JSON (NaN/Infinity become null).
   return JSON.parse(JSON.stringify(result)) as Record<string, unknown>;
 }
@@ -42,7 +43,7 @@ describe('stats speat CLI', () => {
     await expect(cli(['stats', 'speat', '--input', fixture('speat_unequal.json')])).rejects.toThrow(UserError);
     await expect(cli(['stats', 'speat', '--input', fixture('speat_unequal.json')])).rejects.toThrow(/Y\[1\].*unequal length/);
     await expect(cli(['stats', 'speat', '--input', fixture('speat_nan.json')])).rejects.toThrow(/A\[0\]\[2\] is not a finite number/);
-    await expect(cli(['stats', 'speat', '--input', fixture('nope.json')])).rejects.toThrow(UserError);
+    await expect(cli(['stats', 'speat', '--input', fixture('nope.json')])).rejects.toMatchObject({ code: 'not_found', field: 'input', message: expect.stringMatching(/^no file at .*nope\.json$/) });
     await expect(cli(['stats', 'speat', '--input', fixture('speat_mid.json'), '--bootstrap', '10'])).rejects.toThrow(UsageError);
     await expect(cli(['stats', 'speat', '--input', fixture('speat_mid.json'), '--permutatoins', '10'])).rejects.toThrow(/unknown option/);
   });
@@ -219,7 +220,8 @@ describe('stats fdi CLI', () => {
     await expect(cli(['stats', 'fdi', '--input', fixture('fdi_bad_score.csv'), '--threshold', '0.5'])).rejects.toThrow(/line 3: score is not a finite number/);
     await expect(cli(['stats', 'fdi', '--input', fixture('fdi_nan.csv'), '--threshold', '0.5'])).rejects.toThrow(/line 3: score/);
     await expect(cli(['stats', 'fdi', '--input', fixture('fdi_empty_group.csv'), '--threshold', '0.5'])).rejects.toThrow(/line 3: empty group/);
-    await expect(cli(['stats', 'fdi', '--input', fixture('fdi_small.csv')])).rejects.toThrow(UsageError);
+    // Without threshold options the sweep spans the observed scores (issue 21); both at once is a usage error.
+    await expect(cli(['stats', 'fdi', '--input', fixture('fdi_small.csv'), '--threshold', '0.5', '--thresholds', '0:1:0.1'])).rejects.toThrow(UsageError);
     await expect(cli(['stats', 'fdi', '--input', fixture('fdi_small.csv'), '--threshold', '0.5', '--alpha', '2'])).rejects.toThrow(UsageError);
   });
   it('fixtures are what the golden script wrote', () => {

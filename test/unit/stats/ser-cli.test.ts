@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Options, parseArgs, type CliContext } from '../../../src/main/cli/args';
+import { Options, type CliContext } from '../../../src/main/cli/args';
+import { parseCommandLine } from '../../../src/main/cli/usage';
 import { readSerInput } from '../../../src/main/cli/ser-input';
 import { statsCommands } from '../../../src/main/cli/stats';
 import { UserError } from '../../../src/shared/errors';
@@ -15,9 +16,9 @@ import { plantedSer } from '../../support/ser-planted';
 const progress: string[] = [];
 const ctx: CliContext = { log: () => {}, progress: (stage, done, total) => progress.push(`${stage}: ${done}/${total}`) };
 async function cli(argv: string[]): Promise<Record<string, unknown>> {
-  const args = parseArgs(argv);
-  const cmd = statsCommands.find((c) => c.path.every((p, i) => args.positionals[i] === p))!;
-  return JSON.parse(JSON.stringify(await cmd.run(new Options(args), args.positionals.slice(cmd.path.length), ctx))) as Record<string, unknown>;
+  const args = parseCommandLine(argv);
+  const cmd = statsCommands.find((c) => c.path.join(' ') === args.command)!;
+  return JSON.parse(JSON.stringify(await cmd.run(new Options(args), args.positionals, ctx))) as Record<string, unknown>;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'equivox-ser-cli-'));
@@ -85,7 +86,7 @@ describe('stats ser CLI', () => {
     expect(() => readSerInput(bad('novalence.json', `{"train":[{"features":${ok}}],"validation":[],"test":[]}`))).toThrow(/\(train\[0\]\): has no "valence"/);
     expect(() => readSerInput(bad('nosplit.json', `{"train":[{"features":${ok},"valence":1}],"test":[{"features":${ok},"valence":1}]}`))).toThrow(/"validation" is missing/);
     expect(() => readSerInput(bad('trunc.json', `{"train":[{"features":[[1,2],[3`))).toThrow(UserError);
-    expect(() => readSerInput(join(dir, 'absent.json'))).toThrow(/cannot read .*absent\.json: ENOENT/);
+    expect(() => readSerInput(join(dir, 'absent.json'))).toThrow(/^no file at .*absent\.json$/);
     await expect(cli(['stats', 'ser', '--input', file, '--learning-rates', '2'])).rejects.toThrow(/--learning-rates/);
   });
 });

@@ -58,7 +58,9 @@ describe('SpEAT against numpy (test/golden/stats_golden.py: speat_np, exact_p)',
   it('counts ties as ≥ observed (integer associations, itertools enumeration)', () => {
     const [p, total] = golden<number[]>('ties_exact_p');
     const r = speatPermutationTest([1, 1, 2], [1, 2, 0], { permutations: 1000 });
-    expect(r).toEqual({ pValue: p, exact: true, permutations: total });
+    expect(r).toMatchObject({ pValue: p, exact: true, permutations: total });
+    // Two-sided: integer split sums all lie at least ½ from the centre 3.5, so every split counts.
+    expect(r.pTwoSided).toBe(1);
     // All-equal associations: every split ties, p = 1.
     expect(speatPermutationTest([0.3, 0.3], [0.3, 0.3], { permutations: 10 }).pValue).toBe(1);
   });

@@ -8,7 +8,7 @@
  * JSON files the folder had.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from '../../../shared/errors';
 import { goldenTestSignal } from '../frontends';
@@ -18,6 +18,7 @@ import type { SessionOptions } from '../providers';
 import { createCtcRecognizer, CTC_DEFAULTS, ctcVocabFromJson } from './ctc';
 import type { Recognizer } from './types';
 import { createWhisperRecognizer, whisperIdToToken, whisperSpec, type WhisperDecodeOptions, type WhisperGraphs, type WhisperTokenFiles } from './whisper';
+import { readInputFile, readOptionalInputFileSync } from '../../security/input-file';
 
 /** Bumped when decoding changes the hypotheses for every ASR model. */
 export const ASR_VERSION = 'asr-v1';
@@ -30,10 +31,12 @@ export type AsrFolder =
   /** Whisper: the encoder and whichever decoder graphs the export has (merged preferred; see detectAsrFolder). */
   | { kind: 'whisper'; folder: string; encoder: string; decoder?: string; decoderWithPast?: string; decoderMerged?: string };
 
+/** An optional JSON file of the model folder; a FIFO, device or folder in its place is refused (security/input-file.ts). */
 function readJson<T>(file: string): T | null {
-  if (!existsSync(file)) return null;
+  const bytes = readOptionalInputFileSync(file, 'model-file', 'folder');
+  if (bytes === null) return null;
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
+    return JSON.parse(bytes.toString('utf8')) as T;
   } catch {
     throw new UserError(`${file} is not valid JSON`, 'folder');
   }
@@ -223,10 +226,10 @@ export interface AsrImportOptions {
 export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrImportOptions = {}): Promise<ModelManifest> {
   const folder = found.folder;
   const vocabPath = join(folder, 'vocab.json');
-  const vocabBytes = readFileSync(vocabPath);
+  const vocabBytes = await readInputFile(vocabPath, 'model-file', 'folder');
   const vocab = readJson<Record<string, number>>(vocabPath)!;
   const mainPath = found.kind === 'ctc' ? found.model : found.encoder;
-  const mainBytes = readFileSync(mainPath);
+  const mainBytes = await readInputFile(mainPath, 'model', 'folder');
   if (mainBytes.length === 0) throw new UserError(`${mainPath} is empty (0 bytes): not an ONNX model`, 'folder');
   // Whisper decoder graphs the store keeps, under their export names.
   const decoders: { role: ModelFile['role']; name: string; src: string; bytes: Buffer }[] = [];
@@ -236,7 +239,7 @@ export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrI
       ['decoder-with-past', 'decoder_with_past_model.onnx', found.decoderWithPast],
       ['decoder-merged', 'decoder_model_merged.onnx', found.decoderMerged],
     ] as const) {
-      if (src) decoders.push({ role, name, src, bytes: readFileSync(src) });
+      if (src) decoders.push({ role, name, src, bytes: await readInputFile(src, 'model', 'folder') });
     }
   }
   const io = graphIo(mainBytes, mainPath);
@@ -312,9 +315,13 @@ export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrI
   // Write into a temporary folder and rename, so a half-written model never appears.
   const tmp = `${dir}.partial-${process.pid}`;
   mkdirSync(tmp, { recursive: true });
-  copyFileSync(mainPath, join(tmp, 'model.onnx'));
-  for (const d of decoders) copyFileSync(d.src, join(tmp, d.name));
-  for (const f of SIDE_FILES) if (existsSync(join(folder, f))) copyFileSync(join(folder, f), join(tmp, f));
+  // The bytes that were hashed, not a second read of the folder (which a FIFO could block).
+  writeFileSync(join(tmp, 'model.onnx'), mainBytes);
+  for (const d of decoders) writeFileSync(join(tmp, d.name), d.bytes);
+  for (const f of SIDE_FILES) {
+    const side = readOptionalInputFileSync(join(folder, f), 'model-file', 'folder');
+    if (side !== null) writeFileSync(join(tmp, f), side);
+  }
   // Verify before it enters the store: decode the 1 s test clip (a few tokens are enough
   // to show the graphs run and fit together).
   const probe: ModelManifest = {

@@ -7,6 +7,7 @@ import { PathInput } from '../components/PathInput';
 import type { ReportRecord } from '../../../shared/api/ui';
 import { baseName, joinPath } from '../lib/paths';
 import { ReportActions } from '../components/ReportActions';
+import { CopyProjectDialog } from '../components/CopyProjectDialog';
 
 /** The folder name a new project gets inside the chosen place (as the engine would name it). */
 export function projectFolderName(name: string): string {
@@ -28,6 +29,9 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
   const [busy, setBusy] = useState(false);
   const [folder, setFolder] = useState('');
   const [openError, setOpenError] = useState<UiError | null>(null);
+  /** A folder that turned out to be a copy of a project kept elsewhere, with the engine's words. */
+  const [copyAsk, setCopyAsk] = useState<{ folder: string; message: string } | null>(null);
+  const [copyBusy, setCopyBusy] = useState(false);
   const [demoError, setDemoError] = useState<UiError | null>(null);
   const [reports, setReports] = useState<(ReportRecord & { projectId: string; projectName: string })[]>([]);
   const [place, setPlace] = useState('');
@@ -57,11 +61,17 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
 
   const open = (p: Project) => nav.go({ name: 'project', project: p });
 
+  /** A problem with one entry of the list (opening or removing it), shown under the list. */
+  const [entryError, setEntryError] = useState<{ what: string; error: UiError } | null>(null);
+
   const openById = async (p: Project) => {
+    setEntryError(null);
     try {
       open(await call('projects.open', { id: p.id }));
     } catch (err) {
-      setLoadError(asUiError(err));
+      setEntryError({ what: `Could not open “${p.name}”:`, error: asUiError(err) });
+      // Its folder may have gone since the list was shown: show it as missing.
+      await refresh();
     }
   };
 
@@ -87,7 +97,36 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
     try {
       open(await call('projects.open', { path: folder }));
     } catch (err) {
+      const ui = asUiError(err);
+      // The engine refuses a copied folder until asked to open it as a copy.
+      if (ui.code === 'user' && ui.field === 'asCopy') setCopyAsk({ folder, message: ui.message });
+      else setOpenError(ui);
+    }
+  };
+
+  const openAsCopy = async () => {
+    if (!copyAsk) return;
+    setCopyBusy(true);
+    try {
+      const p = await call('projects.open', { path: copyAsk.folder, asCopy: true });
+      setCopyAsk(null);
+      open(p);
+    } catch (err) {
+      setCopyAsk(null);
       setOpenError(asUiError(err));
+    } finally {
+      setCopyBusy(false);
+    }
+  };
+
+  /** Forget a project whose folder is gone (nothing on disk is touched). */
+  const removeFromList = async (p: Project) => {
+    setEntryError(null);
+    try {
+      await call('projects.delete', { id: p.id, deleteFiles: false });
+      await refresh();
+    } catch (err) {
+      setEntryError({ what: `Could not remove “${p.name}” from the list:`, error: asUiError(err) });
     }
   };
 
@@ -180,16 +219,31 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
         {projects?.length === 0 && <p>No projects yet. Create one above, or try the demo.</p>}
         {projects && projects.length > 0 && (
           <ul className="project-list" aria-label="Recent projects">
-            {projects.map((p) => (
-              <li key={p.id}>
-                <button type="button" className="link" onClick={() => void openById(p)}>
-                  {p.name}
-                </button>
-                <span className="muted"> · opened {new Date(p.openedAt).toLocaleString()}</span>
-              </li>
-            ))}
+            {projects.map((p) =>
+              p.missing ? (
+                <li key={p.id} className="project-missing">
+                  <span>{p.name}</span> <span className="badge badge-warn">Folder missing</span>
+                  <br />
+                  <span className="muted">
+                    It was in <code className="path">{p.path}</code>, which no longer holds it: the folder was moved or deleted. If you moved it, open it from its new place below.
+                  </span>
+                  <br />
+                  <button type="button" onClick={() => void removeFromList(p)} aria-label={`Remove from list: ${p.name}`}>
+                    Remove from list
+                  </button>
+                </li>
+              ) : (
+                <li key={p.id}>
+                  <button type="button" className="link" onClick={() => void openById(p)}>
+                    {p.name}
+                  </button>
+                  <span className="muted"> · opened {new Date(p.openedAt).toLocaleString()}</span>
+                </li>
+              ),
+            )}
           </ul>
         )}
+        <ErrorNote error={entryError?.error ?? null} what={entryError?.what ?? ''} next="The list above shows where each project is now." />
         <details className="open-folder">
           <summary>Open a project from a folder</summary>
           <form onSubmit={openFolder} className="stack">
@@ -202,6 +256,7 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
           </form>
           <ErrorNote error={openError} what="Could not open that folder:" next="Press “Choose…” and pick the folder that contains the project.sqlite file." />
         </details>
+        {copyAsk && <CopyProjectDialog message={copyAsk.message} busy={copyBusy} onOpenAsCopy={() => void openAsCopy()} onCancel={() => setCopyAsk(null)} />}
       </section>
 
       <section aria-labelledby="verify-heading" className="card">

@@ -49,7 +49,7 @@ export function ClusterDialog({ projectId, datasetIds, models, onClose }: { proj
   const [shards, setShards] = useState('4');
   const [partition, setPartition] = useState('');
   const [time, setTime] = useState('');
-  const [cpus, setCpus] = useState('4');
+  const [cpus, setCpus] = useState('1');
   const [gpus, setGpus] = useState('');
   const [parent, setParent] = useState('');
   const [name, setName] = useState(defaultFolderName);

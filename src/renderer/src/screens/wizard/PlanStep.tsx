@@ -71,7 +71,7 @@ const SETTINGS: Record<'general' | Section, Setting[]> = {
     { path: ['fdi', 'orientation'], label: 'Direction', kind: { type: 'select', options: [{ value: 'harm', text: 'harm (higher is worse)' }, { value: 'paper', text: 'as in the FDI paper' }] }, explain: 'Default harm: all measures point the same way, higher meaning worse served.' },
     { path: ['fdi', 'alpha'], label: 'Weight of value vs. ranking disagreement', kind: { type: 'number' }, explain: `Default ${DEFAULTS.fdi.alpha}: disagreement about how large the gaps are and about which group is worst count equally.` },
     { path: ['fdi', 'bootstrap'], label: 'Resamples for the interval', kind: { type: 'int' }, explain: `Default ${DEFAULTS.fdi.bootstrap}. For the 95% confidence interval of the FDI.` },
-    { path: ['fdi', 'thresholds'], label: 'Threshold sweep', kind: { type: 'fixed' }, explain: `Default from ${DEFAULTS.fdi.thresholds.from} to ${DEFAULTS.fdi.thresholds.to} in steps of ${DEFAULTS.fdi.thresholds.step}. The decision threshold is the equal-error-rate one unless set; the sweep shows how the FDI changes with it.` },
+    { path: ['fdi', 'thresholds'], label: 'Threshold sweep', kind: { type: 'fixed' }, explain: 'Default: 21 thresholds spread over the scores the verifier actually gave (from the lowest 1% to the highest 1%). The decision threshold is the equal-error-rate one unless set; the sweep shows how the FDI changes with it.' },
   ],
 };
 
