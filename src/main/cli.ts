@@ -11,6 +11,7 @@ import { toErrorShape } from './error-shape';
 import { CliResult, Options, UsageError, type CliContext } from './cli/args';
 import { ENGINE_FREE_GROUPS, isGroup, loadCommands } from './cli/commands';
 import { leadingWords, matchCommand, parseCommandLine, usageText } from './cli/usage';
+import { ProgressThrottle } from './cli/progress-lines';
 
 export async function runCli(argv: string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {
   let engine: Engine | undefined;
@@ -22,9 +23,11 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
       if (!engineModules) throw new Error('the engine was not loaded for this command');
       const { createApi, createEngine } = engineModules;
       engine = createEngine({ host: 'cli' });
+      const throttle = new ProgressThrottle();
       engine.events.subscribe((e) => {
         if (e.type === 'job.progress') {
           const p = e.progress;
+          if (!throttle.shouldPrint(p)) return;
           io.stderr(`${p.stage}: ${p.done}/${p.total}${p.label ? ` — ${p.label}` : ''}${p.etaSeconds !== null ? ` (about ${Math.ceil(p.etaSeconds)} s left)` : ''}\n`);
         }
       });

@@ -11,6 +11,7 @@ import { CancelledError, UserError } from '../../shared/errors';
 import { findFfmpeg } from '../ffmpeg';
 import { LevelMeter, type LevelStats } from './analyse';
 import { ffmpegInputArgs, refusedInputReason, whitelistRefusal } from './ffmpeg-input';
+import { wavCodecName } from './pcm-analyse';
 import { openWav, readWavBlock } from './wav';
 
 export const TARGET_SAMPLE_RATE = 16000;
@@ -101,14 +102,27 @@ function float32View(buf: Buffer): Float32Array {
 
 interface DecodeRun {
   source: SourceInfo;
+  /** The rate ffmpeg wrote (from its output description), when it printed one. */
+  outputRate: number | null;
   warnings: string[];
   damaged: string | null;
 }
 
-/** Spawn ffmpeg decoding `file` to f32le mono at `sampleRate`, handing stdout chunks to `onData`. */
+/** The rate of ffmpeg's output stream (the `Output #0` section of its stderr). */
+export function parseFfmpegOutputRate(stderr: string): number | null {
+  const outputStart = stderr.indexOf('Output #0');
+  if (outputStart < 0) return null;
+  const m = /Stream #0:\d+[^\n]*: Audio: [^\n]*?(\d+) Hz/.exec(stderr.slice(outputStart));
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Spawn ffmpeg decoding `file` to f32le mono at `sampleRate` ('native': the file's own
+ * rate, no resampling), handing stdout chunks to `onData`.
+ */
 function runDecode(
   file: string,
-  options: { signal?: AbortSignal; sampleRate?: number; ffmpeg?: string; onChild?: (child: ChildProcessByStdio<null, Readable, Readable>) => void },
+  options: { signal?: AbortSignal; sampleRate?: number | 'native'; ffmpeg?: string; onChild?: (child: ChildProcessByStdio<null, Readable, Readable>) => void },
   onData: (chunk: Buffer) => void,
 ): Promise<DecodeRun> {
   const sampleRate = options.sampleRate ?? TARGET_SAMPLE_RATE;
@@ -120,7 +134,7 @@ function runDecode(
   return new Promise<DecodeRun>((resolvePromise, reject) => {
     const child = spawn(
       ffmpeg,
-      ['-hide_banner', '-nostats', '-nostdin', '-loglevel', 'info', ...ffmpegInputArgs(file), '-vn', '-map', '0:a:0', '-f', 'f32le', '-ac', '1', '-ar', String(sampleRate), '-'],
+      ['-hide_banner', '-nostats', '-nostdin', '-loglevel', 'info', ...ffmpegInputArgs(file), '-vn', '-map', '0:a:0', '-f', 'f32le', '-ac', '1', ...(sampleRate === 'native' ? [] : ['-ar', String(sampleRate)]), '-'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     options.onChild?.(child);
@@ -154,12 +168,10 @@ function runDecode(
         return reject(new AudioDecodeError(`not readable as audio: ${last}`, file, stderr));
       }
       const damaged = warnings.find((l) => /corrupt|truncat|invalid data|error while decoding|partial file/i.test(l)) ?? null;
-      resolvePromise({ source, warnings, damaged });
+      resolvePromise({ source, outputRate: parseFfmpegOutputRate(stderr), warnings, damaged });
     });
   });
 }
-
-const WAV_CODECS: Record<string, string> = { 'pcm/8': 'pcm_u8', 'pcm/16': 'pcm_s16le', 'pcm/24': 'pcm_s24le', 'pcm/32': 'pcm_s32le', 'float/32': 'pcm_f32le', 'float/64': 'pcm_f64le' };
 
 /**
  * Decode any file ffmpeg reads to 16 kHz mono float32. A 16 kHz mono PCM or float WAV is
@@ -178,7 +190,7 @@ export async function decodeAudio(
     if (w.fd !== null) {
       try {
         const samples = readWavBlock(w.fd, w.layout, 0, w.layout.samples);
-        const codec = WAV_CODECS[`${w.layout.format}/${w.layout.bits}`] ?? null;
+        const codec = wavCodecName(w.layout);
         return { samples, sampleRate, durationS: samples.length / sampleRate, source: { codec, sampleRate, channels: 1, declaredDurationS: samples.length / sampleRate }, warnings: [], damaged: null };
       } finally {
         closeSync(w.fd);
@@ -192,7 +204,7 @@ export async function decodeAudio(
     bytes += c.length;
   });
   const samples = float32View(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes));
-  return { samples, sampleRate, durationS: samples.length / sampleRate, ...run };
+  return { samples, sampleRate, durationS: samples.length / sampleRate, source: run.source, warnings: run.warnings, damaged: run.damaged };
 }
 
 /**
@@ -251,6 +263,7 @@ export async function* decodeStream(file: string, options: { signal?: AbortSigna
 }
 
 export interface AnalysedAudio {
+  /** The rate the samples were measured at: the file's own (no resampling). */
   sampleRate: number;
   durationS: number;
   samples: number;
@@ -261,20 +274,25 @@ export interface AnalysedAudio {
 }
 
 /**
- * Decode a file only to measure it (length, RMS, peak, clipping): the PCM streams
- * through a LevelMeter and is never held, so several files can be measured at once.
+ * Decode a file only to measure it (length, RMS, peak, clipping) at its own sample rate,
+ * downmixed to mono: the PCM streams through a LevelMeter and is never held, so several
+ * files can be measured at once. Measuring the recorded samples rather than a 16 kHz
+ * resampling keeps a clipped flat top and the true length, and lets WAV and FLAC be
+ * measured in process with the same numbers (audio/pcm-analyse.ts).
  */
 export async function analyseAudio(file: string, options: { signal?: AbortSignal; ffmpeg?: string } = {}): Promise<AnalysedAudio> {
   const meter = new LevelMeter();
   let carry = Buffer.alloc(0);
-  const run = await runDecode(file, options, (c) => {
+  const run = await runDecode(file, { ...options, sampleRate: 'native' }, (c) => {
     const buf = carry.length ? Buffer.concat([carry, c]) : c;
     const whole = buf.length - (buf.length % 4);
     meter.push(float32View(buf.subarray(0, whole)));
     carry = Buffer.from(buf.subarray(whole));
   });
   const n = meter.count;
-  return { sampleRate: TARGET_SAMPLE_RATE, durationS: n / TARGET_SAMPLE_RATE, samples: n, levels: meter.result(), ...run };
+  const rate = run.outputRate ?? run.source.sampleRate;
+  if (!rate) throw new AudioDecodeError('not readable as audio: ffmpeg did not say the sample rate', file, '');
+  return { sampleRate: rate, durationS: n / rate, samples: n, levels: meter.result(), source: run.source, warnings: run.warnings, damaged: run.damaged };
 }
 
 export interface ProbeResult extends SourceInfo {

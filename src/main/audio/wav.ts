@@ -36,58 +36,96 @@ function readAt(fd: number, position: number, length: number): Buffer {
   return b.subarray(0, n);
 }
 
-/** The layout of a WAV this module can read, or why it must go to ffmpeg. */
-export function parseWav(fd: number): WavParse {
-  const size = fstatSync(fd).size;
-  const head = readAt(fd, 0, 12);
+/** Everything a RIFF/WAVE header says that the in-process readers use, whatever the rate or channel count. */
+export interface WavHeader {
+  format: 'pcm' | 'float';
+  bits: 8 | 16 | 24 | 32 | 64;
+  channels: number;
+  sampleRate: number;
+  /** WAVE_FORMAT_EXTENSIBLE's speaker mask (null for a plain header). */
+  channelMask: number | null;
+  /** Bytes per sample frame (all channels). */
+  blockAlign: number;
+  dataOffset: number;
+  /** The size the data chunk declares (null: 0 or 0xFFFFFFFF, "unknown", as streamed writers leave it). */
+  declaredBytes: number | null;
+  /** Data bytes present in the file. */
+  presentBytes: number;
+}
+
+export type WavHeaderParse = { ok: true; header: WavHeader } | { ok: false; reason: string };
+
+/**
+ * Walk a RIFF/WAVE file's chunks through `read(position, length)` up to the data chunk.
+ * Rate and channel count are not judged here (see parseWav and audio/pcm-analyse.ts).
+ */
+export function parseWavHeader(read: (position: number, length: number) => Buffer, size: number): WavHeaderParse {
+  const head = read(0, 12);
   if (head.length < 12 || head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE') return { ok: false, reason: 'not a RIFF/WAVE file' };
   let off = 12;
   let fmt: Buffer | null = null;
   while (off + 8 <= size) {
-    const h = readAt(fd, off, 8);
+    const h = read(off, 8);
     if (h.length < 8) break;
     const id = h.toString('latin1', 0, 4);
     const len = h.readUInt32LE(4);
     if (id === 'fmt ') {
       if (len < 16 || len > 64) return { ok: false, reason: `fmt chunk of ${len} bytes` };
-      fmt = readAt(fd, off + 8, len);
+      fmt = read(off + 8, len);
       if (fmt.length < len) return { ok: false, reason: 'truncated fmt chunk' };
     } else if (id === 'data') {
       if (!fmt) return { ok: false, reason: 'data before fmt' };
-      const layout = fmtLayout(fmt);
-      if (!layout.ok) return layout;
+      const f = fmtFields(fmt);
+      if (!f.ok) return f;
       const dataOffset = off + 8;
-      // 0 and 0xFFFFFFFF mean "unknown" (streamed writers): the data runs to the end.
-      const declared = len === 0 || len === 0xffffffff ? size - dataOffset : len;
-      const bytes = Math.max(0, Math.min(declared, size - dataOffset));
-      return { ok: true, layout: { ...layout.layout, dataOffset, samples: Math.floor(bytes / layout.layout.blockAlign) } };
+      const declaredBytes = len === 0 || len === 0xffffffff ? null : len;
+      const presentBytes = Math.max(0, Math.min(declaredBytes ?? size - dataOffset, size - dataOffset));
+      return { ok: true, header: { ...f.fields, dataOffset, declaredBytes, presentBytes } };
     }
     off += 8 + len + (len % 2);
   }
   return { ok: false, reason: fmt ? 'no data chunk' : 'no fmt chunk' };
 }
 
-function fmtLayout(fmt: Buffer): { ok: true; layout: Omit<WavLayout, 'dataOffset' | 'samples'> } | { ok: false; reason: string } {
+/** The layout of a WAV this module can read, or why it must go to ffmpeg. */
+export function parseWav(fd: number): WavParse {
+  const size = fstatSync(fd).size;
+  const p = parseWavHeader((position, length) => readAt(fd, position, length), size);
+  if (!p.ok) return p;
+  const h = p.header;
+  if (h.channels !== 1) return { ok: false, reason: `${h.channels} channels (downmixed by ffmpeg)` };
+  if (h.sampleRate !== 16000) return { ok: false, reason: `${h.sampleRate} Hz (resampled by ffmpeg)` };
+  if (h.channelMask !== null && h.channelMask !== 0 && h.channelMask !== MONO_MASK) return { ok: false, reason: `speaker mask 0x${h.channelMask.toString(16)}` };
+  return { ok: true, layout: { format: h.format, bits: h.bits, blockAlign: h.blockAlign, dataOffset: h.dataOffset, samples: Math.floor(h.presentBytes / h.blockAlign) } };
+}
+
+/** WAVE_FORMAT_EXTENSIBLE's speaker masks for ffmpeg's mono (front centre) and stereo layouts. */
+export const MONO_MASK = 0x4;
+export const STEREO_MASK = 0x3;
+
+function fmtFields(fmt: Buffer): { ok: true; fields: Omit<WavHeader, 'dataOffset' | 'declaredBytes' | 'presentBytes'> } | { ok: false; reason: string } {
   let code = fmt.readUInt16LE(0);
   const channels = fmt.readUInt16LE(2);
   const rate = fmt.readUInt32LE(4);
   const byteRate = fmt.readUInt32LE(8);
   const blockAlign = fmt.readUInt16LE(12);
   const bits = fmt.readUInt16LE(14);
+  let channelMask: number | null = null;
   if (code === EXTENSIBLE) {
     if (fmt.length < 40 || fmt.readUInt16LE(16) < 22) return { ok: false, reason: 'short WAVE_FORMAT_EXTENSIBLE header' };
     if (fmt.readUInt16LE(18) !== bits) return { ok: false, reason: 'valid bits differ from the container size' };
     if (!fmt.subarray(26, 40).equals(SUBFORMAT_TAIL)) return { ok: false, reason: 'unknown sub-format' };
+    channelMask = fmt.readUInt32LE(20);
     code = fmt.readUInt16LE(24);
   }
-  if (channels !== 1) return { ok: false, reason: `${channels} channels (downmixed by ffmpeg)` };
-  if (rate !== 16000) return { ok: false, reason: `${rate} Hz (resampled by ffmpeg)` };
+  if (channels < 1) return { ok: false, reason: 'no channels' };
+  if (rate < 1) return { ok: false, reason: 'no sample rate' };
   let format: 'pcm' | 'float';
   if (code === 1 && (bits === 8 || bits === 16 || bits === 24 || bits === 32)) format = 'pcm';
   else if (code === 3 && (bits === 32 || bits === 64)) format = 'float';
   else return { ok: false, reason: `format ${code} with ${bits}-bit samples` };
-  if (blockAlign !== bits / 8 || byteRate !== rate * blockAlign) return { ok: false, reason: 'inconsistent block alignment or byte rate' };
-  return { ok: true, layout: { format, bits: bits as WavLayout['bits'], blockAlign } };
+  if (blockAlign !== (bits / 8) * channels || byteRate !== rate * blockAlign) return { ok: false, reason: 'inconsistent block alignment or byte rate' };
+  return { ok: true, fields: { format, bits: bits as WavHeader['bits'], channels, sampleRate: rate, channelMask, blockAlign } };
 }
 
 /** Convert `count` samples from raw little-endian bytes, as ffmpeg's f32le output has them. */

@@ -1,3 +1,6 @@
+import { resolve } from 'node:path';
+import { AtomicTextFile } from '../atomic-write';
+import { pageResults } from './results-page';
 import type { Api } from '../api';
 import { canonicalJson } from '../../shared/plan';
 import { UserError } from '../../shared/errors';
@@ -99,15 +102,28 @@ export function auditCommands(api: () => Api): CliCommand[] {
     },
     {
       path: ['audit', 'results'],
-      usage: 'audit results --project DIR --run RUN_ID',
-      run: async (o) => {
+      usage: 'audit results --project DIR --run RUN_ID [--limit N] [--offset N] [--out FILE.json]',
+      run: async (o, _pos, ctx) => {
         const run = o.requireString('run');
+        const limit = o.int('limit', 20, 0, 1_000_000);
+        const offset = o.int('offset', 0, 0, Number.MAX_SAFE_INTEGER);
+        const out = o.string('out');
         const { db } = projectDb(api(), o);
         o.assertNoUnknown();
         const a = getAudit(db, run);
         const r = storedResults(db, a.id);
         if (!r) throw new UserError(`run ${run} has no results yet (status: ${a.status}); resume it with audit run --resume ${run}`, 'run');
-        return r;
+        if (out !== undefined) {
+          const file = new AtomicTextFile(resolve(out));
+          try {
+            file.write(`${JSON.stringify(r, null, 2)}\n`);
+            file.commit();
+          } finally {
+            file.discard();
+          }
+          ctx.log(`the complete results are in ${resolve(out)}`);
+        }
+        return pageResults(r, { limit, offset });
       },
     },
     {

@@ -131,12 +131,25 @@ export function datasetCommands(api: () => Api): CliCommand[] {
     },
     {
       path: ['datasets', 'show'],
-      usage: 'datasets show --project DIR --id DATASET_ID',
-      run: async (o) => {
+      usage: 'datasets show --project DIR --id DATASET_ID [--limit N] [--offset N] [--problems FILE.csv]',
+      run: async (o, _pos, ctx) => {
         const id = o.requireString('id');
+        // Counts and the first 20 problem rows by default: a 200,000-row dataset prints a page, not the whole report.
+        const limit = o.int('limit', 20, 0, 1000);
+        const offset = o.int('offset', 0, 0, Number.MAX_SAFE_INTEGER);
+        const problems = o.string('problems');
         const pid = await projectId(api(), o);
         o.assertNoUnknown();
-        return api().invoke('datasets.show', { projectId: pid, datasetId: id });
+        const facts = await api().invoke('datasets.show', { projectId: pid, datasetId: id, limit, offset });
+        let problemsFile: { file: string; rows: number; lines: number } | null = null;
+        if (problems !== undefined) {
+          problemsFile = await api().invoke('datasets.problemsCsv', { projectId: pid, datasetId: id, file: resolve(problems) });
+          ctx.log(`${problemsFile.rows} problem row(s) written to ${problemsFile.file}`);
+        }
+        const shown = facts.report.length;
+        const more = facts.reportTotal - offset - shown;
+        if (more > 0) ctx.log(`showing problem rows ${offset + 1}–${offset + shown} of ${facts.reportTotal}; --offset ${offset + shown} for the next ${Math.min(limit || 20, more)}, or --problems FILE.csv for all of them`);
+        return { ...facts, ...(problemsFile ? { problemsFile } : {}) };
       },
     },
     {

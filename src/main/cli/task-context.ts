@@ -1,14 +1,15 @@
 import { CancelledError } from '../../shared/errors';
 import type { TaskContext } from '../jobs/task';
+import { ProgressThrottle } from './progress-lines';
 
 /**
- * A task context for work run inline by the CLI: progress lines on stderr at most
- * about once a second per stage (and on every stage change), Ctrl+C cancels cleanly.
+ * A task context for work run inline by the CLI: progress lines on stderr as
+ * ProgressThrottle allows (every stage change, then at most once a second and once per
+ * percent), Ctrl+C cancels cleanly.
  */
 export function cliTaskContext(write: (line: string) => void): TaskContext & { dispose(): void } {
   let cancelled = false;
-  let lastStage = '';
-  let lastAt = 0;
+  const throttle = new ProgressThrottle();
   const started = new Map<string, number>();
   const onSigint = () => {
     if (cancelled) process.exit(130);
@@ -20,14 +21,13 @@ export function cliTaskContext(write: (line: string) => void): TaskContext & { d
     progress(stage, done, total, detail) {
       const now = Date.now();
       if (!started.has(stage)) started.set(stage, now);
-      if (stage === lastStage && done < total && now - lastAt < 1000) return;
-      lastStage = stage;
-      lastAt = now;
+      if (!throttle.shouldPrint({ stage, done, total, label: detail?.label })) return;
       const elapsed = (now - started.get(stage)!) / 1000;
       const eta = done > 0 && done < total ? Math.ceil((elapsed / done) * (total - done)) : null;
       const left = detail?.estimatedSecondsLeft !== undefined ? Math.ceil(detail.estimatedSecondsLeft) : eta;
       // "stage: done/total" first: scripts and tests read that part.
-      const what = detail?.label ? ` — ${detail.label}${detail.unit ? `, ${detail.unit} ${done} of ${total}` : ''}` : '';
+      // Before its first count a stage has no total: "comparison 0 of 0" says nothing, so only its words are printed.
+      const what = detail?.label ? ` — ${detail.label}${detail.unit && total > 0 ? `, ${detail.unit} ${done} of ${total}` : total === 0 ? ', starting' : ''}` : '';
       write(`${stage}: ${done}/${total}${what}${left !== null ? ` (about ${left} s left)` : ''}`);
     },
     cancelled: () => cancelled,

@@ -23,7 +23,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   datasets: [
     'datasets import --project DIR (--manifest FILE | --folder DIR | --common-voice DIR) [--role target|attribute|asr|verification[,…]] [--map column=role,…] [--mapping-name NAME] [--save-mapping NAME] [--name NAME] [--group-label LABEL] [--split validated.tsv] [--min-duration S] [--max-duration S]',
     'datasets list --project DIR',
-    'datasets show --project DIR --id DATASET_ID',
+    'datasets show --project DIR --id DATASET_ID [--limit N] [--offset N] [--problems FILE.csv]',
     'datasets preview --manifest FILE [--rows N]',
     'datasets exclude --project DIR --id DATASET_ID --rows 3,7,9 [--include]',
   ],
@@ -50,7 +50,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   audit: [
     'audit lock --project DIR --plan FILE.json   (save and pre-register a plan; exit 1 with one line per reason when a section cannot run)',
     "audit run --project DIR (--plan FILE.json [--locked PLAN_ID] | --resume RUN_ID)   (--plan resumes the plan's latest unfinished run; progress on stderr, summary on stdout)",
-    'audit results --project DIR --run RUN_ID',
+    'audit results --project DIR --run RUN_ID [--limit N] [--offset N] [--out FILE.json]',
     'audit list --project DIR',
   ],
   report: [
@@ -104,7 +104,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
     },
   },
   'datasets list': { options: { project: 'string' } },
-  'datasets show': { options: { project: 'string', id: 'string' } },
+  'datasets show': { options: { project: 'string', id: 'string', limit: 'string', offset: 'string', problems: 'string' } },
   'datasets preview': { options: { manifest: 'string', rows: 'string' } },
   'datasets exclude': { options: { project: 'string', id: 'string', rows: 'string', include: 'boolean' } },
   'mappings save': { options: { project: 'string', name: 'string', map: 'string' } },
@@ -123,7 +123,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
   },
   'audit lock': { options: { project: 'string', plan: 'string' } },
   'audit run': { options: { project: 'string', plan: 'string', locked: 'string', resume: 'string' } },
-  'audit results': { options: { project: 'string', run: 'string' } },
+  'audit results': { options: { project: 'string', run: 'string', limit: 'string', offset: 'string', out: 'string' } },
   'audit list': { options: { project: 'string' } },
   'report build': {
     options: {

@@ -1,7 +1,7 @@
 /**
- * The import pipeline shared by every source kind: resolve, hash, decode, validate and
- * store one clip at a time, each in its own transaction, so a cancel or a crash leaves
- * a consistent subset and a re-run picks up where it stopped.
+ * The import pipeline shared by every source kind: resolve, hash, measure, validate and
+ * store clips, committed in batches (store/clip-writes.ts), so a cancel or a crash leaves
+ * a consistent subset of whole rows and a re-run picks up where it stopped.
  *
  * Re-import identity: a dataset is found again by (source kind, canonical source path),
  * preferring one that already serves the requested role; importing the same file for
@@ -25,10 +25,12 @@ import {
 import { CancelledError, UserError } from '../../shared/errors';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
-import { AudioDecodeError, analyseAudio, sha256File, wavShortfallBytes } from '../audio';
+import { AudioDecodeError } from '../audio';
+import { analyseFile } from '../audio/analyse-file';
+import { ClipWriter, type ClipWrite } from '../store/clip-writes';
 import { loadSource, resolveClipPath, type SourceRow, type SourceTable } from './sources';
 import { audioIssues, issue, statusOf, withDefaults } from './validate';
-import { addDatasetRoles, collectImportReport, datasetRoles, removeDatasetRoles, type ClipDbRow } from './repository';
+import { addDatasetRoles, collectImportReport, datasetRoles, removeDatasetRoles } from './repository';
 import { COLUMN_PLAIN, importRoles, ROLE_COLUMN, ROLE_PLAIN } from '../../shared/roles';
 import { quoteUserList, quoteUserText } from '../../shared/quote';
 
@@ -142,7 +144,12 @@ function findOrCreateDataset(
 }
 
 /** A clip as the importer writes it (the user's own exclusion flag is never touched). */
-type ClipRow = Omit<ClipDbRow, 'excluded_by_user'>;
+type ClipRow = ClipWrite;
+
+/** `EQUIVOX_ANALYSE=ffmpeg` measures every file with ffmpeg, as before the in-process readers (to compare them, or to slow an import down in tests). */
+function analyseWithFfmpeg(): boolean {
+  return process.env.EQUIVOX_ANALYSE === 'ffmpeg';
+}
 
 /** Labels and metadata of one row under a mapping, with the issues they raise. */
 export function rowLabels(values: Record<string, string>, mapping: ColumnMapping) {
@@ -176,8 +183,8 @@ export function rowLabels(values: Record<string, string>, mapping: ColumnMapping
   return { speaker: speaker || null, transcript, hypothesis, valence, groups, metadata, issues };
 }
 
+/** Resolve, hash, measure and validate one row: the clip row to store. */
 async function processRow(
-  db: Database.Database,
   datasetId: string,
   table: SourceTable,
   row: SourceRow,
@@ -185,7 +192,7 @@ async function processRow(
   limits: Required<ValidationLimits>,
   signal: AbortSignal,
   protectedDirs: readonly string[] = [],
-): Promise<void> {
+): Promise<ClipRow> {
   const written = row.values[mapping.path] ?? '';
   const labels = rowLabels(row.values, mapping);
   const issues: ClipIssue[] = [];
@@ -214,14 +221,10 @@ async function processRow(
   };
   if (!resolved.ok) issues.push(issue(resolved.code, resolved.message));
   else {
-    const [hash, decoded] = await Promise.all([
-      sha256File(resolved.path),
-      analyseAudio(resolved.path, { signal }).catch((err: unknown) => {
-        if (err instanceof AudioDecodeError) return err;
-        throw err;
-      }),
-    ]);
-    rec.sha256 = hash;
+    // One read: the hash and the analysis come from the same bytes (ffmpeg only for formats read nowhere else).
+    const measured = await analyseFile(resolved.path, { signal, forceFfmpeg: analyseWithFfmpeg() });
+    const decoded = measured.audio;
+    rec.sha256 = measured.sha256;
     if (decoded instanceof AudioDecodeError) issues.push(issue('not_audio', `not a readable audio file (${decoded.message.replace(/^not readable as audio: /, '')})`));
     else {
       const lv = decoded.levels;
@@ -231,7 +234,7 @@ async function processRow(
       rec.codec = decoded.source.codec;
       rec.rms = lv.rms;
       rec.peak = lv.peak;
-      const shortfall = wavShortfallBytes(resolved.path);
+      const shortfall = measured.wavShortfallBytes;
       const damaged = shortfall ? `the WAV header declares ${shortfall} more bytes of audio than the file holds` : decoded.damaged;
       issues.push(
         ...audioIssues(
@@ -242,32 +245,9 @@ async function processRow(
     }
   }
   issues.push(...labels.issues);
-  const { remove, insert } = rowStatements(db);
-  db.transaction(() => {
-    rec.status = statusOf(issues);
-    rec.issues_json = JSON.stringify(issues);
-    remove.run(datasetId, row.rowIndex);
-    insert.run(rec);
-  })();
-}
-
-/** The two statements every row runs, prepared once per connection (preparing them per row cost an eighth of a large import). */
-const preparedRowStatements = new WeakMap<Database.Database, { remove: Database.Statement; insert: Database.Statement }>();
-function rowStatements(db: Database.Database): { remove: Database.Statement; insert: Database.Statement } {
-  let s = preparedRowStatements.get(db);
-  if (!s) {
-    s = {
-      remove: db.prepare('DELETE FROM clips WHERE dataset_id = ? AND row_index = ?'),
-      insert: db.prepare(
-        `INSERT INTO clips (id, dataset_id, row_index, path, rel_path, sha256, duration_s, sample_rate, channels, codec, rms, peak, speaker,
-           groups_json, transcript, hypothesis, valence, metadata_json, status, issues_json)
-         VALUES (@id, @dataset_id, @row_index, @path, @rel_path, @sha256, @duration_s, @sample_rate, @channels, @codec, @rms, @peak, @speaker,
-           @groups_json, @transcript, @hypothesis, @valence, @metadata_json, @status, @issues_json)`,
-      ),
-    };
-    preparedRowStatements.set(db, s);
-  }
-  return s;
+  rec.status = statusOf(issues);
+  rec.issues_json = JSON.stringify(issues);
+  return rec;
 }
 
 /** Where an import writes its full problem list: imports/<dataset id>.problems.csv beside the project database (none for an in-memory one). */
@@ -348,19 +328,22 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   const concurrency = Math.max(1, control.concurrency ?? Math.min(4, Math.max(2, cpus().length)));
   const dsName = (db.prepare('SELECT name FROM datasets WHERE id = ?').get(datasetId) as { name: string }).name;
   const detail = { label: `Reading and checking the recordings of “${dsName}”`, unit: 'recording' };
+  // Progress counts committed rows only: a crash right after a report loses none of them.
+  const writer = new ClipWriter(db, (n) => {
+    processed += n;
+    done += n;
+    control.progress?.('importing', done, total, detail);
+  });
   try {
     control.progress?.('importing', done, total, detail);
-    // A few files at a time: starting ffmpeg dominates for short clips, and no clip's
-    // PCM is ever held (levels are measured while it streams), so memory stays flat.
+    // A few files at a time, so one lane's read (or ffmpeg run) overlaps another's
+    // measuring; no clip's PCM is held beyond the file's bytes, so memory stays flat.
     const lane = async () => {
       for (;;) {
         if (isCancelled() || abort.signal.aborted) throw new CancelledError();
         const row = nextTodo();
         if (!row) return;
-        await processRow(db, datasetId, table, row, mapping, limits, abort.signal, control.protectedDirs);
-        processed += 1;
-        done += 1;
-        control.progress?.('importing', done, total, detail);
+        writer.add(await processRow(datasetId, table, row, mapping, limits, abort.signal, control.protectedDirs));
       }
     };
     const lanes = Array.from({ length: Math.max(1, Math.min(concurrency, total)) }, lane);
@@ -370,8 +353,11 @@ export async function importDataset(db: Database.Database, params: ImportParams,
       abort.abort();
       throw failure.reason;
     }
+    writer.flush();
   } catch (err) {
     abort.abort();
+    // Rows measured completely before the stop are kept.
+    writer.flush();
     markDuplicates(db, datasetId);
     setStatus(err instanceof CancelledError || isCancelled() ? 'cancelled' : 'failed');
     if (isCancelled() && !(err instanceof CancelledError)) throw new CancelledError();

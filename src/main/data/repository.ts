@@ -229,6 +229,60 @@ export function groupFacts(clips: readonly ClipFacts[], labels: readonly string[
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
+/**
+ * What group facts and size warnings need of the usable clips, accumulated one clip at a
+ * time so a dataset is never held whole: per group label and value the clips, speakers
+ * and duration, the rated clips and the clips per speaker.
+ */
+export class UsableTally {
+  count = 0;
+  rated = 0;
+  totalDurationS = 0;
+  private readonly speakers = new Map<string, number>();
+  private readonly byGroup = new Map<string, Map<string, { clips: number; speakers: Set<string>; total: number }>>();
+  constructor(private readonly labels: readonly string[]) {
+    for (const l of labels) this.byGroup.set(l, new Map());
+  }
+
+  add(c: ClipFacts): void {
+    this.count += 1;
+    this.totalDurationS += c.durationS ?? 0;
+    if (c.valence !== null) this.rated += 1;
+    if (c.speaker) this.speakers.set(c.speaker, (this.speakers.get(c.speaker) ?? 0) + 1);
+    for (const label of this.labels) {
+      const v = c.groups[label];
+      if (v === undefined) continue;
+      const by = this.byGroup.get(label)!;
+      const g = by.get(v) ?? { clips: 0, speakers: new Set<string>(), total: 0 };
+      g.clips += 1;
+      if (c.speaker) g.speakers.add(c.speaker);
+      g.total += c.durationS ?? 0;
+      by.set(v, g);
+    }
+  }
+
+  get speakerCount(): number {
+    return this.speakers.size;
+  }
+
+  /** The same as groupFacts over the clips added. */
+  groupFacts(): GroupFacts[] {
+    const out: GroupFacts[] = [];
+    for (const label of this.labels) {
+      const by = this.byGroup.get(label)!;
+      for (const [value, g] of [...by.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+        out.push({ label, value, clips: g.clips, speakers: g.speakers.size, totalDurationS: round(g.total), meanDurationS: round(g.total / g.clips) });
+      }
+    }
+    return out;
+  }
+
+  /** The same as sizeWarnings over the clips added. */
+  sizeWarnings(roles: DatasetRole | readonly DatasetRole[], groups: readonly GroupFacts[] = this.groupFacts()): ImportWarning[] {
+    return sizeWarningsOf(roles, { count: this.count, rated: this.rated, perSpeaker: this.speakers }, groups);
+  }
+}
+
 /** Thresholds from METHODS.md and the field guide. */
 export const SPEAT_MIN_STIMULI = 8;
 export const WER_MIN_SPEAKERS = 50;
@@ -236,14 +290,26 @@ export const WER_MIN_UTTERANCES = 500;
 
 /** Dataset-level warnings: groups too small for the audits the roles feed, each warning once. */
 export function sizeWarnings(roles: DatasetRole | readonly DatasetRole[], clips: readonly ClipFacts[], groups: readonly GroupFacts[]): ImportWarning[] {
+  const t = new UsableTally([]);
+  for (const c of clips) t.add(c);
+  return t.sizeWarnings(roles, groups);
+}
+
+interface UsableCounts {
+  count: number;
+  rated: number;
+  perSpeaker: ReadonlyMap<string, number>;
+}
+
+function sizeWarningsOf(roles: DatasetRole | readonly DatasetRole[], clips: UsableCounts, groups: readonly GroupFacts[]): ImportWarning[] {
   const list = typeof roles === 'string' ? [roles] : roles;
   const out: ImportWarning[] = [];
-  if (clips.length === 0) out.push({ code: 'empty_dataset', message: 'no usable clips: the dataset cannot be used in an audit' });
+  if (clips.count === 0) out.push({ code: 'empty_dataset', message: 'no usable clips: the dataset cannot be used in an audit' });
   for (const role of list) out.push(...roleSizeWarnings(role, clips, groups));
   return out.filter((w, i) => out.findIndex((x) => x.message === w.message) === i);
 }
 
-function roleSizeWarnings(role: DatasetRole, clips: readonly ClipFacts[], groups: readonly GroupFacts[]): ImportWarning[] {
+function roleSizeWarnings(role: DatasetRole, clips: UsableCounts, groups: readonly GroupFacts[]): ImportWarning[] {
   const out: ImportWarning[] = [];
   for (const g of groups) {
     const name = `${g.label} = ${g.value}`;
@@ -258,12 +324,11 @@ function roleSizeWarnings(role: DatasetRole, clips: readonly ClipFacts[], groups
     }
   }
   if (role === 'attribute') {
-    const rated = clips.filter((c) => c.valence !== null).length;
+    const rated = clips.rated;
     if (rated < 2 * SPEAT_MIN_STIMULI) out.push({ code: 'small_attribute_set', message: `${rated} valence-rated clips: fewer than ${2 * SPEAT_MIN_STIMULI}, so A and B will hold fewer than ${SPEAT_MIN_STIMULI} stimuli each` });
   }
   if (role === 'verification') {
-    const per = new Map<string, number>();
-    for (const c of clips) if (c.speaker) per.set(c.speaker, (per.get(c.speaker) ?? 0) + 1);
+    const per = clips.perSpeaker;
     const single = [...per.entries()].filter(([, n]) => n < 2).map(([s]) => s);
     if (single.length) out.push({ code: 'single_clip_speakers', message: `${single.length} speaker(s) have only one usable clip and can only appear in impostor trials: ${single.slice(0, 10).join(', ')}${single.length > 10 ? ', …' : ''}` });
     if (per.size < 2) out.push({ code: 'few_speakers', message: `${per.size} speaker(s): verification needs at least two` });
@@ -287,7 +352,7 @@ export function collectImportReport(
   const warnings: ImportWarning[] = [];
   let failedCount = 0;
   let warningCount = 0;
-  const usable: ClipFacts[] = [];
+  const usable = new UsableTally(ds.mapping.groups);
   const file = options.problemsFile ?? null;
   const out = file ? new AtomicTextFile(file) : null;
   let problems = 0;
@@ -299,7 +364,7 @@ export function collectImportReport(
     for (const r of rows) {
       const issues = JSON.parse(r.issues_json) as ClipIssue[];
       if (isUsable({ status: r.status, excludedByUser: r.excluded_by_user === 1 })) {
-        usable.push({ groups: JSON.parse(r.groups_json) as Record<string, string>, speaker: r.speaker, durationS: r.duration_s, valence: r.valence });
+        usable.add({ groups: JSON.parse(r.groups_json) as Record<string, string>, speaker: r.speaker, durationS: r.duration_s, valence: r.valence });
       }
       const errors = issues.filter((i) => i.severity === 'error');
       if (errors.length) {
@@ -319,45 +384,147 @@ export function collectImportReport(
   } finally {
     out?.discard();
   }
-  const groups = groupFacts(usable, ds.mapping.groups);
   return {
     datasetId,
-    imported: usable.length,
+    imported: usable.count,
     failed,
     failedCount,
-    warnings: [...sizeWarnings(ds.roles, usable, groups), ...warnings],
+    warnings: [...usable.sizeWarnings(ds.roles), ...warnings],
     warningCount,
     problemsFile: out && problems > 0 ? file : null,
   };
 }
 
-export function datasetFacts(db: Database.Database, datasetId: string): DatasetFacts {
+/** Rows of the validation report: a clip with an issue, or one the auditor excluded. */
+const PROBLEM_WHERE = "dataset_id = ? AND (issues_json != '[]' OR excluded_by_user = 1)";
+
+type ReportRow = DatasetFacts['report'][number];
+
+function toReportRow(r: Pick<ClipDbRow, 'row_index' | 'rel_path' | 'status' | 'excluded_by_user' | 'issues_json'>): ReportRow {
+  const excludedByUser = r.excluded_by_user === 1;
+  return { row: r.row_index, path: r.rel_path, status: excludedByUser ? 'excluded' : r.status, excludedByUser, issues: JSON.parse(r.issues_json) as ClipIssue[] };
+}
+
+/** How a report row is treated (the app's badges): left out by validation, a warning, a note, or excluded by the auditor. */
+export function reportRowKind(r: { status: string; excludedByUser: boolean; issues: { severity: string }[] }): 'leftOut' | 'warning' | 'note' | 'excluded' {
+  if (r.excludedByUser) return 'excluded';
+  if (r.status === 'excluded' || r.issues.some((i) => i.severity === 'error')) return 'leftOut';
+  if (r.status === 'warning' || r.issues.some((i) => i.severity === 'warning')) return 'warning';
+  return 'note';
+}
+
+/**
+ * A dataset's facts, read in one pass over its clips without holding them, and one page
+ * of its validation report (`limit` rows from `offset`, in row order; every row is in
+ * the problems CSV, `writeProblemsCsv`).
+ */
+export function datasetFacts(db: Database.Database, datasetId: string, page: { limit?: number; offset?: number } = {}): DatasetFacts {
   const ds = getDataset(db, datasetId);
-  const all = listClips(db, datasetId, { includeExcluded: true });
-  const usable = all.filter(isUsable);
-  const groups = groupFacts(usable, ds.mapping.groups);
+  const limit = page.limit ?? 20;
+  const offset = page.offset ?? 0;
+  const usable = new UsableTally(ds.mapping.groups);
   const issueCounts: Record<string, number> = {};
-  for (const c of all) for (const i of c.issues) issueCounts[i.code] = (issueCounts[i.code] ?? 0) + 1;
-  const total = usable.reduce((s, c) => s + (c.durationS ?? 0), 0);
+  const reportKinds = { leftOut: 0, warning: 0, note: 0, excluded: 0 };
+  let clips = 0;
+  let withWarnings = 0;
+  let excludedByUser = 0;
+  let reportTotal = 0;
+  const rows = db
+    .prepare('SELECT status, issues_json, excluded_by_user, speaker, groups_json, duration_s, valence FROM clips WHERE dataset_id = ? ORDER BY row_index')
+    .iterate(datasetId) as IterableIterator<Pick<ClipDbRow, 'status' | 'issues_json' | 'excluded_by_user' | 'speaker' | 'groups_json' | 'duration_s' | 'valence'>>;
+  for (const r of rows) {
+    clips += 1;
+    const byUser = r.excluded_by_user === 1;
+    if (byUser) excludedByUser += 1;
+    const hasIssues = r.issues_json !== '[]';
+    if (hasIssues || byUser) {
+      reportTotal += 1;
+      const issues = hasIssues ? (JSON.parse(r.issues_json) as ClipIssue[]) : [];
+      for (const i of issues) issueCounts[i.code] = (issueCounts[i.code] ?? 0) + 1;
+      reportKinds[reportRowKind({ status: r.status, excludedByUser: byUser, issues })] += 1;
+    }
+    if (isUsable({ status: r.status, excludedByUser: byUser })) {
+      if (r.status === 'warning') withWarnings += 1;
+      usable.add({ groups: JSON.parse(r.groups_json) as Record<string, string>, speaker: r.speaker, durationS: r.duration_s, valence: r.valence });
+    }
+  }
+  const groups = usable.groupFacts();
+  const report = problemsPage(db, datasetId, { limit, offset }).rows;
   return {
     dataset: ds,
     totals: {
-      clips: all.length,
-      usable: usable.length,
-      withWarnings: usable.filter((c) => c.status === 'warning').length,
-      excluded: all.length - usable.length,
-      excludedByUser: all.filter((c) => c.excludedByUser).length,
-      speakers: new Set(usable.map((c) => c.speaker).filter((s): s is string => !!s)).size,
-      totalDurationS: round(total),
-      meanDurationS: usable.length ? round(total / usable.length) : 0,
+      clips,
+      usable: usable.count,
+      withWarnings,
+      excluded: clips - usable.count,
+      excludedByUser,
+      speakers: usable.speakerCount,
+      totalDurationS: round(usable.totalDurationS),
+      meanDurationS: usable.count ? round(usable.totalDurationS / usable.count) : 0,
     },
     groups,
     issueCounts,
-    warnings: sizeWarnings(ds.roles, usable, groups),
-    report: all
-      .filter((c) => c.issues.length > 0 || c.excludedByUser)
-      .map((c) => ({ row: c.rowIndex, path: c.relPath, status: c.excludedByUser ? 'excluded' : c.status, excludedByUser: c.excludedByUser, issues: c.issues })),
+    warnings: usable.sizeWarnings(ds.roles, groups),
+    report,
+    reportTotal,
+    reportOffset: offset,
+    reportKinds,
   };
+}
+
+/** One page of the validation report alone (no facts pass over the dataset): what the app's list fetches as it scrolls. */
+export function problemsPage(db: Database.Database, datasetId: string, page: { limit: number; offset: number }): { rows: ReportRow[]; total: number; offset: number } {
+  datasetRow(db, datasetId);
+  const total = (db.prepare(`SELECT COUNT(*) AS n FROM clips WHERE ${PROBLEM_WHERE}`).get(datasetId) as { n: number }).n;
+  const rows = (
+    db
+      .prepare(`SELECT row_index, rel_path, status, excluded_by_user, issues_json FROM clips WHERE ${PROBLEM_WHERE} ORDER BY row_index LIMIT ? OFFSET ?`)
+      .all(datasetId, page.limit, page.offset) as Pick<ClipDbRow, 'row_index' | 'rel_path' | 'status' | 'excluded_by_user' | 'issues_json'>[]
+  ).map(toReportRow);
+  return { rows, total, offset: page.offset };
+}
+
+/** Every row of the validation report as CSV (row, path, status, code, severity, message; one line per issue), written atomically. */
+export function writeProblemsCsv(db: Database.Database, datasetId: string, file: string): { rows: number; lines: number } {
+  datasetRow(db, datasetId);
+  const out = new AtomicTextFile(file);
+  let rows = 0;
+  let lines = 0;
+  try {
+    out.write(toCsv(['row', 'path', 'status', 'code', 'severity', 'message'], []));
+    const it = db.prepare(`SELECT row_index, rel_path, status, excluded_by_user, issues_json FROM clips WHERE ${PROBLEM_WHERE} ORDER BY row_index`).iterate(datasetId) as IterableIterator<
+      Pick<ClipDbRow, 'row_index' | 'rel_path' | 'status' | 'excluded_by_user' | 'issues_json'>
+    >;
+    let text = '';
+    for (const r of it) {
+      const row = toReportRow(r);
+      rows += 1;
+      const issues = row.issues.length ? row.issues : [{ code: 'excluded_by_user', severity: 'info', message: 'excluded by the auditor' }];
+      for (const i of issues) {
+        text += `${[row.row, row.path, row.status, i.code, i.severity, i.message].map(csvCell).join(',')}\r\n`;
+        lines += 1;
+      }
+      if (text.length > 1 << 16) {
+        out.write(text);
+        text = '';
+      }
+    }
+    out.write(text);
+    out.commit();
+  } finally {
+    out.discard();
+  }
+  return { rows, lines };
+}
+
+/** Rows of the report that are warnings (used, unless the auditor excludes them): the app's "exclude all with warnings". */
+export function warningRows(db: Database.Database, datasetId: string): number[] {
+  const out: number[] = [];
+  const it = db.prepare(`SELECT row_index, rel_path, status, excluded_by_user, issues_json FROM clips WHERE ${PROBLEM_WHERE} ORDER BY row_index`).iterate(datasetId) as IterableIterator<
+    Pick<ClipDbRow, 'row_index' | 'rel_path' | 'status' | 'excluded_by_user' | 'issues_json'>
+  >;
+  for (const r of it) if (reportRowKind(toReportRow(r)) === 'warning') out.push(r.row_index);
+  return out;
 }
 
 export function setExcluded(db: Database.Database, datasetId: string, rows: readonly number[], excluded: boolean): { updated: number } {

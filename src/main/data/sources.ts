@@ -94,7 +94,7 @@ const countNewlines = (b: Uint8Array) => {
   return n;
 };
 
-const CHUNK_BYTES = 1 << 20;
+const CHUNK_BYTES = 1 << 16;
 
 /**
  * The file's text in chunks of about 1 MB, decoded as strict UTF-8, with the running

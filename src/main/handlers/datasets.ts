@@ -2,7 +2,7 @@ import type { ImportResult } from '../../shared/api/datasets';
 import { loadManifest } from '../data/sources';
 import { planImport, type ImportParams } from '../data/import';
 import type { ImportTaskInput } from '../data/import-task';
-import { datasetFacts, listDatasets, listMappings, saveMapping, setExcluded } from '../data/repository';
+import { datasetFacts, listDatasets, listMappings, problemsPage, saveMapping, setExcluded, warningRows, writeProblemsCsv } from '../data/repository';
 import type { HandlerMap } from './types';
 
 /**
@@ -19,7 +19,16 @@ export function waitForImport(jobId: string): Promise<ImportResult> {
 }
 
 export const datasetHandlers: HandlerMap<
-  'datasets.import' | 'datasets.list' | 'datasets.show' | 'datasets.preview' | 'datasets.setExcluded' | 'mappings.save' | 'mappings.list'
+  | 'datasets.import'
+  | 'datasets.list'
+  | 'datasets.show'
+  | 'datasets.problems'
+  | 'datasets.problemsCsv'
+  | 'datasets.warningRows'
+  | 'datasets.preview'
+  | 'datasets.setExcluded'
+  | 'mappings.save'
+  | 'mappings.list'
 > = {
   'datasets.import': ({ projectId, source, role, roles, mapping, mappingName, name, limits }, { store, jobs, paths, dataDir }) => {
     paths.refuseDataFolder(source.kind === 'manifest' ? 'source.manifest' : 'source.folder', source.kind === 'manifest' ? source.manifest : source.folder);
@@ -39,7 +48,10 @@ export const datasetHandlers: HandlerMap<
     return { jobId, datasetId: plan.datasetId };
   },
   'datasets.list': ({ projectId }, { store }) => listDatasets(store.db(projectId)),
-  'datasets.show': ({ projectId, datasetId }, { store }) => datasetFacts(store.db(projectId), datasetId),
+  'datasets.show': ({ projectId, datasetId, limit, offset }, { store }) => datasetFacts(store.db(projectId), datasetId, { limit, offset }),
+  'datasets.problems': ({ projectId, datasetId, limit, offset }, { store }) => problemsPage(store.db(projectId), datasetId, { limit, offset }),
+  'datasets.problemsCsv': ({ projectId, datasetId, file }, { store }) => ({ file, ...writeProblemsCsv(store.db(projectId), datasetId, file) }),
+  'datasets.warningRows': ({ projectId, datasetId }, { store }) => ({ rows: warningRows(store.db(projectId), datasetId) }),
   'datasets.preview': ({ manifest, delimiter, rows }, { paths }) => {
     paths.refuseDataFolder('manifest', manifest);
     const t = loadManifest(manifest, delimiter);

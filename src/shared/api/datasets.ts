@@ -175,8 +175,16 @@ export interface DatasetFacts {
   /** Count of clips per issue code. */
   issueCounts: Record<string, number>;
   warnings: ImportWarning[];
-  /** Validation report: every clip that has an issue or was excluded by the user. */
+  /**
+   * One page of the validation report (the clips that have an issue or were excluded by
+   * the user), in row order: `limit` rows from `reportOffset`. `reportTotal` counts them
+   * all; every one is in the problems CSV (`datasets show --problems FILE.csv`).
+   */
   report: { row: number; path: string; status: string; excludedByUser: boolean; issues: ClipIssue[] }[];
+  reportTotal: number;
+  reportOffset: number;
+  /** Report rows by how they are treated: left out by validation, warnings (used unless excluded), notes, excluded by the auditor. */
+  reportKinds: { leftOut: number; warning: number; note: number; excluded: number };
 }
 
 export interface ManifestPreview {
@@ -208,9 +216,31 @@ export const datasetOperations = {
     summary: "A project's datasets",
   },
   'datasets.show': {
-    input: z.strictObject({ projectId: Id, datasetId: Id }),
+    input: z.strictObject({
+      projectId: Id,
+      datasetId: Id,
+      /** Report rows to return (a page), from `offset`. */
+      limit: z.number().int().min(0).max(1000).default(20),
+      offset: z.number().int().min(0).default(0),
+    }),
     result: null as unknown as DatasetFacts,
-    summary: 'Facts per group, warnings and the validation report of a dataset',
+    summary: 'Facts per group, warnings and one page of the validation report of a dataset',
+  },
+  'datasets.problems': {
+    input: z.strictObject({ projectId: Id, datasetId: Id, limit: z.number().int().min(0).max(1000).default(100), offset: z.number().int().min(0).default(0) }),
+    result: null as unknown as { rows: DatasetFacts['report']; total: number; offset: number },
+    summary: "One page of a dataset's validation report (the rows with problems, in row order)",
+  },
+  'datasets.problemsCsv': {
+    input: z.strictObject({ projectId: Id, datasetId: Id, file: z.string().min(1) }),
+    paths: [{ field: 'file', access: 'write' }],
+    result: null as unknown as { file: string; rows: number; lines: number },
+    summary: 'Write every row of a dataset\'s validation report to a CSV file',
+  },
+  'datasets.warningRows': {
+    input: z.strictObject({ projectId: Id, datasetId: Id }),
+    result: null as unknown as { rows: number[] },
+    summary: 'The rows of a dataset whose problems are warnings (used unless excluded)',
   },
   'datasets.preview': {
     input: z.strictObject({

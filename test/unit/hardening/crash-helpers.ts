@@ -49,9 +49,9 @@ export function runNode(
   });
 }
 
-/** Run the CLI. */
-export function runCli(args: string[], home: string, killWhen: ((line: string) => boolean) | null = null): Promise<RunOutcome> {
-  return runNode('src/main/cli.ts', args, { EQUIVOX_HOME: home }, killWhen);
+/** Run the CLI (`env`: more variables for it). */
+export function runCli(args: string[], home: string, killWhen: ((line: string) => boolean) | null = null, env: NodeJS.ProcessEnv = {}): Promise<RunOutcome> {
+  return runNode('src/main/cli.ts', args, { EQUIVOX_HOME: home, ...env }, killWhen);
 }
 
 /** A line "STAGE: done/total" with done ≥ min (and < total, so the run is really mid-way). */

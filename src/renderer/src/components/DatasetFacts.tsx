@@ -1,4 +1,4 @@
-import { type JSX, useCallback, useEffect, useState } from 'react';
+import { type JSX, useCallback, useEffect, useRef, useState } from 'react';
 import type { DatasetFacts as Facts } from '../../../shared/api/datasets';
 import { asUiError, call, type UiError } from '../api';
 import { ErrorNote } from './ErrorNote';
@@ -21,20 +21,53 @@ const KIND: Record<ReturnType<typeof rowKind>, { text: string; badge: string }> 
   excluded: { text: 'excluded by you', badge: 'badge-muted' },
 };
 
+/** Problem rows fetched at a time. */
+const PAGE = 200;
+
 /** A dataset's facts per group and its validation report, with per-row exclusion. */
 export function DatasetFacts({ projectId, datasetId, onChanged }: { projectId: string; datasetId: string; onChanged?: () => void }): JSX.Element {
   const [facts, setFacts] = useState<Facts | null>(null);
   const [error, setError] = useState<UiError | null>(null);
   const [rowError, setRowError] = useState<UiError | null>(null);
+  // The report is fetched in pages as the list scrolls: a large dataset's problems never all sit in the page.
+  const [rows, setRows] = useState<(Facts['report'][number] | undefined)[]>([]);
+  const asked = useRef(new Set<number>());
 
   const load = useCallback(async () => {
     try {
-      setFacts(await call('datasets.show', { projectId, datasetId }));
+      const f = await call('datasets.show', { projectId, datasetId, limit: PAGE, offset: 0 });
+      asked.current = new Set([0]);
+      const first: (Facts['report'][number] | undefined)[] = new Array<Facts['report'][number] | undefined>(f.reportTotal);
+      f.report.forEach((r, i) => (first[i] = r));
+      setRows(first);
+      setFacts(f);
       setError(null);
     } catch (err) {
       setError(asUiError(err));
     }
   }, [projectId, datasetId]);
+
+  const onRange = useCallback(
+    (from: number, to: number) => {
+      for (let page = Math.floor(from / PAGE); page * PAGE < to; page += 1) {
+        if (asked.current.has(page)) continue;
+        asked.current.add(page);
+        void call('datasets.problems', { projectId, datasetId, limit: PAGE, offset: page * PAGE })
+          .then((p) =>
+            setRows((old) => {
+              const next = old.slice();
+              p.rows.forEach((r, i) => (next[p.offset + i] = r));
+              return next;
+            }),
+          )
+          .catch((err: unknown) => {
+            asked.current.delete(page);
+            setRowError(asUiError(err));
+          });
+      }
+    },
+    [projectId, datasetId],
+  );
 
   useEffect(() => {
     void load();
@@ -55,8 +88,16 @@ export function DatasetFacts({ projectId, datasetId, onChanged }: { projectId: s
   if (!facts) return <p aria-live="polite">Loading dataset facts…</p>;
   const d = facts.dataset;
   const t = facts.totals;
-  const warnRows = facts.report.filter((r) => rowKind(r) === 'warning');
-  const leftOut = facts.report.filter((r) => rowKind(r) === 'left-out').length;
+  const warnCount = facts.reportKinds.warning;
+  const leftOut = facts.reportKinds.leftOut;
+  const excludeWarnings = async () => {
+    try {
+      const { rows: warned } = await call('datasets.warningRows', { projectId, datasetId });
+      if (warned.length) await setExcluded(warned, true);
+    } catch (err) {
+      setRowError(asUiError(err));
+    }
+  };
   const headingId = `facts-${datasetId}`;
   return (
     <section className="facts" aria-labelledby={headingId}>
@@ -103,25 +144,29 @@ export function DatasetFacts({ projectId, datasetId, onChanged }: { projectId: s
           {facts.warnings.length > 10 && <li>…and {facts.warnings.length - 10} more.</li>}
         </ul>
       )}
-      {facts.report.length > 0 ? (
+      {facts.reportTotal > 0 ? (
         <div className="validation">
-          <h4>Problems found ({facts.report.length} recordings)</h4>
+          <h4>Problems found ({facts.reportTotal} recordings)</h4>
           <p className="hint">
             {leftOut > 0 ? `${leftOut} recording${leftOut === 1 ? ' has an error' : 's have errors'} (for example a missing or unreadable file) and ${leftOut === 1 ? 'is' : 'are'} left out automatically. ` : ''}
             Recordings with warnings are used unless you exclude them. Excluding changes which recordings the next audit uses.
           </p>
-          {warnRows.length > 0 && (
-            <button type="button" onClick={() => void setExcluded(warnRows.map((r) => r.row), true)}>
-              Exclude all {warnRows.length} recordings with warnings
+          {warnCount > 0 && (
+            <button type="button" onClick={() => void excludeWarnings()}>
+              Exclude all {warnCount} recordings with warnings
             </button>
           )}
           <WindowedList
             label={`Validation problems in ${d.name}`}
-            items={facts.report}
+            items={rows}
             rowHeight={56}
             height={280}
-            rowKey={(r) => r.row}
-            renderRow={(r) => (
+            rowKey={(r, i) => r?.row ?? `pending-${i}`}
+            onRange={onRange}
+            renderRow={(r) =>
+              r === undefined ? (
+                <div className="problem-row muted">Loading…</div>
+              ) : (
               <div className="problem-row">
                 <span className={`badge ${KIND[rowKind(r)].badge}`}>{KIND[rowKind(r)].text}</span>
                 <span className="problem-text" title={`Row ${r.row}: ${r.issues.map((i) => i.message).join("; ") || "excluded"}`}>
@@ -135,7 +180,8 @@ export function DatasetFacts({ projectId, datasetId, onChanged }: { projectId: s
                   </button>
                 )}
               </div>
-            )}
+              )
+            }
           />
           <ErrorNote error={rowError} what="Could not change the exclusion:" next="Try again; the list above shows what is stored now." />
         </div>

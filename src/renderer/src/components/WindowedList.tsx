@@ -1,10 +1,12 @@
-import { type JSX, type ReactNode, useState } from 'react';
+import { type JSX, type ReactNode, useEffect, useState } from 'react';
 
 /**
  * A tiny virtualised list: only the rows in view (plus a few) are in the DOM. Rows have a
  * fixed height. The scroll area is focusable so it scrolls with the keyboard. The row at
  * `keep` (the one with keyboard focus) stays in the DOM wherever the list is scrolled, so
  * focus is never dropped to the page while the list catches up with a jump.
+ * `onRange` hears which rows are in the DOM, so a caller holding only pages of a long
+ * list (the problems of a 200,000-row dataset) can fetch the missing ones.
  */
 export function WindowedList<T>({
   items,
@@ -15,6 +17,7 @@ export function WindowedList<T>({
   renderRow,
   rowKey,
   keep,
+  onRange,
 }: {
   items: readonly T[];
   rowHeight?: number;
@@ -24,11 +27,15 @@ export function WindowedList<T>({
   renderRow: (item: T, index: number) => ReactNode;
   rowKey: (item: T, index: number) => string | number;
   keep?: number;
+  onRange?: (first: number, last: number) => void;
 }): JSX.Element {
   const [scrollTop, setScrollTop] = useState(0);
   const viewHeight = Math.min(height, items.length * rowHeight);
   const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
   const last = Math.min(items.length, Math.ceil((scrollTop + viewHeight) / rowHeight) + overscan);
+  useEffect(() => {
+    onRange?.(first, last);
+  }, [first, last, onRange]);
   const indices = [...Array(Math.max(0, last - first)).keys()].map((i) => first + i);
   if (keep !== undefined && keep >= 0 && keep < items.length && (keep < first || keep >= last)) indices.push(keep);
   return (
