@@ -61,6 +61,9 @@ export class JobRunner {
   private readonly jobs = new Map<string, Running>();
   private readonly finished: JobInfo[] = [];
 
+  /** Told of every job started, before it runs (the engine process reports them to its host so a crash can resume them). */
+  onStarted: ((job: { jobId: string; kind: string; input: unknown }) => void) | undefined;
+
   constructor(private readonly emit: (event: EngineEvent) => void = () => {}) {}
 
   start<O>(kind: string, input: unknown, options: { jobId?: string; onProgress?: (p: JobProgress) => void } = {}): { jobId: string; result: Promise<O> } {
@@ -81,6 +84,7 @@ export class JobRunner {
       stage: '',
     };
     this.jobs.set(jobId, running);
+    this.onStarted?.({ jobId, kind, input });
     const result = new Promise<O>((resolvePromise, reject) => {
       let settled = false;
       const end = (state: 'finished' | 'failed' | 'cancelled', error?: string) => {
