@@ -19,7 +19,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { toErrorShape } from './api';
+import { toErrorShape } from './error-shape';
 import { forkEngine } from './engine-fork';
 import { EngineClient } from './engine-transport';
 import { CONTENT_SECURITY_POLICY } from './web-security';
