@@ -24,6 +24,10 @@ function parentChannel(): Channel<FromEngine, ToEngine> | null {
     const send = process.send.bind(process);
     // The host went away (killed, crashed): nobody is left to answer to.
     process.on('disconnect', () => process.exit(0));
+    // Ctrl+C or a stop signal to the whole process group: the host decides when this
+    // process ends (it sends 'close' and waits for open jobs and databases to shut).
+    process.on('SIGINT', () => undefined);
+    process.on('SIGTERM', () => undefined);
     return { send: (m) => void send(m), onMessage: (l) => process.on('message', (m) => l(m as ToEngine)) };
   }
   return null;
