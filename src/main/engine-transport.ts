@@ -87,6 +87,8 @@ export class EngineClient {
   private readonly running = new Map<string, StartedJob>();
   private readonly restarts: number[] = [];
   private closing = false;
+  /** The last restart or stop, for windows that connect (or reconnect their event stream) after it. */
+  lastNotice: Extract<EngineEvent, { type: 'engine.restarted' | 'engine.stopped' }> | null = null;
 
   constructor(
     private readonly start: () => EngineProcess,
@@ -216,7 +218,7 @@ export class EngineClient {
     const now = Date.now();
     while (this.restarts.length > 0 && now - this.restarts[0]! > 60_000) this.restarts.shift();
     if (this.restarts.length >= MAX_RESTARTS_PER_MINUTE) {
-      this.events.emit({ type: 'engine.stopped', reason, message: `the engine stopped ${this.restarts.length + 1} times in a minute (last: ${reason}); quit and start Equivox again` });
+      this.notice({ type: 'engine.stopped', reason, message: `the engine stopped ${this.restarts.length + 1} times in a minute (last: ${reason}); quit and start Equivox again` });
       for (const j of resume) this.events.emit({ type: 'job.ended', jobId: j.jobId, kind: j.kind, state: 'failed', error: `the engine stopped (${reason})` });
       this.ready = Promise.reject(new ApiError('internal', 'the engine stopped and was not restarted; quit and start Equivox again'));
       this.ready.catch(() => {});
@@ -225,6 +227,11 @@ export class EngineClient {
     this.restarts.push(now);
     this.proc = this.launch(resume);
     this.ready = this.waitReady();
-    this.events.emit({ type: 'engine.restarted', reason, resumedJobs: resume.map((j) => j.jobId) });
+    this.notice({ type: 'engine.restarted', reason, resumedJobs: resume.map((j) => j.jobId) });
+  }
+
+  private notice(event: NonNullable<EngineClient['lastNotice']>): void {
+    this.lastNotice = event;
+    this.events.emit(event);
   }
 }

@@ -130,6 +130,8 @@ export async function startWebHost(options: { port?: number; dataDir?: string; s
       if (url.pathname === '/api/events' && req.method === 'GET') {
         res.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'text/event-stream', Connection: 'keep-alive' });
         res.write(': connected\n\n');
+        // A window that connects after the engine was restarted still learns of it.
+        if (engine.lastNotice) res.write(`data: ${JSON.stringify(engine.lastNotice)}\n\n`);
         const unsubscribe = engine.events.subscribe((e) => res.write(`data: ${JSON.stringify(e)}\n\n`));
         const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
         req.on('close', () => {
