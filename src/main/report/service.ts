@@ -15,7 +15,8 @@ import { completeness, completenessText } from '../../shared/completeness';
 import { SECTION_SHORT } from '../../shared/requirements';
 import type { Engine } from '../engine';
 import { getKeyProtector, listIdentities, loadSigningIdentity } from '../identity';
-import { buildReport, writeExports } from './index';
+import { writeExports, type ReportStatement } from './index';
+import type { RenderInput } from './render-task';
 import { readInputFile } from '../security/input-file';
 import { quoteUserText } from '../../shared/quote';
 
@@ -91,7 +92,18 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
   // What a killed build left here (hidden temporary copies of the PDF, statement or data files).
   removeStaleTemps(folder);
   removeStaleTemps(exportsDir);
-  const { pdf, statement } = await buildReport(results, { identity, auditor: input.auditor, organisation: input.organisation, reportFileName: basename(out) });
+  // Layout and signing in a job worker, so the engine keeps answering while it runs.
+  const rendered = await engine.jobs.start<{ pdf: Uint8Array; statement: ReportStatement }>('reports.render', {
+    results,
+    dataDir: engine.dataDir,
+    identityId,
+    ...(input.passphrase !== undefined ? { passphrase: input.passphrase } : {}),
+    ...(input.auditor !== undefined ? { auditor: input.auditor } : {}),
+    ...(input.organisation !== undefined ? { organisation: input.organisation } : {}),
+    reportFileName: basename(out),
+  } satisfies RenderInput).result;
+  const pdf = Buffer.from(rendered.pdf.buffer, rendered.pdf.byteOffset, rendered.pdf.byteLength);
+  const statement = rendered.statement;
   const statementText = `${JSON.stringify(statement, null, 2)}\n`;
   const sha256 = createHash('sha256').update(pdf).digest('hex');
   const signer = `${identity.info.name}${identity.info.organisation ? `, ${identity.info.organisation}` : ''}`;
