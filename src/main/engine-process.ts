@@ -65,6 +65,8 @@ export function serveEngine(channel: Channel<FromEngine, ToEngine>): void {
         });
         engine.events.subscribe((event) => channel.send({ t: 'event', event }));
         engine.jobs.onStarted = (job) => channel.send({ t: 'job', job });
+        // Calls from the window (app.info, progress, lists) before batch work in the job threads.
+        engine.jobs.jobNice = 10;
         api = createApi(engine);
         // Jobs the previous engine process was running when it died: same ids, same inputs.
         for (const job of m.resume) engine.jobs.start(job.kind, job.input, { jobId: job.jobId });

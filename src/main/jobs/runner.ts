@@ -64,6 +64,12 @@ export class JobRunner {
   /** Told of every job started, before it runs (the engine process reports them to its host so a crash can resume them). */
   onStarted: ((job: { jobId: string; kind: string; input: unknown }) => void) | undefined;
 
+  /**
+   * Niceness for job threads, so interactive calls are served before batch work on a busy
+   * computer; the engine process sets it, the CLI (whose jobs are what the user waits for) does not.
+   */
+  jobNice: number | undefined;
+
   constructor(private readonly emit: (event: EngineEvent) => void = () => {}) {}
 
   start<O>(kind: string, input: unknown, options: { jobId?: string; onProgress?: (p: JobProgress) => void } = {}): { jobId: string; result: Promise<O> } {
@@ -71,7 +77,7 @@ export class JobRunner {
     const shared = new SharedArrayBuffer(4);
     const cancelFlag = new Int32Array(shared);
     const entry = workerEntry();
-    const start: WorkerStart & { entryUrl?: string } = { kind, input, cancelFlag: shared, ...(entry.entryUrl ? { entryUrl: entry.entryUrl } : {}) };
+    const start: WorkerStart & { entryUrl?: string } = { kind, input, cancelFlag: shared, ...(this.jobNice !== undefined ? { nice: this.jobNice } : {}), ...(entry.entryUrl ? { entryUrl: entry.entryUrl } : {}) };
     // The worker copies this thread's environment, ORT_DISABLE_TELEMETRY included
     // (src/main/security/telemetry.ts); src/main/inference/ort.ts checks it there again.
     const worker = new Worker(entry.file, { workerData: start });
