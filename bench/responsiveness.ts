@@ -1,5 +1,5 @@
 /**
- * `npm run bench:responsiveness [-- --root DIR] [--home DIR] [--samples-idle 200] [--builds 3]`
+ * `npm run bench:responsiveness [-- --root DIR] [--home DIR] [--samples-idle 200] [--builds 3] [--verbose]`
  *
  * How long the web host takes to answer a cheap call (app.info) while it is busy: an
  * embedding job (speech-embedding over the demo's largest dataset, in a project of its
@@ -26,6 +26,8 @@ const root = resolve(arg('root', process.cwd()));
 const idleSamples = Number(arg('samples-idle', '200'));
 const builds = Number(arg('builds', '3'));
 let home = arg('home', '');
+/** Pass the web host's (and engine's) stderr through. */
+const verbose = process.argv.includes('--verbose');
 
 interface Host {
   base: string;
@@ -36,7 +38,10 @@ interface Host {
 async function startHost(dataDir: string): Promise<Host> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/web.ts'], { cwd: root, env: { ...process.env, EQUIVOX_HOME: dataDir }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+    if (verbose) process.stderr.write(d);
+  });
   const url = await new Promise<string>((ok, fail) => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => {

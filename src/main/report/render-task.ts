@@ -1,7 +1,12 @@
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { AuditResults } from '../../shared/results';
+import { replaceDir, tempSibling, writeFileAtomic } from '../atomic-write';
+import { storageError } from '../error-shape';
 import { getKeyProtector, loadSigningIdentity } from '../identity';
 import type { Task } from '../jobs/task';
-import { buildReport, type ReportStatement } from './index';
+import { buildReport, writeExports } from './index';
 
 export interface RenderInput {
   results: AuditResults;
@@ -10,21 +15,57 @@ export interface RenderInput {
   passphrase?: string;
   auditor?: string;
   organisation?: string;
-  reportFileName: string;
+  /** The PDF's path, its statement's and the folder of data files (service.ts names them). */
+  out: string;
+  statementPath: string;
+  exportsDir: string;
+}
+
+export interface RenderOutput {
+  sha256: string;
+  exports: string[];
+  pages: number | null;
 }
 
 /**
- * Lays out and signs the PDF in a job worker: seconds of synchronous work that would
- * otherwise stop the engine answering anything else (app.info, progress) meanwhile.
- * The key is loaded again here (a KeyObject does not travel to a worker with the input);
- * the caller has already loaded it once, so a wrong passphrase is reported before this.
+ * Lays out, signs and writes a report in a job worker: seconds of synchronous work (PDF
+ * layout, RSA signing, CSV tables, fsync) that would otherwise stop the engine answering
+ * anything else meanwhile. The key is loaded again here (a KeyObject does not travel with
+ * the input); the caller has loaded it once already, so a wrong passphrase is said there.
  */
-export const renderReportTask: Task<RenderInput, { pdf: Uint8Array; statement: ReportStatement }> = async (input) => {
+export const renderReportTask: Task<RenderInput, RenderOutput> = async (input) => {
   const identity = loadSigningIdentity(input.dataDir, input.identityId, { ...(input.passphrase !== undefined ? { passphrase: input.passphrase } : {}), protector: getKeyProtector() });
-  return buildReport(input.results, {
+  const { results, out, statementPath, exportsDir } = input;
+  const { pdf, statement } = await buildReport(results, {
     identity,
     ...(input.auditor !== undefined ? { auditor: input.auditor } : {}),
     ...(input.organisation !== undefined ? { organisation: input.organisation } : {}),
-    reportFileName: input.reportFileName,
+    reportFileName: basename(out),
   });
+  const statementText = `${JSON.stringify(statement, null, 2)}\n`;
+  const sha256 = createHash('sha256').update(pdf).digest('hex');
+  // One unit: the data files, then the statement, then the PDF, each complete or absent
+  // (owner-only and atomic: a report holds group-level findings about real people), and
+  // the reports row (service.ts) only once all three are in place. A build killed part
+  // way reports nothing, and running it again completes it.
+  let exports: string[];
+  try {
+    const staging = tempSibling(exportsDir);
+    try {
+      const staged = writeExports(results, staging);
+      replaceDir(staging, exportsDir);
+      exports = staged.map((f) => join(exportsDir, basename(f)));
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
+    writeFileAtomic(statementPath, statementText);
+    writeFileAtomic(out, pdf);
+  } catch (err) {
+    // The results document is most of what the data files hold; their tables about as much again.
+    const need = pdf.length + statementText.length + 2 * JSON.stringify(results).length;
+    throw storageError(err, { folder: dirname(out), step: 'writing the report', needBytes: need, estimate: 'an estimate: the signed PDF, its statement, and the data files at about twice the size of the results' }) ?? err;
+  }
+  const pages = (pdf.toString('latin1').match(/\/Type \/Page\b(?!s)/g) ?? []).length || null;
+  return { sha256, exports, pages };
 };

@@ -3,9 +3,9 @@
  * sign the report with an identity from the data folder, write the PDF, the signed
  * statement and the exports, and record the report in the project's `reports` table.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
-import { removeStaleTemps, replaceDir, tempSibling, writeFileAtomic } from '../atomic-write';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { removeStaleTemps } from '../atomic-write';
 import { storageError } from '../error-shape';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { BuiltReport, OperationInputReportsBuild } from './service-types';
@@ -15,8 +15,7 @@ import { completeness, completenessText } from '../../shared/completeness';
 import { SECTION_SHORT } from '../../shared/requirements';
 import type { Engine } from '../engine';
 import { getKeyProtector, listIdentities, loadSigningIdentity } from '../identity';
-import { writeExports, type ReportStatement } from './index';
-import type { RenderInput } from './render-task';
+import type { RenderInput, RenderOutput } from './render-task';
 import { readInputFile } from '../security/input-file';
 import { quoteUserText } from '../../shared/quote';
 
@@ -92,45 +91,26 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
   // What a killed build left here (hidden temporary copies of the PDF, statement or data files).
   removeStaleTemps(folder);
   removeStaleTemps(exportsDir);
-  // Layout and signing in a job worker, so the engine keeps answering while it runs.
-  const rendered = await engine.jobs.start<{ pdf: Uint8Array; statement: ReportStatement }>('reports.render', {
+  // Layout, signing and the file writes in a job worker, so the engine keeps answering
+  // meanwhile; the reports row is written here, on the engine's own connection.
+  const written = await engine.jobs.start<RenderOutput>('reports.render', {
     results,
     dataDir: engine.dataDir,
     identityId,
     ...(input.passphrase !== undefined ? { passphrase: input.passphrase } : {}),
     ...(input.auditor !== undefined ? { auditor: input.auditor } : {}),
     ...(input.organisation !== undefined ? { organisation: input.organisation } : {}),
-    reportFileName: basename(out),
+    out,
+    statementPath,
+    exportsDir,
   } satisfies RenderInput).result;
-  const pdf = Buffer.from(rendered.pdf.buffer, rendered.pdf.byteOffset, rendered.pdf.byteLength);
-  const statement = rendered.statement;
-  const statementText = `${JSON.stringify(statement, null, 2)}\n`;
-  const sha256 = createHash('sha256').update(pdf).digest('hex');
+  const { sha256, exports, pages } = written;
   const signer = `${identity.info.name}${identity.info.organisation ? `, ${identity.info.organisation}` : ''}`;
-  // One unit: the data files, then the statement, then the PDF, each complete or absent
-  // (owner-only and atomic: a report holds group-level findings about real people), and
-  // the reports row only once all three are in place. A build killed part way reports
-  // nothing, and running it again completes it.
-  let exports: string[];
   let reportId: string | null;
   try {
-    const staging = tempSibling(exportsDir);
-    try {
-      const staged = writeExports(results, staging);
-      replaceDir(staging, exportsDir);
-      exports = staged.map((f) => join(exportsDir, basename(f)));
-    } catch (err) {
-      rmSync(staging, { recursive: true, force: true });
-      throw err;
-    }
-    writeFileAtomic(statementPath, statementText);
-    writeFileAtomic(out, pdf);
     reportId = record ? record({ path: out, sha256, signer, fingerprint: identity.info.fingerprint }) : null;
   } catch (err) {
-    // The results document is most of what the data files hold; their tables about as much again.
-    const need = pdf.length + statementText.length + 2 * JSON.stringify(results).length;
-    throw storageError(err, { folder, step: 'writing the report', needBytes: need, estimate: 'an estimate: the signed PDF, its statement, and the data files at about twice the size of the results' }) ?? err;
+    throw storageError(err, { folder, step: 'writing the report' }) ?? err;
   }
-  const pages = (pdf.toString('latin1').match(/\/Type \/Page\b(?!s)/g) ?? []).length || null;
   return { reportId, path: out, statementPath, exportsDir, exports, sha256, signer, fingerprint: identity.info.fingerprint, pages };
 }
