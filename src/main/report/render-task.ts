@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { AuditResults } from '../../shared/results';
-import { replaceDir, tempSibling, writeFileAtomic } from '../atomic-write';
+import { removeStaleTemps, replaceDir, tempSibling, writeFileAtomic } from '../atomic-write';
 import { storageError } from '../error-shape';
 import { getKeyProtector, loadSigningIdentity } from '../identity';
 import type { Task } from '../jobs/task';
@@ -25,17 +25,25 @@ export interface RenderOutput {
   sha256: string;
   exports: string[];
   pages: number | null;
+  /** "Name, Organisation" of the identity that signed, and its certificate's fingerprint. */
+  signer: string;
+  fingerprint: string;
 }
 
 /**
  * Lays out, signs and writes a report in a job worker: seconds of synchronous work (PDF
  * layout, RSA signing, CSV tables, fsync) that would otherwise stop the engine answering
- * anything else meanwhile. The key is loaded again here (a KeyObject does not travel with
- * the input); the caller has loaded it once already, so a wrong passphrase is said there.
+ * anything else meanwhile. The key is loaded here, first, so a wrong passphrase is said
+ * before anything is written.
  */
 export const renderReportTask: Task<RenderInput, RenderOutput> = async (input) => {
   const identity = loadSigningIdentity(input.dataDir, input.identityId, { ...(input.passphrase !== undefined ? { passphrase: input.passphrase } : {}), protector: getKeyProtector() });
   const { results, out, statementPath, exportsDir } = input;
+  const folder = dirname(out);
+  mkdirSync(folder, { recursive: true });
+  // What a killed build left here (hidden temporary copies of the PDF, statement or data files).
+  removeStaleTemps(folder);
+  removeStaleTemps(exportsDir);
   const { pdf, statement } = await buildReport(results, {
     identity,
     ...(input.auditor !== undefined ? { auditor: input.auditor } : {}),
@@ -64,8 +72,9 @@ export const renderReportTask: Task<RenderInput, RenderOutput> = async (input) =
   } catch (err) {
     // The results document is most of what the data files hold; their tables about as much again.
     const need = pdf.length + statementText.length + 2 * JSON.stringify(results).length;
-    throw storageError(err, { folder: dirname(out), step: 'writing the report', needBytes: need, estimate: 'an estimate: the signed PDF, its statement, and the data files at about twice the size of the results' }) ?? err;
+    throw storageError(err, { folder, step: 'writing the report', needBytes: need, estimate: 'an estimate: the signed PDF, its statement, and the data files at about twice the size of the results' }) ?? err;
   }
   const pages = (pdf.toString('latin1').match(/\/Type \/Page\b(?!s)/g) ?? []).length || null;
-  return { sha256, exports, pages };
+  const signer = `${identity.info.name}${identity.info.organisation ? `, ${identity.info.organisation}` : ''}`;
+  return { sha256, exports, pages, signer, fingerprint: identity.info.fingerprint };
 };

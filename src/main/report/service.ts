@@ -4,8 +4,6 @@
  * statement and the exports, and record the report in the project's `reports` table.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { removeStaleTemps } from '../atomic-write';
 import { storageError } from '../error-shape';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { BuiltReport, OperationInputReportsBuild } from './service-types';
@@ -14,7 +12,7 @@ import { NotFoundError, UserError } from '../../shared/errors';
 import { completeness, completenessText } from '../../shared/completeness';
 import { SECTION_SHORT } from '../../shared/requirements';
 import type { Engine } from '../engine';
-import { getKeyProtector, listIdentities, loadSigningIdentity } from '../identity';
+import { listIdentities } from '../identity';
 import type { RenderInput, RenderOutput } from './render-task';
 import { readInputFile } from '../security/input-file';
 import { quoteUserText } from '../../shared/quote';
@@ -81,18 +79,13 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
     if (identities.length > 1) throw new UserError(`several identities exist (${identities.map((i) => i.id).join(', ')}): choose one with --identity`, 'identityId');
     identityId = identities[0]!.id;
   }
-  const identity = loadSigningIdentity(engine.dataDir, identityId, { passphrase: input.passphrase, protector: getKeyProtector() });
   const out = resolve(input.out);
   const base = basename(out, extname(out));
   const folder = dirname(out);
   const statementPath = join(folder, `${base}.statement.json`);
   const exportsDir = join(folder, `${base}-data`);
-  mkdirSync(folder, { recursive: true });
-  // What a killed build left here (hidden temporary copies of the PDF, statement or data files).
-  removeStaleTemps(folder);
-  removeStaleTemps(exportsDir);
-  // Layout, signing and the file writes in a job worker, so the engine keeps answering
-  // meanwhile; the reports row is written here, on the engine's own connection.
+  // The key, the layout, signing and the file writes in a job worker, so the engine keeps
+  // answering meanwhile; the reports row is written here, on the engine's own connection.
   const written = await engine.jobs.start<RenderOutput>('reports.render', {
     results,
     dataDir: engine.dataDir,
@@ -104,13 +97,12 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
     statementPath,
     exportsDir,
   } satisfies RenderInput).result;
-  const { sha256, exports, pages } = written;
-  const signer = `${identity.info.name}${identity.info.organisation ? `, ${identity.info.organisation}` : ''}`;
+  const { sha256, exports, pages, signer, fingerprint } = written;
   let reportId: string | null;
   try {
-    reportId = record ? record({ path: out, sha256, signer, fingerprint: identity.info.fingerprint }) : null;
+    reportId = record ? record({ path: out, sha256, signer, fingerprint }) : null;
   } catch (err) {
     throw storageError(err, { folder, step: 'writing the report' }) ?? err;
   }
-  return { reportId, path: out, statementPath, exportsDir, exports, sha256, signer, fingerprint: identity.info.fingerprint, pages };
+  return { reportId, path: out, statementPath, exportsDir, exports, sha256, signer, fingerprint, pages };
 }
