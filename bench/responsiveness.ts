@@ -4,7 +4,8 @@
  * How long the web host takes to answer a cheap call (app.info) while it is busy: an
  * embedding job (speech-embedding over the demo's largest dataset, in a project of its
  * own so nothing is cached) runs and signed reports of a finished demo audit are built
- * one after another. Prints p50, p99 and the worst latency idle and under that load.
+ * one after another. Prints p50, p99 and the worst latency idle and under that load,
+ * under load also counted from when each call was due on a fixed 20 ms schedule.
  *
  * --root names the checkout whose web host is started (default: this one), so the same
  * script measures another branch: `git worktree add /tmp/h-before main`, link its
@@ -130,10 +131,21 @@ async function main(): Promise<void> {
     const biggest = [...datasets].sort((a, b) => b.usable - a.usable)[0]!;
 
     const busy: number[] = [];
+    // Also measured from when each call was due on a fixed 20 ms schedule: a host that
+    // freezes for 4 s then answers one late call has kept 200 calls waiting, not one.
+    const due: number[] = [];
+    const INTERVAL_MS = 20;
     const sampler = (async () => {
-      while (loaded) {
-        busy.push(await timedInfo(host));
-        await sleep(10);
+      const base = performance.now();
+      for (let k = 0; loaded; k += 1) {
+        const scheduled = base + k * INTERVAL_MS;
+        const wait = scheduled - performance.now();
+        if (wait > 0) await sleep(wait);
+        const t0 = performance.now();
+        await call(host, 'app.info', {});
+        const end = performance.now();
+        busy.push(end - t0);
+        due.push(end - scheduled);
       }
     })();
     const t0 = performance.now();
@@ -154,9 +166,11 @@ async function main(): Promise<void> {
     process.stdout.write(`web host of ${root} (${head})\n`);
     process.stdout.write(`${line('app.info idle', idle)}\n`);
     process.stdout.write(`${line('app.info during embed + reports', busy)}\n`);
+    process.stdout.write(`${line('  the same, from when each was due', due)}\n`);
     process.stdout.write(`load: ${builds} reports.build, ${buildTimes.map((t) => (t / 1000).toFixed(1)).join(' / ')} s each; embedding ${biggest.usable} clips with speech-embedding ${(embedMs / 1000).toFixed(1)} s\n`);
     const p99 = quantile([...busy].sort((a, b) => a - b), 0.99);
-    process.stdout.write(`goal p99 < 50 ms under load: ${p99 < 50 ? 'met' : 'NOT met'} (${p99.toFixed(1)} ms)\n`);
+    const p99due = quantile([...due].sort((a, b) => a - b), 0.99);
+    process.stdout.write(`goal p99 < 50 ms under load: ${p99 < 50 ? 'met' : 'NOT met'} (${p99.toFixed(1)} ms; ${p99due.toFixed(1)} ms from when due)\n`);
   } finally {
     loaded = false;
     host.stop();
