@@ -2,13 +2,14 @@ import { type FormEvent, type JSX, useEffect, useRef, useState } from 'react';
 import type { ColumnMappingInput, DatasetRole, DatasetSummary, ManifestPreview } from '../../../../shared/api/datasets';
 import type { DemoInfo } from '../../../../shared/api/audits';
 import type { AuditPlanInput } from '../../../../shared/plan';
-import { SECTION_SHORT } from '../../../../shared/requirements';
+import { type RequirementReport, SECTION_SHORT } from '../../../../shared/requirements';
 import { ROLE_PLAIN, ROLE_SECTIONS, ROLES, roleProblem, rolesSupportedBy } from '../../../../shared/roles';
 import { asUiError, call, type UiError } from '../../api';
 import { DatasetFacts } from '../../components/DatasetFacts';
 import { ErrorNote } from '../../components/ErrorNote';
 import { JobProgress } from '../../components/JobProgress';
 import { PathInput } from '../../components/PathInput';
+import { missingAt } from '../../components/RequirementsPanel';
 import { ClusterOrigins } from '../../components/cluster/ClusterOrigins';
 import { Term } from '../../components/Term';
 import { useJob } from '../../lib/jobs';
@@ -199,6 +200,7 @@ export function DataStep({ project, draft, update, requirements, onImported }: S
           draft={draft}
           update={update}
           datasets={datasets}
+          requirements={requirements.report}
           onImported={() => {
             void refresh();
             onImported();
@@ -261,6 +263,18 @@ export function DataStep({ project, draft, update, requirements, onImported }: S
   );
 }
 
+/**
+ * The line above the import form: what is still to import, or, once every section has its
+ * recordings, what the panel below still counts as missing (too few ratings, a column not
+ * chosen), from the same count as the panel's "N missing".
+ */
+function stillText(still: readonly DatasetRole[], report: RequirementReport | null): string {
+  if (still.length > 0) return `Still needed for the ticked sections: ${still.map((r) => ROLE_PLAIN[r]).join('; ')}.`;
+  const open = missingAt(report, 'data').filter((s) => s.missing.length > 0);
+  if (open.length === 0) return 'Still needed for the ticked sections: nothing — every section has its recordings.';
+  return `Every ticked section has its recordings, but ${open.map((s) => `${s.name} has ${s.missing.length} missing`).join('; ')}: see “What each section needs” below for the fix.`;
+}
+
 type ColumnKey = 'path' | 'speaker' | 'transcript' | 'valence' | 'hypothesis';
 
 const ROLE_CHOICE: Record<DatasetRole, string> = {
@@ -275,12 +289,14 @@ function CsvImport({
   draft,
   update,
   datasets,
+  requirements,
   onImported,
 }: {
   projectId: string;
   draft: Draft;
   update: StepProps['update'];
   datasets: DatasetSummary[];
+  requirements: RequirementReport | null;
   onImported: () => void;
 }): JSX.Element {
   const intent: DataIntent | null = draft.intent ?? null;
@@ -430,7 +446,7 @@ function CsvImport({
         {remapOf ? `Choose the columns of “${remapOf.name}” again` : 'Import a spreadsheet of recordings'}
       </h2>
       <p className="hint">
-        Still needed for the ticked sections: {still.map((r) => ROLE_PLAIN[r]).join('; ') || 'nothing — every section has its recordings'}.
+        {stillText(still, requirements)}
         {intent?.kind === 'import' ? ` You came here to import ${ROLE_PLAIN[intent.role]}.` : ''}
       </p>
       {!remapOf && (
