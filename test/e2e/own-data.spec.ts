@@ -75,12 +75,14 @@ async function api<T>(request: APIRequestContext, name: string, input: unknown):
 }
 
 /** Import one spreadsheet in the Data step, with the roles and columns given, and wait until it is in. */
-async function importSheet(app: AuditorApp, file: string, roles: { checked: string[]; unchecked: string[] }, columns: Record<string, string> = {}, shot?: string, startsIn?: string, unmapped: string[] = [], suggested: Record<string, string> = {}): Promise<void> {
+async function importSheet(app: AuditorApp, file: string, roles: { checked: string[]; unchecked: string[] }, columns: Record<string, string> = {}, shot?: string, startsIn?: string, unmapped: string[] = [], suggested: Record<string, string> = {}, reasons: Record<string, string> = {}): Promise<void> {
   const page = app.page;
   await app.choose('Spreadsheet file (CSV or TSV)', file, 'file', undefined, startsIn);
   await expect(page.getByRole('table', { name: /^First \d+ of \d+ rows of/ })).toBeVisible();
   // What Equivox proposed by itself, before anything is chosen here.
   for (const [label, column] of Object.entries(suggested)) await expect(page.getByLabel(label, { exact: true })).toHaveValue(column);
+  // Each suggestion says why, under its choice (keyed by the mapping's column: path, transcript…).
+  for (const [key, text] of Object.entries(reasons)) await expect(page.locator(`#map-${key}-why`)).toHaveText(text);
   for (const [label, column] of Object.entries(columns)) await page.getByLabel(label).selectOption(column);
   for (const label of unmapped) await expect(page.getByLabel(label)).toHaveValue('');
   for (const r of roles.checked) await expect(page.getByRole('checkbox', { name: r })).toBeChecked();
@@ -150,8 +152,11 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
     Speaker: 'Speaker ID',
     'Reference transcript': 'What was said',
     'Recogniser output (hypothesis)': 'Recogniser output',
+  }, {
+    transcript: 'Suggested from its name: the name “What was said” means the reference transcript (what was said).',
+    speaker: 'Suggested from its name: the name “Speaker ID” identifies the speaker.',
+    valence: 'No column looked like this one; choose it if the file has it.',
   });
-  await expect(page.locator('#map-transcript-why')).toHaveText('Suggested from its name: the name “What was said” means the reference transcript (what was said).');
   await importSheet(app, ratings, { checked: [RATINGS], unchecked: [TARGETS, WER, FDI] }, {}, 'data-mapping-ratings', undefined, [], { Speaker: 'Talker', 'Pleasantness rating': 'Valence rating (1-9)' });
 
   // Ten ratings per speaker are too few for the paper's ten pleasant and ten unpleasant
