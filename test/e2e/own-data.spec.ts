@@ -485,3 +485,41 @@ test('an audit in which a section failed: the results and the Report step say so
   expect(cover).toContain('Incomplete audit');
   expect(cover.replace(/\s+/g, ' ')).toMatch(/1 of 2 sections produced results\. Not run: FDI/);
 });
+
+test('the chooser takes a typed or pasted path: completed inside the folders it may list, a file chosen with Enter, a path elsewhere refused with the reason', async ({ page }, info) => {
+  test.setTimeout(2 * 60_000);
+  const app = new AuditorApp(page, info);
+  await page.goto(host.url);
+  await app.createProject('Path box');
+  await page.getByRole('button', { name: 'New audit' }).click();
+  await app.next();
+  await app.expectStep(2, 'Data');
+  await page.getByLabel('Import your own recordings from a spreadsheet (CSV)').check();
+  await page.getByRole('button', { name: 'Choose… Spreadsheet file (CSV or TSV)' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.locator('.chooser-where code')).not.toHaveText('…');
+  const box = dialog.getByLabel('Type or paste a path');
+  const completions = dialog.getByTestId('path-completions').locator('option');
+  const values = () => completions.evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+  // Completion lists what is in the typed folder, only spreadsheets and folders, matching the typed start.
+  await box.fill(join(folder, 'cl'));
+  await expect.poll(values).toEqual([join(folder, 'clips.csv')]);
+  await box.fill(`${folder}/`);
+  await expect.poll(values).toEqual([`${join(folder, 'asr')}/`, `${join(folder, 'attribute')}/`, join(folder, 'clips.csv'), join(folder, 'ratings.csv'), join(folder, 'recordings.csv'), `${join(folder, 'whisper-onnx')}/`]);
+  await app.record('chooser-path-box');
+  // Outside the home and temporary folders nothing is completed, and going there is refused.
+  await box.fill('/etc/');
+  await expect.poll(values).toEqual([]);
+  await box.fill('/etc/passwd');
+  await box.press('Enter');
+  await expect(dialog.getByText(/only folders under your home folder or the temporary folder can be browsed/)).toBeVisible();
+  // A folder typed opens in the list; a file typed is chosen.
+  await box.fill(join(folder, 'asr'));
+  await box.press('Enter');
+  await expect(dialog.locator('.chooser-where code')).toHaveText(join(folder, 'asr'));
+  await box.fill(clips);
+  await box.press('Enter');
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByRole('textbox', { name: /Spreadsheet file/ })).toHaveValue(clips);
+  await expect(page.getByRole('table', { name: /^First \d+ of 24 rows of/ })).toBeVisible();
+});

@@ -1,4 +1,4 @@
-import { type FormEvent, type JSX, useEffect, useRef, useState } from 'react';
+import { type JSX, useEffect, useRef, useState } from 'react';
 import type { BrowseEntry, BrowseListing } from '../../../shared/api/files';
 import { call } from '../api';
 import { baseName, dirName, joinPath } from '../lib/paths';
@@ -64,8 +64,8 @@ export function ChooserPathBox({
     };
   }, [text, edited]);
 
-  const go = async (e: FormEvent) => {
-    e.preventDefault();
+  // Not a <form>: the chooser can open inside another form (the Data step's), whose submit would also fire.
+  const go = async () => {
     const path = text.trim();
     if (path === '') return;
     const folder = path.length > 1 ? path.replace(/[\\/]+$/, '') : path;
@@ -77,7 +77,7 @@ export function ChooserPathBox({
   };
 
   return (
-    <form className="row chooser-path" onSubmit={(e) => void go(e)}>
+    <div className="row chooser-path">
       <label htmlFor={`${id}-path`}>Type or paste a path</label>
       <input
         id={`${id}-path`}
@@ -86,6 +86,13 @@ export function ChooserPathBox({
         onChange={(e) => {
           setEdited(true);
           setText(e.target.value);
+        }}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            e.stopPropagation();
+            void go();
+          }
         }}
         spellCheck={false}
         autoComplete="off"
@@ -96,10 +103,12 @@ export function ChooserPathBox({
           <option key={o} value={o} />
         ))}
       </datalist>
-      <button type="submit">Go</button>
+      <button type="button" onClick={() => void go()}>
+        Go<span className="visually-hidden"> to the path typed</span>
+      </button>
       <span className="hint" id={`${id}-path-hint`}>
         Names inside your home and temporary folders are completed as you type; Enter opens a folder or chooses a file.
       </span>
-    </form>
+    </div>
   );
 }
