@@ -15,7 +15,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { demoSubset } from '../fixtures/data/demo-subset';
 import { writeWhisperFolder } from '../fixtures/models/asr';
@@ -231,6 +231,22 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   await expect(saved).toBeVisible({ timeout: 180_000 });
   const pdf = await page.locator('.ok-box code.path').first().innerText();
   expect(pdf).toMatch(/\.pdf$/);
+  // The browser preview offers the signed statement and the data files too, byte for byte as written.
+  const downloaded = async (click: () => Promise<void>) => {
+    const [d] = await Promise.all([page.waitForEvent('download'), click()]);
+    return { name: d.suggestedFilename(), bytes: readFileSync((await d.path())!) };
+  };
+  const statementFile = pdf.replace(/\.pdf$/, '.statement.json');
+  const statement = await downloaded(() => page.getByRole('button', { name: /^Download the signed statement/ }).click());
+  expect(statement.name).toBe(basename(statementFile));
+  expect(statement.bytes.equals(readFileSync(statementFile))).toBe(true);
+  await page.getByText(/^Download the report’s data files \(\d+\)$/).click();
+  const dataFiles = page.getByRole('list', { name: 'The report’s data files' }).getByRole('button');
+  const first = (await dataFiles.first().innerText()).trim();
+  const table = await downloaded(() => dataFiles.first().click());
+  expect(table.name).toBe(first);
+  expect(table.bytes.equals(readFileSync(join(pdf.replace(/\.pdf$/, '-data'), first)))).toBe(true);
+  await app.record('report-downloads');
   await page.getByRole('button', { name: 'Verify the report' }).click();
   await expect(page.getByText('Valid: the report is unchanged since it was signed.')).toBeVisible({ timeout: 60_000 });
   await app.record('report-verified');
