@@ -42,6 +42,20 @@ export function reportCommands(api: () => Api): CliCommand[] {
       },
     },
     {
+      path: ['report', 'extract'],
+      usage: 'report extract FILE.pdf --out DIR   (write the files attached inside the report: results.json, the locked plan, the statement, the report-data CSVs; exit 1 when the report does not verify, the files are written anyway)',
+      run: async (o, positionals, ctx) => {
+        const out = o.requireString('out');
+        o.assertNoUnknown();
+        const path = positionals[0];
+        if (!path) throw new UsageError('report extract needs the PDF file');
+        const result = await api().invoke('reports.extract', { path, out });
+        ctx.log(`wrote ${result.files.length} files into ${result.out}`);
+        if (!result.valid) ctx.log(`the report does not verify: ${result.problems.join('; ')}`);
+        return new CliResult(result, result.valid ? 0 : 1);
+      },
+    },
+    {
       path: ['identity', 'create'],
       usage: 'identity create --name NAME --org ORGANISATION [--email EMAIL] [--passphrase P]',
       run: async (o, _p, ctx) => {

@@ -18,6 +18,8 @@ import { getKeyProtector, listIdentities, loadSigningIdentity } from '../identit
 import { buildReport, writeExports } from './index';
 import { readInputFile } from '../security/input-file';
 import { quoteUserText } from '../../shared/quote';
+import { canonicalJson } from '../../shared/plan';
+import { listPlans } from '../audits/plans';
 
 function parseResults(text: string, where: string): AuditResults {
   let parsed: unknown;
@@ -50,8 +52,20 @@ export function assertReportable(results: AuditResults, allowIncomplete: boolean
   }
 }
 
+/** The locked plan's hashed bytes (canonical JSON of plan and inputs), when this project still holds the plan the results name. */
+function lockedPlanBytes(db: Parameters<typeof listPlans>[0], results: AuditResults): Buffer | undefined {
+  const want = results.audit.planSha256;
+  if (!want) return undefined;
+  const plan = listPlans(db).find((p) => p.sha256 === want);
+  if (!plan) return undefined;
+  const bytes = Buffer.from(canonicalJson({ plan: plan.config, inputs: plan.inputs }), 'utf8');
+  // Only the exact bytes that were hashed at locking: anything else would not be the locked plan.
+  return createHash('sha256').update(bytes).digest('hex') === want ? bytes : undefined;
+}
+
 export async function buildReportFiles(engine: Engine, input: OperationInputReportsBuild): Promise<BuiltReport> {
   let results: AuditResults;
+  let lockedPlan: Buffer | undefined;
   let record: ((row: { path: string; sha256: string; signer: string; fingerprint: string }) => string) | null = null;
   if (input.resultsPath) {
     const file = resolve(input.resultsPath);
@@ -67,6 +81,7 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
         : new NotFoundError(`no audit run "${input.auditId}" in project ${project.name}`, 'auditId');
     }
     results = parseResults(row.result_json, `results of audit run ${input.auditId}`);
+    lockedPlan = lockedPlanBytes(db, results);
     record = (r) => {
       const id = randomUUID();
       db.prepare('INSERT INTO reports (id, audit_id, path, sha256, signer, fingerprint, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(id, input.auditId!, r.path, r.sha256, r.signer, r.fingerprint, new Date().toISOString());
@@ -91,7 +106,7 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
   // What a killed build left here (hidden temporary copies of the PDF, statement or data files).
   removeStaleTemps(folder);
   removeStaleTemps(exportsDir);
-  const { pdf, statement } = await buildReport(results, { identity, auditor: input.auditor, organisation: input.organisation, reportFileName: basename(out) });
+  const { pdf, statement } = await buildReport(results, { identity, auditor: input.auditor, organisation: input.organisation, reportFileName: basename(out), ...(lockedPlan ? { lockedPlan } : {}) });
   const statementText = `${JSON.stringify(statement, null, 2)}\n`;
   const sha256 = createHash('sha256').update(pdf).digest('hex');
   const signer = `${identity.info.name}${identity.info.organisation ? `, ${identity.info.organisation}` : ''}`;

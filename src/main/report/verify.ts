@@ -14,6 +14,7 @@ import type { ReportVerification } from '../../shared/api/reports';
 import { fingerprintOf } from '../identity';
 import { certificateFromDer, certificateNames } from '../identity/names';
 import { checkCms } from './cms';
+import { STATEMENT_ATTACHMENT, verifyStatement, type ReportStatement } from './statement';
 import { isDict, isRef, isStream, isString, nameOf, pdfText, PdfDocument, type PdfDict, type PdfValue } from './pdf-parse';
 
 export type AttachmentInfo = ReportVerification['attachments'][number];
@@ -109,6 +110,53 @@ function byteRangeOf(sig: PdfDict, pdf: PdfDocument): [number, number, number, n
   return n.every((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0) ? (n as [number, number, number, number]) : null;
 }
 
+/**
+ * The attachments against the signed statement attached beside them: each listed file must be
+ * present with the listed SHA-256, and nothing else may be attached. The statement's own
+ * signature must verify, and with the certificate that signed the PDF (checked by the caller).
+ */
+function checkEvidence(files: { name: string; data: Buffer }[], attachments: AttachmentInfo[], problems: string[]): { statementCertificate: string | null; ok: boolean } {
+  const entry = files.find((f) => f.name === STATEMENT_ATTACHMENT);
+  if (!entry) return { statementCertificate: null, ok: true };
+  let statement: ReportStatement;
+  try {
+    statement = JSON.parse(entry.data.toString('utf8')) as ReportStatement;
+  } catch {
+    problems.push(`the attached ${STATEMENT_ATTACHMENT} is not valid JSON`);
+    return { statementCertificate: null, ok: false };
+  }
+  let ok = true;
+  if (!verifyStatement(statement).valid) {
+    problems.push(`the signature of the attached ${STATEMENT_ATTACHMENT} does not verify (it was changed after signing)`);
+    ok = false;
+  }
+  const listed = Array.isArray(statement.attachments) ? statement.attachments : null;
+  for (const a of attachments) {
+    if (a.name === STATEMENT_ATTACHMENT) {
+      a.matchesStatement = null;
+      continue;
+    }
+    if (!listed) {
+      a.matchesStatement = null;
+      continue;
+    }
+    const want = listed.find((l) => l.name === a.name);
+    a.matchesStatement = want !== undefined && want.sha256 === a.sha256;
+    if (!want) problems.push(`attachment ${a.name} is not listed in the signed statement (it was added after signing)`);
+    else if (want.sha256 !== a.sha256) problems.push(`attachment ${a.name} was replaced or changed: its SHA-256 is ${a.sha256}, the signed statement lists ${want.sha256}`);
+    if (!a.matchesStatement) ok = false;
+  }
+  for (const l of listed ?? []) {
+    if (!attachments.some((a) => a.name === l.name)) {
+      problems.push(`attachment ${l.name}, listed in the signed statement, is missing from the PDF`);
+      ok = false;
+    }
+  }
+  return { statementCertificate: typeof statement.signer?.certificate === 'string' ? statement.signer.certificate : null, ok };
+}
+
+const pemToDer = (pem: string): Buffer => Buffer.from(pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, ''), 'base64');
+
 export function verifyReport(bytes: Buffer): VerifyResult {
   const problems: string[] = [];
   // Whether the signer is trusted is judged against this computer's identities (identity/trust.ts applyTrust), and only for a valid signature.
@@ -120,10 +168,14 @@ export function verifyReport(bytes: Buffer): VerifyResult {
     problems.push(`not a signed Equivox report: the file cannot be read as a PDF (${(err as Error).message})`);
     return { ...result, signed: null };
   }
+  let evidence: { statementCertificate: string | null; ok: boolean } = { statementCertificate: null, ok: true };
   try {
-    result.attachments = attachmentsOf(pdf).map((a) => ({ name: a.name, size: a.data.length, sha256: createHash('sha256').update(a.data).digest('hex') }));
+    const files = attachmentsOf(pdf);
+    result.attachments = files.map((a) => ({ name: a.name, size: a.data.length, sha256: createHash('sha256').update(a.data).digest('hex') }));
+    evidence = checkEvidence(files, result.attachments, problems);
   } catch (err) {
     problems.push(`attachments unreadable: ${(err as Error).message}`);
+    evidence = { statementCertificate: null, ok: false };
   }
   let sigs: { field: string; sig: PdfDict }[];
   try {
@@ -182,6 +234,10 @@ export function verifyReport(bytes: Buffer): VerifyResult {
     }
   } else problems.push('no certificate matching the signer in the signature');
   result.signedAt = check.signingTime?.toISOString() ?? (isString(m) ? pdfDate(pdfText(m)) : null);
-  result.valid = sigs.length === 1 && result.coversWholeFile && check.digestMatches && check.signatureValid && check.signingCertificateMatches !== false && paddingOk && !!check.certificateDer;
+  if (evidence.statementCertificate !== null && check.certificateDer && !pemToDer(evidence.statementCertificate).equals(check.certificateDer)) {
+    problems.push(`the attached ${STATEMENT_ATTACHMENT} was signed with a different certificate from the PDF's signature`);
+    evidence.ok = false;
+  }
+  result.valid = evidence.ok && sigs.length === 1 && result.coversWholeFile && check.digestMatches && check.signatureValid && check.signingCertificateMatches !== false && paddingOk && !!check.certificateDer;
   return result;
 }

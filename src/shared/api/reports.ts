@@ -37,10 +37,23 @@ export interface ReportVerification {
   trustNote: string | null;
   signedAt: string | null;
   coversWholeFile: boolean;
-  attachments: { name: string; size: number; sha256: string }[];
+  /**
+   * Files attached inside the PDF. matchesStatement: whether the file's SHA-256 equals the one
+   * the signed statement attached beside them lists (null for the statement itself, and for
+   * reports made before statements listed attachments).
+   */
+  attachments: { name: string; size: number; sha256: string; matchesStatement?: boolean | null }[];
   subFilter: string | null;
   /** Plain-language reasons when not valid. */
   problems: string[];
+}
+
+/** What `report extract` wrote, and whether the report verified (files are written either way, so a damaged report can be examined). */
+export interface ExtractedReport {
+  out: string;
+  valid: boolean;
+  problems: string[];
+  files: { name: string; path: string; size: number; sha256: string; matchesStatement: boolean | null }[];
 }
 
 /** A certificate trusted on this computer for `report verify` (never a key). */
@@ -104,6 +117,12 @@ export const reportOperations = {
     paths: ['path'],
     result: null as unknown as ReportVerification,
     summary: "Verify a report's signature and list its attachments",
+  },
+  'reports.extract': {
+    input: z.strictObject({ path: Path, out: Path }),
+    paths: ['path', { field: 'out', access: 'write' }],
+    result: null as unknown as ExtractedReport,
+    summary: 'Write the files attached inside a report (results, plan, statement, report data) into a folder, after verifying them',
   },
   'identities.create': {
     input: z.strictObject({ name: Text, organisation: Text, email: z.string().email().optional(), passphrase: z.string().min(8, 'must be at least 8 characters').optional() }),
