@@ -18,6 +18,7 @@ import { CadesSigner } from './cms';
 import { createDocument } from './document';
 import { allTables } from './tables';
 import { werUtteranceTable } from './wer-normalisation-tables';
+import { REPRODUCE_ATTACHMENT, reproduceJson } from './reproduce';
 import { canonicalJson, sha256Hex, STATEMENT_ATTACHMENT, type AttachmentRelationship, type ReportStatement } from './statement';
 
 export { verifyReport, extractAttachments, type VerifyResult, type AttachmentInfo } from './verify';
@@ -77,6 +78,7 @@ export function reportDataFiles(results: AuditResults): EvidenceFile[] {
 
 /** Everything attached inside the PDF except the statement (which lists these files' hashes). */
 export function evidenceFiles(results: AuditResults, lockedPlan?: Buffer): EvidenceFile[] {
+  const reproduce = reproduceJson(results);
   const manifests = results.datasets.map((d) => ({ id: d.id, name: d.name, role: d.role, clips: d.clips, manifestSha256: d.manifestSha256 }));
   return [
     { name: 'results.json', data: resultsJson(results), mime: 'application/json', relationship: 'Data', description: `Equivox audit results, schema version ${results.schemaVersion}` },
@@ -85,6 +87,7 @@ export function evidenceFiles(results: AuditResults, lockedPlan?: Buffer): Evide
       : []),
     { name: MANIFESTS_ATTACHMENT, data: Buffer.from(`${JSON.stringify(manifests, null, 2)}\n`, 'utf8'), mime: 'application/json', relationship: 'Supplement', description: 'SHA-256 of each dataset manifest the audit read' },
     ...reportDataFiles(results),
+    ...(reproduce ? [{ name: REPRODUCE_ATTACHMENT, data: reproduce, mime: 'application/json', relationship: 'Supplement' as const, description: 'The stats command lines (with their seeds) that recompute the report’s numbers from the attached data' }] : []),
   ];
 }
 
