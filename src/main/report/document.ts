@@ -15,6 +15,11 @@ import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence
 import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
 import { fdiTables, serTables, speatTables, werTables, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
+import { useXmp } from './xmp';
+
+/** The PDF/A level the report claims; checked by test/unit/report/archival.test.ts with poppler (veraPDF is the formal validator). */
+export const PDFA_SUBSET = 'PDF/A-3b';
+export const REPORT_LANG = 'en-GB';
 
 export const SECTION_HEADINGS = {
   speat: '1. SpEAT: speech embedding association test',
@@ -34,23 +39,39 @@ export interface DocumentMeta {
 }
 
 export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKit.PDFDocument {
+  const info = {
+    Title: `${results.audit.title}: bias audit report`,
+    Author: `${meta.auditor}, ${meta.organisation}`,
+    Subject: `Equivox audit ${results.audit.id} of project ${results.project.name}`,
+    Keywords: 'speech, bias, fairness, audit, SpEAT, WER, FDI',
+    Creator: `Equivox ${results.equivoxVersion}`,
+    Producer: `Equivox ${results.equivoxVersion} (PDFKit)`,
+    CreationDate: meta.now,
+    ModDate: meta.now,
+  };
   const doc = new PDFDocument({
+    // PDF/A-3 is based on PDF 1.7; PDFKit's subset adds the sRGB output intent and pdfaid.
+    pdfVersion: '1.7',
+    subset: PDFA_SUBSET,
     size: 'A4',
     margins: { top: PAGE.margin, left: PAGE.margin, right: PAGE.margin, bottom: PAGE.bottom },
     bufferPages: true,
     autoFirstPage: true,
-    lang: 'en-GB',
+    lang: REPORT_LANG,
     displayTitle: true,
-    info: {
-      Title: `${results.audit.title}: bias audit report`,
-      Author: `${meta.auditor}, ${meta.organisation}`,
-      Subject: `Equivox audit ${results.audit.id} of project ${results.project.name}`,
-      Keywords: 'speech, bias, fairness, audit, SpEAT, WER, FDI',
-      Creator: `Equivox ${results.equivoxVersion}`,
-      Producer: `Equivox ${results.equivoxVersion} (PDFKit)`,
-      CreationDate: meta.now,
-      ModDate: meta.now,
-    },
+    info,
+  });
+  useXmp(doc, {
+    title: info.Title,
+    author: info.Author,
+    subject: info.Subject,
+    keywords: info.Keywords,
+    producer: info.Producer,
+    creatorTool: info.Creator,
+    created: meta.now,
+    modified: meta.now,
+    identifier: `equivox:audit:${results.audit.id}`,
+    lang: REPORT_LANG,
   });
   showInvisibleInDocument(doc);
   registerFonts(doc);

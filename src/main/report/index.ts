@@ -101,6 +101,22 @@ function signStatement(body: ReportStatement, identity: SigningIdentity): Report
   return { ...body, signature: { algorithm: 'RSASSA-PKCS1-v1_5-SHA256', over: 'canonical JSON (sorted keys, no whitespace) of this object without "signature"', value } };
 }
 
+/**
+ * PDF/A (ISO 19005-2/-3 §6.3.2) wants every annotation's /F with the Print flag; the
+ * signature widget @signpdf adds has none, and it is written as soon as it is made, so its
+ * dictionary is given the flag as it is created.
+ */
+function withPrintableWidgets<T>(doc: PDFKit.PDFDocument, add: () => T): T {
+  const d = doc as unknown as { ref: (data: Record<string, unknown>) => unknown };
+  const ref = d.ref.bind(doc);
+  d.ref = (data: Record<string, unknown>) => ref(data && data.Type === 'Annot' && data.Subtype === 'Widget' && data.F === undefined ? { ...data, F: 4 } : data);
+  try {
+    return add();
+  } finally {
+    d.ref = ref;
+  }
+}
+
 function collect(doc: PDFKit.PDFDocument): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -142,7 +158,7 @@ export async function buildReport(results: AuditResults, opts: BuildReportOption
   const done = collect(doc);
   // PDFKit writes these as PDF text strings, UTF-16BE with a byte-order mark when they are
   // not ASCII, so pdfsig and viewers show any script; invisible characters are written out.
-  pdfkitAddPlaceholder({
+  withPrintableWidgets(doc, () => pdfkitAddPlaceholder({
     pdf: doc,
     pdfBuffer: Buffer.from([]),
     reason: showInvisible(`Equivox bias audit report for audit ${results.audit.id}`),
@@ -154,7 +170,7 @@ export async function buildReport(results: AuditResults, opts: BuildReportOption
     subFilter: SUBFILTER_ETSI_CADES_DETACHED,
     widgetRect: [0, 0, 0, 0],
     appName: `Equivox-${results.equivoxVersion}`, // a PDF name: no spaces
-  });
+  }));
   doc.end();
   const unsigned = await done;
   const pdf = await new SignPdf().sign(unsigned, new CadesSigner(identity.key, identity.certificateDer, identity.chainDer));

@@ -2,6 +2,7 @@
 import { sectionCharts, type ChartSpec } from '../../shared/charts';
 import { ACCENT } from '../../shared/charts/palette';
 import { drawSvg, renderChartSvg } from './charts';
+import { flattenSvgOpacity } from './flatten-opacity';
 import { CHART_FONT_FAMILY, FONT_BOLD, FONT_REGULAR } from './fonts';
 import { formatCell, type ReportTable } from './tables';
 
@@ -136,7 +137,7 @@ export class Layout {
     doc.font(FONT_BOLD).fontSize(9.5).fillColor('#000000').text(`${label}. ${spec.title}`, PAGE.margin, doc.y, { width });
     this.gap(2);
     const y = doc.y;
-    drawSvg(doc, renderChartSvg(spec, width, height), PAGE.margin, y, width, height);
+    drawSvg(doc, flattenSvgOpacity(renderChartSvg(spec, width, height)), PAGE.margin, y, width, height);
     doc.y = y + height + 3;
     doc.font(FONT_REGULAR).fontSize(7.8).fillColor(GREY).text(spec.caption, PAGE.margin, doc.y, { width, lineGap: 1 });
     doc.fillColor('#000000').fontSize(BODY);
