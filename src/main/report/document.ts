@@ -58,6 +58,8 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
     bufferPages: true,
     autoFirstPage: true,
     lang: REPORT_LANG,
+    // MarkInfo /Marked true and a structure tree; Layout tags everything it draws.
+    tagged: true,
     displayTitle: true,
     info,
   });
@@ -93,7 +95,7 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
   }
   limitations(L, results, meta);
   appendix(L, results);
-  footers(doc, results);
+  footers(L, results);
   return doc;
 }
 
@@ -104,18 +106,19 @@ function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completen
   doc.y = 150;
   if (!status.complete) {
     // Before the title, so no reader takes a partial audit for a complete one.
-    doc.font('DejaVuSans-Bold').fontSize(18).fillColor(INCOMPLETE_RED).text('Incomplete audit', PAGE.margin, 96, { width: PAGE.width - 2 * PAGE.margin });
-    doc.font(FONT_REGULAR).fontSize(9.5).fillColor(INCOMPLETE_RED).text(
+    L.tagged('P', () => doc.font('DejaVuSans-Bold').fontSize(18).fillColor(INCOMPLETE_RED).text('Incomplete audit', PAGE.margin, 96, { width: PAGE.width - 2 * PAGE.margin }));
+    L.tagged('P', () => doc.font(FONT_REGULAR).fontSize(9.5).fillColor(INCOMPLETE_RED).text(
       `${completenessText(status)}. Not run: ${status.notRun.map((n) => `${SECTION_SHORT[n.section]} (${n.reason})`).join('; ')}.`,
       PAGE.margin,
       doc.y + 2,
       { width: PAGE.width - 2 * PAGE.margin },
-    );
+    ));
     doc.fillColor('#000000');
     doc.y = Math.max(doc.y + 16, 150);
   }
   L.p('Equivox bias audit report', { size: 12, colour: '#555555' });
-  doc.font('DejaVuSans-Bold').fontSize(22).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin });
+  // The report's title: the one heading above the sections' H1s.
+  L.tagged('H1', () => doc.font('DejaVuSans-Bold').fontSize(22).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
   doc.fillColor('#000000');
   L.gap(24);
   L.keyValues([
@@ -424,13 +427,14 @@ function appendix(L: Layout, r: AuditResults): void {
   });
 }
 
-function footers(doc: PDFKit.PDFDocument, r: AuditResults): void {
+function footers(L: Layout, r: AuditResults): void {
+  const doc = L.doc;
   const range = doc.bufferedPageRange();
   for (let i = range.start; i < range.start + range.count; i += 1) {
     doc.switchToPage(i);
     const bottom = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
-    doc.font(FONT_REGULAR).fontSize(7).fillColor('#777777').text(`Equivox bias audit · ${r.audit.title} · page ${i + 1} of ${range.count}`, PAGE.margin, PAGE.height - 36, { width: PAGE.width - 2 * PAGE.margin, align: 'center', lineBreak: false });
+    L.artifact(() => doc.font(FONT_REGULAR).fontSize(7).fillColor('#777777').text(`Equivox bias audit · ${r.audit.title} · page ${i + 1} of ${range.count}`, PAGE.margin, PAGE.height - 36, { width: PAGE.width - 2 * PAGE.margin, align: 'center', lineBreak: false }), 'Pagination');
     doc.page.margins.bottom = bottom;
   }
   doc.fillColor('#000000');
