@@ -22,7 +22,7 @@ export function reportCommands(api: () => Api): CliCommand[] {
         o.assertNoUnknown();
         if (input.resultsPath === undefined && (input.project === undefined || input.auditId === undefined)) throw new UsageError('give --project DIR and --run ID, or --results FILE.json');
         const built = await api().invoke('reports.build', input);
-        ctx.log(`wrote ${built.path} (signed by ${built.signer}), ${built.statementPath} and ${built.exports.length} export files in ${built.exportsDir}`);
+        ctx.log(`wrote ${built.path} (signed by ${built.signer}), ${built.statementPath}, ${built.attestationPath} and ${built.exports.length} export files in ${built.exportsDir}`);
         return built;
       },
     },

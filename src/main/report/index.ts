@@ -19,10 +19,12 @@ import { createDocument } from './document';
 import { allTables } from './tables';
 import { werUtteranceTable } from './wer-normalisation-tables';
 import { REPRODUCE_ATTACHMENT, reproduceJson } from './reproduce';
+import { attestationSubjects, buildStatement, INTOTO_ATTACHMENT, signEnvelope, type DsseEnvelope } from './intoto';
 import { canonicalJson, sha256Hex, STATEMENT_ATTACHMENT, type AttachmentRelationship, type ReportStatement } from './statement';
 
 export { verifyReport, extractAttachments, type VerifyResult, type AttachmentInfo } from './verify';
 export { SECTION_HEADINGS } from './document';
+export { pae, verifyEnvelope, INTOTO_ATTACHMENT, EQUIVOX_PREDICATE_TYPE, type DsseEnvelope, type InTotoStatement } from './intoto';
 export { canonicalJson, verifyStatement, STATEMENT_ATTACHMENT, type ReportStatement } from './statement';
 
 /** The statement written beside the PDF: it names the PDF's hash. */
@@ -126,7 +128,7 @@ function collect(doc: PDFKit.PDFDocument): Promise<Buffer> {
   });
 }
 
-export async function buildReport(results: AuditResults, opts: BuildReportOptions): Promise<{ pdf: Buffer; statement: DetachedStatement; evidence: EvidenceFile[] }> {
+export async function buildReport(results: AuditResults, opts: BuildReportOptions): Promise<{ pdf: Buffer; statement: DetachedStatement; evidence: EvidenceFile[]; attestation: DsseEnvelope }> {
   const now = opts.now ?? new Date();
   const { identity } = opts;
   const auditor = opts.auditor ?? identity.info.name;
@@ -148,11 +150,14 @@ export async function buildReport(results: AuditResults, opts: BuildReportOption
     createdAt: now.toISOString(),
     signer: { name: identity.info.name, organisation: identity.info.organisation, fingerprint: identity.info.fingerprint, certificate: certificatePem },
     results: { file: 'results.json' as const, sha256: sha256(json), schemaVersion: results.schemaVersion },
-    attachments: evidence.map((f) => ({ name: f.name, sha256: sha256(f.data), relationship: f.relationship })),
     datasets: results.datasets.map((d) => ({ id: d.id, name: d.name, manifestSha256: d.manifestSha256 })),
     models: results.models.map((m) => ({ id: m.id, name: m.name, sha256: m.sha256 })),
   };
-  const embedded = signStatement(common, identity);
+  const hashes = evidence.map((f) => ({ name: f.name, sha256: sha256(f.data) }));
+  // The attestation inside covers the attached evidence; the one beside the PDF adds the PDF itself.
+  const innerAttestation = signEnvelope(buildStatement(results, attestationSubjects(results, hashes)), identity.key, identity.info.fingerprint);
+  evidence.push({ name: INTOTO_ATTACHMENT, data: Buffer.from(`${JSON.stringify(innerAttestation, null, 2)}\n`, 'utf8'), mime: 'application/json', relationship: 'Supplement', description: 'in-toto Statement v1 (DSSE envelope, signed with the auditor’s key): the audit’s verdicts over the hashes of the attached evidence, models, manifests and plan' });
+  const embedded = signStatement({ ...common, attachments: evidence.map((f) => ({ name: f.name, sha256: sha256(f.data), relationship: f.relationship })) }, identity);
   for (const f of evidence) attach(doc, f, now);
   attach(doc, { name: STATEMENT_ATTACHMENT, data: Buffer.from(`${JSON.stringify(embedded, null, 2)}\n`, 'utf8'), mime: 'application/json', relationship: 'Supplement', description: 'Signed statement: the SHA-256 of every other attached file, the datasets and the models' }, now);
   const done = collect(doc);
@@ -174,8 +179,10 @@ export async function buildReport(results: AuditResults, opts: BuildReportOption
   doc.end();
   const unsigned = await done;
   const pdf = await new SignPdf().sign(unsigned, new CadesSigner(identity.key, identity.certificateDer, identity.chainDer));
-  const statement = signStatement({ ...common, report: { file: opts.reportFileName ?? 'report.pdf', sha256: sha256(pdf) } }, identity) as DetachedStatement;
-  return { pdf, statement, evidence };
+  const reportFile = opts.reportFileName ?? 'report.pdf';
+  const statement = signStatement({ ...common, attachments: evidence.map((f) => ({ name: f.name, sha256: sha256(f.data), relationship: f.relationship })), report: { file: reportFile, sha256: sha256(pdf) } }, identity) as DetachedStatement;
+  const attestation = signEnvelope(buildStatement(results, attestationSubjects(results, [{ name: reportFile, sha256: sha256(pdf) }, ...hashes])), identity.key, identity.info.fingerprint);
+  return { pdf, statement, evidence, attestation };
 }
 
 /**

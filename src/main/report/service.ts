@@ -101,12 +101,13 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
   const base = basename(out, extname(out));
   const folder = dirname(out);
   const statementPath = join(folder, `${base}.statement.json`);
+  const attestationPath = join(folder, `${base}.intoto.jsonl`);
   const exportsDir = join(folder, `${base}-data`);
   mkdirSync(folder, { recursive: true });
   // What a killed build left here (hidden temporary copies of the PDF, statement or data files).
   removeStaleTemps(folder);
   removeStaleTemps(exportsDir);
-  const { pdf, statement } = await buildReport(results, { identity, auditor: input.auditor, organisation: input.organisation, reportFileName: basename(out), ...(lockedPlan ? { lockedPlan } : {}) });
+  const { pdf, statement, attestation } = await buildReport(results, { identity, auditor: input.auditor, organisation: input.organisation, reportFileName: basename(out), ...(lockedPlan ? { lockedPlan } : {}) });
   const statementText = `${JSON.stringify(statement, null, 2)}\n`;
   const sha256 = createHash('sha256').update(pdf).digest('hex');
   const signer = `${identity.info.name}${identity.info.organisation ? `, ${identity.info.organisation}` : ''}`;
@@ -127,6 +128,7 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
       throw err;
     }
     writeFileAtomic(statementPath, statementText);
+    writeFileAtomic(attestationPath, `${JSON.stringify(attestation)}\n`);
     writeFileAtomic(out, pdf);
     reportId = record ? record({ path: out, sha256, signer, fingerprint: identity.info.fingerprint }) : null;
   } catch (err) {
@@ -135,5 +137,5 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
     throw storageError(err, { folder, step: 'writing the report', needBytes: need, estimate: 'an estimate: the signed PDF, its statement, and the data files at about twice the size of the results' }) ?? err;
   }
   const pages = (pdf.toString('latin1').match(/\/Type \/Page\b(?!s)/g) ?? []).length || null;
-  return { reportId, path: out, statementPath, exportsDir, exports, sha256, signer, fingerprint: identity.info.fingerprint, pages };
+  return { reportId, path: out, statementPath, attestationPath, exportsDir, exports, sha256, signer, fingerprint: identity.info.fingerprint, pages };
 }

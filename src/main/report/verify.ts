@@ -15,6 +15,7 @@ import { fingerprintOf } from '../identity';
 import { certificateFromDer, certificateNames } from '../identity/names';
 import { checkCms } from './cms';
 import { STATEMENT_ATTACHMENT, verifyStatement, type ReportStatement } from './statement';
+import { EQUIVOX_PREDICATE_TYPE, INTOTO_ATTACHMENT, verifyEnvelope, type DsseEnvelope } from './intoto';
 import { isDict, isRef, isStream, isString, nameOf, pdfText, PdfDocument, type PdfDict, type PdfValue } from './pdf-parse';
 
 export type AttachmentInfo = ReportVerification['attachments'][number];
@@ -155,6 +156,35 @@ function checkEvidence(files: { name: string; data: Buffer }[], attachments: Att
   return { statementCertificate: typeof statement.signer?.certificate === 'string' ? statement.signer.certificate : null, ok };
 }
 
+/** The attached in-toto envelope: signed by the PDF's signer, and every subject that names an attachment has that attachment's digest. */
+function checkAttestation(files: { name: string; data: Buffer }[], attachments: AttachmentInfo[], certificateDer: Buffer, problems: string[]): NonNullable<VerifyResult['attestation']> | null {
+  const entry = files.find((f) => f.name === INTOTO_ATTACHMENT);
+  if (!entry) return null;
+  let envelope: DsseEnvelope;
+  try {
+    envelope = JSON.parse(entry.data.toString('utf8')) as DsseEnvelope;
+  } catch {
+    problems.push(`the attached ${INTOTO_ATTACHMENT} is not valid JSON`);
+    return { valid: false, predicateType: null, subjects: 0 };
+  }
+  const pem = `-----BEGIN CERTIFICATE-----\n${certificateDer.toString('base64')}\n-----END CERTIFICATE-----\n`;
+  const v = verifyEnvelope(envelope, pem);
+  if (!v.valid || !v.statement) {
+    problems.push(`${INTOTO_ATTACHMENT}: ${v.problem ?? 'does not verify'}`);
+    return { valid: false, predicateType: v.statement?.predicateType ?? null, subjects: v.statement?.subject?.length ?? 0 };
+  }
+  let ok = v.statement.predicateType === EQUIVOX_PREDICATE_TYPE;
+  if (!ok) problems.push(`${INTOTO_ATTACHMENT}: predicate type ${JSON.stringify(v.statement.predicateType)} is not Equivox's`);
+  for (const s of v.statement.subject) {
+    const a = attachments.find((x) => x.name === s.name);
+    if (a && a.sha256 !== s.digest?.sha256) {
+      problems.push(`${INTOTO_ATTACHMENT}: subject ${s.name} has SHA-256 ${s.digest?.sha256}, the attached file has ${a.sha256}`);
+      ok = false;
+    }
+  }
+  return { valid: ok, predicateType: v.statement.predicateType, subjects: v.statement.subject.length };
+}
+
 const pemToDer = (pem: string): Buffer => Buffer.from(pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, ''), 'base64');
 
 export function verifyReport(bytes: Buffer): VerifyResult {
@@ -169,8 +199,9 @@ export function verifyReport(bytes: Buffer): VerifyResult {
     return { ...result, signed: null };
   }
   let evidence: { statementCertificate: string | null; ok: boolean } = { statementCertificate: null, ok: true };
+  let files: { name: string; data: Buffer }[] = [];
   try {
-    const files = attachmentsOf(pdf);
+    files = attachmentsOf(pdf);
     result.attachments = files.map((a) => ({ name: a.name, size: a.data.length, sha256: createHash('sha256').update(a.data).digest('hex') }));
     evidence = checkEvidence(files, result.attachments, problems);
   } catch (err) {
@@ -237,6 +268,10 @@ export function verifyReport(bytes: Buffer): VerifyResult {
   if (evidence.statementCertificate !== null && check.certificateDer && !pemToDer(evidence.statementCertificate).equals(check.certificateDer)) {
     problems.push(`the attached ${STATEMENT_ATTACHMENT} was signed with a different certificate from the PDF's signature`);
     evidence.ok = false;
+  }
+  if (check.certificateDer) {
+    result.attestation = checkAttestation(files, result.attachments, check.certificateDer, problems);
+    if (result.attestation && !result.attestation.valid) evidence.ok = false;
   }
   result.valid = evidence.ok && sigs.length === 1 && result.coversWholeFile && check.digestMatches && check.signatureValid && check.signingCertificateMatches !== false && paddingOk && !!check.certificateDer;
   return result;

@@ -44,6 +44,8 @@ export interface ReportVerification {
    */
   attachments: { name: string; size: number; sha256: string; matchesStatement?: boolean | null }[];
   subFilter: string | null;
+  /** The in-toto attestation attached inside (absent in reports made before it): whether its DSSE signature verifies with the PDF signer's certificate and its subjects match the attachments. */
+  attestation?: { valid: boolean; predicateType: string | null; subjects: number } | null;
   /** Plain-language reasons when not valid. */
   problems: string[];
 }
@@ -73,6 +75,8 @@ export interface BuiltReport {
   reportId: string | null;
   path: string;
   statementPath: string;
+  /** The in-toto attestation (one DSSE envelope per line) beside the PDF. */
+  attestationPath: string;
   exportsDir: string;
   exports: string[];
   sha256: string;

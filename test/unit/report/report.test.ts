@@ -60,12 +60,12 @@ describe('signed PDF report', () => {
     expect(out).not.toContain('Syntax Error');
   });
 
-  it('verifies with our own CMS check and lists the attachments: results, manifests, every report-data CSV and the statement', () => {
+  it('verifies with our own CMS check and lists the attachments: results, manifests, every report-data CSV, the statement and the attestation', () => {
     const v = verifyReport(pdf);
     expect(v).toMatchObject({ valid: true, coversWholeFile: true, signer: 'Ada Auditor, Fair Speech Lab', fingerprint: identity.info.fingerprint, signedAt: '2026-11-29T12:00:00.000Z', subFilter: 'ETSI.CAdES.detached' });
     const csvs = readdirSync(join(dir, 'exports-for-names')).filter((f) => f.endsWith('.csv'));
     expect(csvs.length).toBeGreaterThan(5);
-    expect(v.attachments.map((a) => a.name).sort()).toEqual(['datasets.manifests.json', 'report.statement.json', 'results.json', ...csvs].sort());
+    expect(v.attachments.map((a) => a.name).sort()).toEqual(['audit.intoto.json', 'datasets.manifests.json', 'report.statement.json', 'results.json', ...csvs].sort());
   });
 
   it('openssl cms accepts the signature over the ByteRange bytes', () => {
