@@ -137,7 +137,7 @@ function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completen
   ]);
   L.gap(20);
   L.p(
-    'This report is digitally signed (PAdES baseline B-B). Any change to the file invalidates the signature. The full results are attached inside the PDF as results.json; a detached statement (report.statement.json) lists the SHA-256 of this report, the results, each dataset manifest and each model.',
+    'This report is digitally signed (PAdES baseline B-B) and archival (PDF/A-3b). Any change to the file invalidates the signature. Its evidence is attached inside it: the full results (results.json), every data table as CSV, the dataset manifests’ hashes, the locked plan when available, the commands that recompute the numbers, a signed statement of their SHA-256 and an in-toto attestation of the verdicts (equivox report extract writes them out). The detached statement (report.statement.json) and attestation (report.intoto.jsonl) also list the SHA-256 of this report, each dataset manifest and each model.',
     { size: 8.5, colour: '#555555' },
   );
 }
