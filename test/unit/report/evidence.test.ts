@@ -20,6 +20,8 @@ import { runCli } from '../../../src/main/cli';
 import { parseCsvTable } from '../../../src/main/data/csv';
 import { analyseWer, type WerRow } from '../../../src/main/stats';
 import { werSectionFrom } from '../../../src/main/audits/wer-section';
+import { extractReport } from '../../../src/main/report/extract';
+import PDFDocument from 'pdfkit';
 import { unitSeed } from '../../../src/main/audits/units';
 
 const FIXTURE = join(__dirname, '../../fixtures/report/results.sample.json');
@@ -150,5 +152,30 @@ describe('evidence inside the report', () => {
     const r = await cli(['report', 'verify', file]);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out).problems.join('\n')).toContain('wer-utterances.csv');
+  });
+
+  it('report extract writes nothing when an attachment’s name is a path, and reports an unsigned PDF as not valid', async () => {
+    const make = (name: string): Promise<Buffer> =>
+      new Promise((resolve) => {
+        const doc = new PDFDocument();
+        const chunks: Buffer[] = [];
+        doc.on('data', (c: Buffer) => chunks.push(c));
+        doc.on('end', () => resolve(Buffer.concat(chunks)));
+        doc.file(Buffer.from('a,b\n1,2\n'), { name, type: 'text/csv' });
+        doc.text('x');
+        doc.end();
+      });
+    const out = join(dir, 'hostile-out');
+    expect(() => extractReport(Buffer.alloc(0), out)).toThrow();
+    for (const name of ['../escape.csv', '/etc/passwd', '.hidden', 'a/b.csv']) {
+      const bytes = await make(name);
+      expect(() => extractReport(bytes, out), name).toThrow(/not a plain file name/);
+    }
+    expect(() => readdirSync(out)).toThrow();
+    const plainBytes = await make('data.csv');
+    const plain = extractReport(plainBytes, out);
+    expect(plain.valid).toBe(false);
+    expect(plain.files.map((f) => f.name)).toEqual(['data.csv']);
+    expect(readFileSync(join(out, 'data.csv'), 'utf8')).toBe('a,b\n1,2\n');
   });
 });
