@@ -21,6 +21,7 @@ export interface DemoOutcome {
   resultsPath: string;
   reportPath: string;
   statementPath: string;
+  attestationPath: string;
   exportsDir: string;
   results: AuditResults;
   datasets: Record<string, string>;
@@ -72,6 +73,7 @@ export async function runDemo(engine: Engine, options: { out: string; seed?: num
     resultsPath,
     reportPath: report.path,
     statementPath: report.statementPath,
+    attestationPath: report.attestationPath,
     exportsDir: report.exportsDir,
     results,
     datasets: ids as Record<string, string>,

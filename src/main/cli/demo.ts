@@ -21,7 +21,7 @@ export function demoCommands(api: () => Api): CliCommand[] {
           const t0 = Date.now();
           const r = await runDemo(api().engine, { out, ...(seed !== undefined ? { seed } : {}), fast, task, log: ctx.log });
           ctx.log(`results: ${r.resultsPath}`);
-          ctx.log(`signed report: ${r.reportPath} (statement: ${r.statementPath}; tables: ${r.exportsDir})`);
+          ctx.log(`signed report: ${r.reportPath} (statement: ${r.statementPath}; attestation: ${r.attestationPath}; tables: ${r.exportsDir})`);
           ctx.log(`demo finished in ${Math.round((Date.now() - t0) / 1000)} s`);
           return {
             project: r.project,
@@ -30,6 +30,7 @@ export function demoCommands(api: () => Api): CliCommand[] {
             results: r.resultsPath,
             report: r.reportPath,
             statement: r.statementPath,
+            attestation: r.attestationPath,
             exports: r.exportsDir,
             sections: r.results.audit.sections,
             errors: r.results.errors,

@@ -22,7 +22,7 @@ export function reportCommands(api: () => Api): CliCommand[] {
         o.assertNoUnknown();
         if (input.resultsPath === undefined && (input.project === undefined || input.auditId === undefined)) throw new UsageError('give --project DIR and --run ID, or --results FILE.json');
         const built = await api().invoke('reports.build', input);
-        ctx.log(`wrote ${built.path} (signed by ${built.signer}), ${built.statementPath} and ${built.exports.length} export files in ${built.exportsDir}`);
+        ctx.log(`wrote ${built.path} (signed by ${built.signer}), ${built.statementPath}, ${built.attestationPath} and ${built.exports.length} export files in ${built.exportsDir}`);
         return built;
       },
     },
@@ -39,6 +39,20 @@ export function reportCommands(api: () => Api): CliCommand[] {
         const ok = result.valid && (!requireTrusted || result.trusted);
         if (result.valid && requireTrusted && !result.trusted) ctx.log('not trusted: --require-trusted was given and the signer is not one of this computer\'s trusted identities');
         return new CliResult(result, ok ? 0 : 1);
+      },
+    },
+    {
+      path: ['report', 'extract'],
+      usage: 'report extract FILE.pdf --out DIR   (write the files attached inside the report: results.json, the locked plan, the statement, the report-data CSVs; exit 1 when the report does not verify, the files are written anyway)',
+      run: async (o, positionals, ctx) => {
+        const out = o.requireString('out');
+        o.assertNoUnknown();
+        const path = positionals[0];
+        if (!path) throw new UsageError('report extract needs the PDF file');
+        const result = await api().invoke('reports.extract', { path, out });
+        ctx.log(`wrote ${result.files.length} files into ${result.out}`);
+        if (!result.valid) ctx.log(`the report does not verify: ${result.problems.join('; ')}`);
+        return new CliResult(result, result.valid ? 0 : 1);
       },
     },
     {

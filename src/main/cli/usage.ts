@@ -56,6 +56,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   report: [
     'report build (--project DIR --run ID | --results FILE.json) --out FILE.pdf [--identity ID] [--passphrase P] [--auditor NAME] [--organisation ORG] [--allow-incomplete]   (--allow-incomplete: sign even though a planned section did not run; the cover says so)',
     'report verify FILE.pdf [--require-trusted]   (exit 0 when the signature is valid, 1 otherwise; with --require-trusted also 1 when the signer is not a trusted identity)',
+    'report extract FILE.pdf --out DIR   (write the files attached inside the report: results.json, the locked plan, the statement, the report-data CSVs; exit 1 when the report does not verify, the files are written anyway)',
   ],
   identity: [
     'identity create --name NAME --org ORGANISATION [--email EMAIL] [--passphrase P]',
@@ -139,6 +140,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
     },
   },
   'report verify': { options: { 'require-trusted': 'boolean' }, positionals: ['FILE.pdf'] },
+  'report extract': { options: { out: 'string' }, positionals: ['FILE.pdf'] },
   'identity create': { options: { name: 'string', org: 'string', email: 'string', passphrase: 'string' } },
   'identity import': { options: { p12: 'string', passphrase: 'string', 'key-passphrase': 'string' } },
   'identity trust': { options: { cert: 'string' } },

@@ -3,6 +3,7 @@ import { createIdentity, getKeyProtector, importIdentity, listIdentities } from 
 import { applyTrust, listTrusted, trustCertificate } from '../identity/trust';
 import { verifyReport } from '../report';
 import { buildReportFiles } from '../report/service';
+import { extractReport } from '../report/extract';
 import { readInputFile, type InputKind } from '../security/input-file';
 import type { HandlerMap } from './types';
 
@@ -12,10 +13,11 @@ function readInput(path: string, kind: InputKind, field: string): Promise<Buffer
 }
 
 export const reportHandlers: HandlerMap<
-  'reports.build' | 'reports.verify' | 'identities.create' | 'identities.import' | 'identities.list' | 'identities.trust' | 'identities.trusted'
+  'reports.build' | 'reports.verify' | 'reports.extract' | 'identities.create' | 'identities.import' | 'identities.list' | 'identities.trust' | 'identities.trusted'
 > = {
   'reports.build': (input, engine) => buildReportFiles(engine, input),
   'reports.verify': async ({ path }, { dataDir }) => applyTrust(verifyReport(await readInput(path, 'pdf', 'path')), dataDir),
+  'reports.extract': async ({ path, out }) => extractReport(await readInput(path, 'pdf', 'path'), resolve(out)),
   'identities.create': ({ name, organisation, email, passphrase }, { dataDir }) => createIdentity(dataDir, { name, organisation, email, passphrase, protector: getKeyProtector() }),
   'identities.import': async ({ p12Path, p12Passphrase, passphrase }, { dataDir }) =>
     importIdentity(dataDir, { p12: await readInput(p12Path, 'p12', 'p12Path'), p12Passphrase, passphrase, protector: getKeyProtector() }),

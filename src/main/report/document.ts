@@ -15,6 +15,11 @@ import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence
 import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
 import { fdiTables, serTables, speatTables, werTables, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
+import { useXmp } from './xmp';
+
+/** The PDF/A level the report claims; checked by test/unit/report/archival.test.ts with poppler (veraPDF is the formal validator). */
+export const PDFA_SUBSET = 'PDF/A-3b';
+export const REPORT_LANG = 'en-GB';
 
 export const SECTION_HEADINGS = {
   speat: '1. SpEAT: speech embedding association test',
@@ -34,23 +39,41 @@ export interface DocumentMeta {
 }
 
 export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKit.PDFDocument {
+  const info = {
+    Title: `${results.audit.title}: bias audit report`,
+    Author: `${meta.auditor}, ${meta.organisation}`,
+    Subject: `Equivox audit ${results.audit.id} of project ${results.project.name}`,
+    Keywords: 'speech, bias, fairness, audit, SpEAT, WER, FDI',
+    Creator: `Equivox ${results.equivoxVersion}`,
+    Producer: `Equivox ${results.equivoxVersion} (PDFKit)`,
+    CreationDate: meta.now,
+    ModDate: meta.now,
+  };
   const doc = new PDFDocument({
+    // PDF/A-3 is based on PDF 1.7; PDFKit's subset adds the sRGB output intent and pdfaid.
+    pdfVersion: '1.7',
+    subset: PDFA_SUBSET,
     size: 'A4',
     margins: { top: PAGE.margin, left: PAGE.margin, right: PAGE.margin, bottom: PAGE.bottom },
     bufferPages: true,
     autoFirstPage: true,
-    lang: 'en-GB',
+    lang: REPORT_LANG,
+    // MarkInfo /Marked true and a structure tree; Layout tags everything it draws.
+    tagged: true,
     displayTitle: true,
-    info: {
-      Title: `${results.audit.title}: bias audit report`,
-      Author: `${meta.auditor}, ${meta.organisation}`,
-      Subject: `Equivox audit ${results.audit.id} of project ${results.project.name}`,
-      Keywords: 'speech, bias, fairness, audit, SpEAT, WER, FDI',
-      Creator: `Equivox ${results.equivoxVersion}`,
-      Producer: `Equivox ${results.equivoxVersion} (PDFKit)`,
-      CreationDate: meta.now,
-      ModDate: meta.now,
-    },
+    info,
+  });
+  useXmp(doc, {
+    title: info.Title,
+    author: info.Author,
+    subject: info.Subject,
+    keywords: info.Keywords,
+    producer: info.Producer,
+    creatorTool: info.Creator,
+    created: meta.now,
+    modified: meta.now,
+    identifier: `equivox:audit:${results.audit.id}`,
+    lang: REPORT_LANG,
   });
   showInvisibleInDocument(doc);
   registerFonts(doc);
@@ -72,7 +95,7 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
   }
   limitations(L, results, meta);
   appendix(L, results);
-  footers(doc, results);
+  footers(L, results);
   return doc;
 }
 
@@ -83,18 +106,19 @@ function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completen
   doc.y = 150;
   if (!status.complete) {
     // Before the title, so no reader takes a partial audit for a complete one.
-    doc.font('DejaVuSans-Bold').fontSize(18).fillColor(INCOMPLETE_RED).text('Incomplete audit', PAGE.margin, 96, { width: PAGE.width - 2 * PAGE.margin });
-    doc.font(FONT_REGULAR).fontSize(9.5).fillColor(INCOMPLETE_RED).text(
+    L.tagged('P', () => doc.font('DejaVuSans-Bold').fontSize(18).fillColor(INCOMPLETE_RED).text('Incomplete audit', PAGE.margin, 96, { width: PAGE.width - 2 * PAGE.margin }));
+    L.tagged('P', () => doc.font(FONT_REGULAR).fontSize(9.5).fillColor(INCOMPLETE_RED).text(
       `${completenessText(status)}. Not run: ${status.notRun.map((n) => `${SECTION_SHORT[n.section]} (${n.reason})`).join('; ')}.`,
       PAGE.margin,
       doc.y + 2,
       { width: PAGE.width - 2 * PAGE.margin },
-    );
+    ));
     doc.fillColor('#000000');
     doc.y = Math.max(doc.y + 16, 150);
   }
   L.p('Equivox bias audit report', { size: 12, colour: '#555555' });
-  doc.font('DejaVuSans-Bold').fontSize(22).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin });
+  // The report's title: the one heading above the sections' H1s.
+  L.tagged('H1', () => doc.font('DejaVuSans-Bold').fontSize(22).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
   doc.fillColor('#000000');
   L.gap(24);
   L.keyValues([
@@ -113,7 +137,7 @@ function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completen
   ]);
   L.gap(20);
   L.p(
-    'This report is digitally signed (PAdES baseline B-B). Any change to the file invalidates the signature. The full results are attached inside the PDF as results.json; a detached statement (report.statement.json) lists the SHA-256 of this report, the results, each dataset manifest and each model.',
+    'This report is digitally signed (PAdES baseline B-B) and archival (PDF/A-3b). Any change to the file invalidates the signature. Its evidence is attached inside it: the full results (results.json), every data table as CSV, the dataset manifests’ hashes, the locked plan when available, the commands that recompute the numbers, a signed statement of their SHA-256 and an in-toto attestation of the verdicts (equivox report extract writes them out). The detached statement (report.statement.json) and attestation (report.intoto.jsonl) also list the SHA-256 of this report, each dataset manifest and each model.',
     { size: 8.5, colour: '#555555' },
   );
 }
@@ -403,13 +427,14 @@ function appendix(L: Layout, r: AuditResults): void {
   });
 }
 
-function footers(doc: PDFKit.PDFDocument, r: AuditResults): void {
+function footers(L: Layout, r: AuditResults): void {
+  const doc = L.doc;
   const range = doc.bufferedPageRange();
   for (let i = range.start; i < range.start + range.count; i += 1) {
     doc.switchToPage(i);
     const bottom = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
-    doc.font(FONT_REGULAR).fontSize(7).fillColor('#777777').text(`Equivox bias audit · ${r.audit.title} · page ${i + 1} of ${range.count}`, PAGE.margin, PAGE.height - 36, { width: PAGE.width - 2 * PAGE.margin, align: 'center', lineBreak: false });
+    L.artifact(() => doc.font(FONT_REGULAR).fontSize(7).fillColor('#777777').text(`Equivox bias audit · ${r.audit.title} · page ${i + 1} of ${range.count}`, PAGE.margin, PAGE.height - 36, { width: PAGE.width - 2 * PAGE.margin, align: 'center', lineBreak: false }), 'Pagination');
     doc.page.margins.bottom = bottom;
   }
   doc.fillColor('#000000');

@@ -3,7 +3,7 @@
  * plus a detached statement signed with the same key; verifyReport(bytes); the exports
  * (results.json and one CSV per table).
  */
-import { createHash, sign as rsaSign, verify as rsaVerify, createPublicKey } from 'node:crypto';
+import { sign as rsaSign } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { writeFileAtomic } from '../atomic-write';
 import { join } from 'node:path';
@@ -18,9 +18,17 @@ import { CadesSigner } from './cms';
 import { createDocument } from './document';
 import { allTables } from './tables';
 import { werUtteranceTable } from './wer-normalisation-tables';
+import { REPRODUCE_ATTACHMENT, reproduceJson } from './reproduce';
+import { attestationSubjects, buildStatement, INTOTO_ATTACHMENT, signEnvelope, type DsseEnvelope } from './intoto';
+import { canonicalJson, sha256Hex, STATEMENT_ATTACHMENT, type AttachmentRelationship, type ReportStatement } from './statement';
 
 export { verifyReport, extractAttachments, type VerifyResult, type AttachmentInfo } from './verify';
 export { SECTION_HEADINGS } from './document';
+export { pae, verifyEnvelope, INTOTO_ATTACHMENT, EQUIVOX_PREDICATE_TYPE, type DsseEnvelope, type InTotoStatement } from './intoto';
+export { canonicalJson, verifyStatement, STATEMENT_ATTACHMENT, type ReportStatement } from './statement';
+
+/** The statement written beside the PDF: it names the PDF's hash. */
+export type DetachedStatement = ReportStatement & { report: { file: string; sha256: string } };
 
 export interface BuildReportOptions {
   identity: SigningIdentity;
@@ -31,38 +39,84 @@ export interface BuildReportOptions {
   now?: Date;
   location?: string;
   reportFileName?: string;
+  /**
+   * The locked plan as hashed when it was locked (canonical JSON of plan and inputs, whose
+   * SHA-256 is the results' planSha256); attached as plan.locked.json when given.
+   */
+  lockedPlan?: Buffer;
 }
 
-export interface ReportStatement {
-  type: 'equivox.report-statement';
-  version: 1;
-  createdAt: string;
-  signer: { name: string; organisation: string; fingerprint: string; certificate: string };
-  report: { file: string; sha256: string };
-  results: { file: 'results.json'; sha256: string; schemaVersion: number };
-  datasets: { id: string; name: string; manifestSha256: string | null }[];
-  models: { id: string; name: string; sha256: string }[];
-  signature?: { algorithm: 'RSASSA-PKCS1-v1_5-SHA256'; over: string; value: string };
+/** One file the report carries inside it (PDF/A-3 associated file) and, mostly, beside it. */
+export interface EvidenceFile {
+  name: string;
+  data: Buffer;
+  mime: string;
+  relationship: AttachmentRelationship;
+  description: string;
 }
+
+export const LOCKED_PLAN_ATTACHMENT = 'plan.locked.json';
+export const MANIFESTS_ATTACHMENT = 'datasets.manifests.json';
 
 /** The results.json bytes: the attachment, the export and the statement hash all use these. */
 export function resultsJson(results: AuditResults): Buffer {
   return Buffer.from(`${JSON.stringify(results, null, 2)}\n`, 'utf8');
 }
 
-const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
+const sha256 = sha256Hex;
 
-/** JSON with object keys sorted at every level: the bytes the statement signature covers. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
+/** The report-data tables as CSV files: the same bytes in the PDF and in the exports folder. */
+export function reportDataFiles(results: AuditResults): EvidenceFile[] {
+  // The utterance table is report data only: too long for the PDF's pages.
+  const utterances = werUtteranceTable(results.wer);
+  return [...allTables(results), ...(utterances ? [utterances] : [])].map((t) => ({
+    name: `${t.id}.csv`,
+    data: Buffer.from(toCsv(t.columns.map((c) => c.title), t.rows), 'utf8'),
+    mime: 'text/csv',
+    relationship: 'Data' as const,
+    description: `Report data: ${t.title}`,
+  }));
+}
+
+/** Everything attached inside the PDF except the statement (which lists these files' hashes). */
+export function evidenceFiles(results: AuditResults, lockedPlan?: Buffer): EvidenceFile[] {
+  const reproduce = reproduceJson(results);
+  const manifests = results.datasets.map((d) => ({ id: d.id, name: d.name, role: d.role, clips: d.clips, manifestSha256: d.manifestSha256 }));
+  return [
+    { name: 'results.json', data: resultsJson(results), mime: 'application/json', relationship: 'Data', description: `Equivox audit results, schema version ${results.schemaVersion}` },
+    ...(lockedPlan
+      ? [{ name: LOCKED_PLAN_ATTACHMENT, data: lockedPlan, mime: 'application/json', relationship: 'Supplement' as const, description: `The locked audit plan (canonical JSON; SHA-256 ${results.audit.planSha256 ?? 'not recorded'})` }]
+      : []),
+    { name: MANIFESTS_ATTACHMENT, data: Buffer.from(`${JSON.stringify(manifests, null, 2)}\n`, 'utf8'), mime: 'application/json', relationship: 'Supplement', description: 'SHA-256 of each dataset manifest the audit read' },
+    ...reportDataFiles(results),
+    ...(reproduce ? [{ name: REPRODUCE_ATTACHMENT, data: reproduce, mime: 'application/json', relationship: 'Supplement' as const, description: 'The stats command lines (with their seeds) that recompute the report’s numbers from the attached data' }] : []),
+  ];
+}
+
+function attach(doc: PDFKit.PDFDocument, f: EvidenceFile, now: Date): void {
+  // PDFKit writes /AFRelationship on the file specification and adds it to the catalog's /AF array (PDF/A-3 associated files).
+  doc.file(f.data, { name: f.name, type: f.mime, description: f.description, creationDate: now, modifiedDate: now, relationship: f.relationship } as PDFKit.Mixins.PDFAttachmentOptions);
+}
+
+function signStatement(body: ReportStatement, identity: SigningIdentity): ReportStatement {
+  const value = rsaSign('sha256', Buffer.from(canonicalJson(body), 'utf8'), identity.key).toString('base64');
+  return { ...body, signature: { algorithm: 'RSASSA-PKCS1-v1_5-SHA256', over: 'canonical JSON (sorted keys, no whitespace) of this object without "signature"', value } };
+}
+
+/**
+ * PDF/A (ISO 19005-2/-3 §6.3.2) wants every annotation's /F with the Print flag; the
+ * signature widget @signpdf adds has none, and it is written as soon as it is made, so its
+ * dictionary is given the flag as it is created.
+ */
+function withPrintableWidgets<T>(doc: PDFKit.PDFDocument, add: () => T): T {
+  const d = doc as unknown as { ref: (data: Record<string, unknown>) => unknown };
+  const ref = d.ref.bind(doc);
+  d.ref = (data: Record<string, unknown>) => ref(data && data.Type === 'Annot' && data.Subtype === 'Widget' && data.F === undefined ? { ...data, F: 4 } : data);
+  try {
+    return add();
+  } finally {
+    d.ref = ref;
   }
-  return JSON.stringify(value);
 }
 
 function collect(doc: PDFKit.PDFDocument): Promise<Buffer> {
@@ -74,7 +128,7 @@ function collect(doc: PDFKit.PDFDocument): Promise<Buffer> {
   });
 }
 
-export async function buildReport(results: AuditResults, opts: BuildReportOptions): Promise<{ pdf: Buffer; statement: ReportStatement }> {
+export async function buildReport(results: AuditResults, opts: BuildReportOptions): Promise<{ pdf: Buffer; statement: DetachedStatement; evidence: EvidenceFile[]; attestation: DsseEnvelope }> {
   const now = opts.now ?? new Date();
   const { identity } = opts;
   const auditor = opts.auditor ?? identity.info.name;
@@ -88,18 +142,28 @@ export async function buildReport(results: AuditResults, opts: BuildReportOption
     fingerprint: identity.info.fingerprint,
     keyProtection: identity.info.protection,
   });
-  doc.file(json, {
-    name: 'results.json',
-    type: 'application/json',
-    description: `Equivox audit results, schema version ${results.schemaVersion}`,
-    creationDate: now,
-    modifiedDate: now,
-    relationship: 'Data',
-  } as PDFKit.Mixins.PDFAttachmentOptions);
+  const evidence = evidenceFiles(results, opts.lockedPlan);
+  const certificatePem = `-----BEGIN CERTIFICATE-----\n${identity.certificateDer.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
+  const common = {
+    type: 'equivox.report-statement' as const,
+    version: 1 as const,
+    createdAt: now.toISOString(),
+    signer: { name: identity.info.name, organisation: identity.info.organisation, fingerprint: identity.info.fingerprint, certificate: certificatePem },
+    results: { file: 'results.json' as const, sha256: sha256(json), schemaVersion: results.schemaVersion },
+    datasets: results.datasets.map((d) => ({ id: d.id, name: d.name, manifestSha256: d.manifestSha256 })),
+    models: results.models.map((m) => ({ id: m.id, name: m.name, sha256: m.sha256 })),
+  };
+  const hashes = evidence.map((f) => ({ name: f.name, sha256: sha256(f.data) }));
+  // The attestation inside covers the attached evidence; the one beside the PDF adds the PDF itself.
+  const innerAttestation = signEnvelope(buildStatement(results, attestationSubjects(results, hashes)), identity.key, identity.info.fingerprint);
+  evidence.push({ name: INTOTO_ATTACHMENT, data: Buffer.from(`${JSON.stringify(innerAttestation, null, 2)}\n`, 'utf8'), mime: 'application/json', relationship: 'Supplement', description: 'in-toto Statement v1 (DSSE envelope, signed with the auditor’s key): the audit’s verdicts over the hashes of the attached evidence, models, manifests and plan' });
+  const embedded = signStatement({ ...common, attachments: evidence.map((f) => ({ name: f.name, sha256: sha256(f.data), relationship: f.relationship })) }, identity);
+  for (const f of evidence) attach(doc, f, now);
+  attach(doc, { name: STATEMENT_ATTACHMENT, data: Buffer.from(`${JSON.stringify(embedded, null, 2)}\n`, 'utf8'), mime: 'application/json', relationship: 'Supplement', description: 'Signed statement: the SHA-256 of every other attached file, the datasets and the models' }, now);
   const done = collect(doc);
   // PDFKit writes these as PDF text strings, UTF-16BE with a byte-order mark when they are
   // not ASCII, so pdfsig and viewers show any script; invisible characters are written out.
-  pdfkitAddPlaceholder({
+  withPrintableWidgets(doc, () => pdfkitAddPlaceholder({
     pdf: doc,
     pdfBuffer: Buffer.from([]),
     reason: showInvisible(`Equivox bias audit report for audit ${results.audit.id}`),
@@ -111,36 +175,14 @@ export async function buildReport(results: AuditResults, opts: BuildReportOption
     subFilter: SUBFILTER_ETSI_CADES_DETACHED,
     widgetRect: [0, 0, 0, 0],
     appName: `Equivox-${results.equivoxVersion}`, // a PDF name: no spaces
-  });
+  }));
   doc.end();
   const unsigned = await done;
   const pdf = await new SignPdf().sign(unsigned, new CadesSigner(identity.key, identity.certificateDer, identity.chainDer));
-  const certificatePem = `-----BEGIN CERTIFICATE-----\n${identity.certificateDer.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
-  const body: ReportStatement = {
-    type: 'equivox.report-statement',
-    version: 1,
-    createdAt: now.toISOString(),
-    signer: { name: identity.info.name, organisation: identity.info.organisation, fingerprint: identity.info.fingerprint, certificate: certificatePem },
-    report: { file: opts.reportFileName ?? 'report.pdf', sha256: sha256(pdf) },
-    results: { file: 'results.json', sha256: sha256(json), schemaVersion: results.schemaVersion },
-    datasets: results.datasets.map((d) => ({ id: d.id, name: d.name, manifestSha256: d.manifestSha256 })),
-    models: results.models.map((m) => ({ id: m.id, name: m.name, sha256: m.sha256 })),
-  };
-  const value = rsaSign('sha256', Buffer.from(canonicalJson(body), 'utf8'), identity.key).toString('base64');
-  return { pdf, statement: { ...body, signature: { algorithm: 'RSASSA-PKCS1-v1_5-SHA256', over: 'canonical JSON (sorted keys, no whitespace) of this object without "signature"', value } } };
-}
-
-/** Check a statement's signature against the certificate it names (and, optionally, the report bytes). */
-export function verifyStatement(statement: ReportStatement, reportBytes?: Buffer): { valid: boolean; reportMatches: boolean | null } {
-  if (!statement.signature) return { valid: false, reportMatches: null };
-  const { signature, ...body } = statement;
-  let valid = false;
-  try {
-    valid = rsaVerify('sha256', Buffer.from(canonicalJson(body), 'utf8'), createPublicKey(statement.signer.certificate), Buffer.from(signature.value, 'base64'));
-  } catch {
-    valid = false;
-  }
-  return { valid, reportMatches: reportBytes ? sha256(reportBytes) === statement.report.sha256 : null };
+  const reportFile = opts.reportFileName ?? 'report.pdf';
+  const statement = signStatement({ ...common, attachments: evidence.map((f) => ({ name: f.name, sha256: sha256(f.data), relationship: f.relationship })), report: { file: reportFile, sha256: sha256(pdf) } }, identity) as DetachedStatement;
+  const attestation = signEnvelope(buildStatement(results, attestationSubjects(results, [{ name: reportFile, sha256: sha256(pdf) }, ...hashes])), identity.key, identity.info.fingerprint);
+  return { pdf, statement, evidence, attestation };
 }
 
 /**
@@ -150,14 +192,9 @@ export function verifyStatement(statement: ReportStatement, reportBytes?: Buffer
 export function writeExports(results: AuditResults, dir: string): string[] {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const files: string[] = [];
-  const json = join(dir, 'results.json');
-  writeFileAtomic(json, resultsJson(results));
-  files.push(json);
-  // The utterance table is report data only: too long for the PDF.
-  const utterances = werUtteranceTable(results.wer);
-  for (const t of [...allTables(results), ...(utterances ? [utterances] : [])]) {
-    const file = join(dir, `${t.id}.csv`);
-    writeFileAtomic(file, toCsv(t.columns.map((c) => c.title), t.rows));
+  for (const f of [evidenceFiles(results)[0]!, ...reportDataFiles(results)]) {
+    const file = join(dir, f.name);
+    writeFileAtomic(file, f.data);
     files.push(file);
   }
   return files;

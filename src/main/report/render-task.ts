@@ -18,7 +18,11 @@ export interface RenderInput {
   /** The PDF's path, its statement's and the folder of data files (service.ts names them). */
   out: string;
   statementPath: string;
+  /** The in-toto attestation beside the PDF (report.intoto.jsonl). */
+  attestationPath: string;
   exportsDir: string;
+  /** The locked plan's exact canonical JSON (its SHA-256 is the results' planSha256), attached when known. */
+  lockedPlan?: string;
 }
 
 export interface RenderOutput {
@@ -38,17 +42,18 @@ export interface RenderOutput {
  */
 export const renderReportTask: Task<RenderInput, RenderOutput> = async (input) => {
   const identity = loadSigningIdentity(input.dataDir, input.identityId, { ...(input.passphrase !== undefined ? { passphrase: input.passphrase } : {}), protector: getKeyProtector() });
-  const { results, out, statementPath, exportsDir } = input;
+  const { results, out, statementPath, attestationPath, exportsDir } = input;
   const folder = dirname(out);
   mkdirSync(folder, { recursive: true });
   // What a killed build left here (hidden temporary copies of the PDF, statement or data files).
   removeStaleTemps(folder);
   removeStaleTemps(exportsDir);
-  const { pdf, statement } = await buildReport(results, {
+  const { pdf, statement, attestation } = await buildReport(results, {
     identity,
     ...(input.auditor !== undefined ? { auditor: input.auditor } : {}),
     ...(input.organisation !== undefined ? { organisation: input.organisation } : {}),
     reportFileName: basename(out),
+    ...(input.lockedPlan !== undefined ? { lockedPlan: Buffer.from(input.lockedPlan, 'utf8') } : {}),
   });
   const statementText = `${JSON.stringify(statement, null, 2)}\n`;
   const sha256 = createHash('sha256').update(pdf).digest('hex');
@@ -68,6 +73,7 @@ export const renderReportTask: Task<RenderInput, RenderOutput> = async (input) =
       throw err;
     }
     writeFileAtomic(statementPath, statementText);
+    writeFileAtomic(attestationPath, `${JSON.stringify(attestation)}\n`);
     writeFileAtomic(out, pdf);
   } catch (err) {
     // The results document is most of what the data files hold; their tables about as much again.

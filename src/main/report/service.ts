@@ -3,7 +3,7 @@
  * sign the report with an identity from the data folder, write the PDF, the signed
  * statement and the exports, and record the report in the project's `reports` table.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { storageError } from '../error-shape';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { BuiltReport, OperationInputReportsBuild } from './service-types';
@@ -16,6 +16,8 @@ import { listIdentities } from '../identity';
 import type { RenderInput, RenderOutput } from './render-task';
 import { readInputFile } from '../security/input-file';
 import { quoteUserText } from '../../shared/quote';
+import { canonicalJson } from '../../shared/plan';
+import { listPlans } from '../audits/plans';
 
 function parseResults(text: string, where: string): AuditResults {
   let parsed: unknown;
@@ -48,8 +50,20 @@ export function assertReportable(results: AuditResults, allowIncomplete: boolean
   }
 }
 
+/** The locked plan's hashed bytes (canonical JSON of plan and inputs), when this project still holds the plan the results name. */
+function lockedPlanBytes(db: Parameters<typeof listPlans>[0], results: AuditResults): Buffer | undefined {
+  const want = results.audit.planSha256;
+  if (!want) return undefined;
+  const plan = listPlans(db).find((p) => p.sha256 === want);
+  if (!plan) return undefined;
+  const bytes = Buffer.from(canonicalJson({ plan: plan.config, inputs: plan.inputs }), 'utf8');
+  // Only the exact bytes that were hashed at locking: anything else would not be the locked plan.
+  return createHash('sha256').update(bytes).digest('hex') === want ? bytes : undefined;
+}
+
 export async function buildReportFiles(engine: Engine, input: OperationInputReportsBuild): Promise<BuiltReport> {
   let results: AuditResults;
+  let lockedPlan: Buffer | undefined;
   let record: ((row: { path: string; sha256: string; signer: string; fingerprint: string }) => string) | null = null;
   if (input.resultsPath) {
     const file = resolve(input.resultsPath);
@@ -65,6 +79,7 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
         : new NotFoundError(`no audit run "${input.auditId}" in project ${project.name}`, 'auditId');
     }
     results = parseResults(row.result_json, `results of audit run ${input.auditId}`);
+    lockedPlan = lockedPlanBytes(db, results);
     record = (r) => {
       const id = randomUUID();
       db.prepare('INSERT INTO reports (id, audit_id, path, sha256, signer, fingerprint, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(id, input.auditId!, r.path, r.sha256, r.signer, r.fingerprint, new Date().toISOString());
@@ -83,6 +98,7 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
   const base = basename(out, extname(out));
   const folder = dirname(out);
   const statementPath = join(folder, `${base}.statement.json`);
+  const attestationPath = join(folder, `${base}.intoto.jsonl`);
   const exportsDir = join(folder, `${base}-data`);
   // The key, the layout, signing and the file writes in a job worker, so the engine keeps
   // answering meanwhile; the reports row is written here, on the engine's own connection.
@@ -95,7 +111,9 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
     ...(input.organisation !== undefined ? { organisation: input.organisation } : {}),
     out,
     statementPath,
+    attestationPath,
     exportsDir,
+    ...(lockedPlan ? { lockedPlan: lockedPlan.toString('utf8') } : {}),
   } satisfies RenderInput).result;
   const { sha256, exports, pages, signer, fingerprint } = written;
   let reportId: string | null;
@@ -104,5 +122,5 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
   } catch (err) {
     throw storageError(err, { folder, step: 'writing the report' }) ?? err;
   }
-  return { reportId, path: out, statementPath, exportsDir, exports, sha256, signer, fingerprint, pages };
+  return { reportId, path: out, statementPath, attestationPath, exportsDir, exports, sha256, signer, fingerprint, pages };
 }

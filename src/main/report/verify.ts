@@ -14,6 +14,8 @@ import type { ReportVerification } from '../../shared/api/reports';
 import { fingerprintOf } from '../identity';
 import { certificateFromDer, certificateNames } from '../identity/names';
 import { checkCms } from './cms';
+import { STATEMENT_ATTACHMENT, verifyStatement, type ReportStatement } from './statement';
+import { EQUIVOX_PREDICATE_TYPE, INTOTO_ATTACHMENT, verifyEnvelope, type DsseEnvelope } from './intoto';
 import { isDict, isRef, isStream, isString, nameOf, pdfText, PdfDocument, type PdfDict, type PdfValue } from './pdf-parse';
 
 export type AttachmentInfo = ReportVerification['attachments'][number];
@@ -109,6 +111,82 @@ function byteRangeOf(sig: PdfDict, pdf: PdfDocument): [number, number, number, n
   return n.every((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0) ? (n as [number, number, number, number]) : null;
 }
 
+/**
+ * The attachments against the signed statement attached beside them: each listed file must be
+ * present with the listed SHA-256, and nothing else may be attached. The statement's own
+ * signature must verify, and with the certificate that signed the PDF (checked by the caller).
+ */
+function checkEvidence(files: { name: string; data: Buffer }[], attachments: AttachmentInfo[], problems: string[]): { statementCertificate: string | null; ok: boolean } {
+  const entry = files.find((f) => f.name === STATEMENT_ATTACHMENT);
+  if (!entry) return { statementCertificate: null, ok: true };
+  let statement: ReportStatement;
+  try {
+    statement = JSON.parse(entry.data.toString('utf8')) as ReportStatement;
+  } catch {
+    problems.push(`the attached ${STATEMENT_ATTACHMENT} is not valid JSON`);
+    return { statementCertificate: null, ok: false };
+  }
+  let ok = true;
+  if (!verifyStatement(statement).valid) {
+    problems.push(`the signature of the attached ${STATEMENT_ATTACHMENT} does not verify (it was changed after signing)`);
+    ok = false;
+  }
+  const listed = Array.isArray(statement.attachments) ? statement.attachments : null;
+  for (const a of attachments) {
+    if (a.name === STATEMENT_ATTACHMENT) {
+      a.matchesStatement = null;
+      continue;
+    }
+    if (!listed) {
+      a.matchesStatement = null;
+      continue;
+    }
+    const want = listed.find((l) => l.name === a.name);
+    a.matchesStatement = want !== undefined && want.sha256 === a.sha256;
+    if (!want) problems.push(`attachment ${a.name} is not listed in the signed statement (it was added after signing)`);
+    else if (want.sha256 !== a.sha256) problems.push(`attachment ${a.name} was replaced or changed: its SHA-256 is ${a.sha256}, the signed statement lists ${want.sha256}`);
+    if (!a.matchesStatement) ok = false;
+  }
+  for (const l of listed ?? []) {
+    if (!attachments.some((a) => a.name === l.name)) {
+      problems.push(`attachment ${l.name}, listed in the signed statement, is missing from the PDF`);
+      ok = false;
+    }
+  }
+  return { statementCertificate: typeof statement.signer?.certificate === 'string' ? statement.signer.certificate : null, ok };
+}
+
+/** The attached in-toto envelope: signed by the PDF's signer, and every subject that names an attachment has that attachment's digest. */
+function checkAttestation(files: { name: string; data: Buffer }[], attachments: AttachmentInfo[], certificateDer: Buffer, problems: string[]): NonNullable<VerifyResult['attestation']> | null {
+  const entry = files.find((f) => f.name === INTOTO_ATTACHMENT);
+  if (!entry) return null;
+  let envelope: DsseEnvelope;
+  try {
+    envelope = JSON.parse(entry.data.toString('utf8')) as DsseEnvelope;
+  } catch {
+    problems.push(`the attached ${INTOTO_ATTACHMENT} is not valid JSON`);
+    return { valid: false, predicateType: null, subjects: 0 };
+  }
+  const pem = `-----BEGIN CERTIFICATE-----\n${certificateDer.toString('base64')}\n-----END CERTIFICATE-----\n`;
+  const v = verifyEnvelope(envelope, pem);
+  if (!v.valid || !v.statement) {
+    problems.push(`${INTOTO_ATTACHMENT}: ${v.problem ?? 'does not verify'}`);
+    return { valid: false, predicateType: v.statement?.predicateType ?? null, subjects: v.statement?.subject?.length ?? 0 };
+  }
+  let ok = v.statement.predicateType === EQUIVOX_PREDICATE_TYPE;
+  if (!ok) problems.push(`${INTOTO_ATTACHMENT}: predicate type ${JSON.stringify(v.statement.predicateType)} is not Equivox's`);
+  for (const s of v.statement.subject) {
+    const a = attachments.find((x) => x.name === s.name);
+    if (a && a.sha256 !== s.digest?.sha256) {
+      problems.push(`${INTOTO_ATTACHMENT}: subject ${s.name} has SHA-256 ${s.digest?.sha256}, the attached file has ${a.sha256}`);
+      ok = false;
+    }
+  }
+  return { valid: ok, predicateType: v.statement.predicateType, subjects: v.statement.subject.length };
+}
+
+const pemToDer = (pem: string): Buffer => Buffer.from(pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, ''), 'base64');
+
 export function verifyReport(bytes: Buffer): VerifyResult {
   const problems: string[] = [];
   // Whether the signer is trusted is judged against this computer's identities (identity/trust.ts applyTrust), and only for a valid signature.
@@ -120,10 +198,15 @@ export function verifyReport(bytes: Buffer): VerifyResult {
     problems.push(`not a signed Equivox report: the file cannot be read as a PDF (${(err as Error).message})`);
     return { ...result, signed: null };
   }
+  let evidence: { statementCertificate: string | null; ok: boolean } = { statementCertificate: null, ok: true };
+  let files: { name: string; data: Buffer }[] = [];
   try {
-    result.attachments = attachmentsOf(pdf).map((a) => ({ name: a.name, size: a.data.length, sha256: createHash('sha256').update(a.data).digest('hex') }));
+    files = attachmentsOf(pdf);
+    result.attachments = files.map((a) => ({ name: a.name, size: a.data.length, sha256: createHash('sha256').update(a.data).digest('hex') }));
+    evidence = checkEvidence(files, result.attachments, problems);
   } catch (err) {
     problems.push(`attachments unreadable: ${(err as Error).message}`);
+    evidence = { statementCertificate: null, ok: false };
   }
   let sigs: { field: string; sig: PdfDict }[];
   try {
@@ -182,6 +265,14 @@ export function verifyReport(bytes: Buffer): VerifyResult {
     }
   } else problems.push('no certificate matching the signer in the signature');
   result.signedAt = check.signingTime?.toISOString() ?? (isString(m) ? pdfDate(pdfText(m)) : null);
-  result.valid = sigs.length === 1 && result.coversWholeFile && check.digestMatches && check.signatureValid && check.signingCertificateMatches !== false && paddingOk && !!check.certificateDer;
+  if (evidence.statementCertificate !== null && check.certificateDer && !pemToDer(evidence.statementCertificate).equals(check.certificateDer)) {
+    problems.push(`the attached ${STATEMENT_ATTACHMENT} was signed with a different certificate from the PDF's signature`);
+    evidence.ok = false;
+  }
+  if (check.certificateDer) {
+    result.attestation = checkAttestation(files, result.attachments, check.certificateDer, problems);
+    if (result.attestation && !result.attestation.valid) evidence.ok = false;
+  }
+  result.valid = evidence.ok && sigs.length === 1 && result.coversWholeFile && check.digestMatches && check.signatureValid && check.signingCertificateMatches !== false && paddingOk && !!check.certificateDer;
   return result;
 }

@@ -37,10 +37,25 @@ export interface ReportVerification {
   trustNote: string | null;
   signedAt: string | null;
   coversWholeFile: boolean;
-  attachments: { name: string; size: number; sha256: string }[];
+  /**
+   * Files attached inside the PDF. matchesStatement: whether the file's SHA-256 equals the one
+   * the signed statement attached beside them lists (null for the statement itself, and for
+   * reports made before statements listed attachments).
+   */
+  attachments: { name: string; size: number; sha256: string; matchesStatement?: boolean | null }[];
   subFilter: string | null;
+  /** The in-toto attestation attached inside (absent in reports made before it): whether its DSSE signature verifies with the PDF signer's certificate and its subjects match the attachments. */
+  attestation?: { valid: boolean; predicateType: string | null; subjects: number } | null;
   /** Plain-language reasons when not valid. */
   problems: string[];
+}
+
+/** What `report extract` wrote, and whether the report verified (files are written either way, so a damaged report can be examined). */
+export interface ExtractedReport {
+  out: string;
+  valid: boolean;
+  problems: string[];
+  files: { name: string; path: string; size: number; sha256: string; matchesStatement: boolean | null }[];
 }
 
 /** A certificate trusted on this computer for `report verify` (never a key). */
@@ -60,6 +75,8 @@ export interface BuiltReport {
   reportId: string | null;
   path: string;
   statementPath: string;
+  /** The in-toto attestation (one DSSE envelope per line) beside the PDF. */
+  attestationPath: string;
   exportsDir: string;
   exports: string[];
   sha256: string;
@@ -104,6 +121,12 @@ export const reportOperations = {
     paths: ['path'],
     result: null as unknown as ReportVerification,
     summary: "Verify a report's signature and list its attachments",
+  },
+  'reports.extract': {
+    input: z.strictObject({ path: Path, out: Path }),
+    paths: ['path', { field: 'out', access: 'write' }],
+    result: null as unknown as ExtractedReport,
+    summary: 'Write the files attached inside a report (results, plan, statement, report data) into a folder, after verifying them',
   },
   'identities.create': {
     input: z.strictObject({ name: Text, organisation: Text, email: z.string().email().optional(), passphrase: z.string().min(8, 'must be at least 8 characters').optional() }),

@@ -153,7 +153,7 @@ describe.skipIf(!tmpfs.dir)(`a full disk during audit run and report build${tmpf
     rmSync(filler2);
     const built = await runCli(build, p.home);
     expect(built.code, built.stderr.slice(-2000)).toBe(0);
-    expect(readdirSync(join(tmpfs.dir!, 'report')).sort()).toEqual(['report-data', 'report.pdf', 'report.statement.json']);
+    expect(readdirSync(join(tmpfs.dir!, 'report')).sort()).toEqual(['report-data', 'report.intoto.jsonl', 'report.pdf', 'report.statement.json']);
   });
 });
 
@@ -284,7 +284,7 @@ describe('one run of a plan at a time, and a report built as one unit', () => {
 
     const rerun = await runCli(args.slice(1), p.home);
     expect(rerun.code, rerun.stderr.slice(-2000)).toBe(0);
-    expect(readdirSync(dir).sort()).toEqual(['report-data', 'report.pdf', 'report.statement.json']);
+    expect(readdirSync(dir).sort()).toEqual(['report-data', 'report.intoto.jsonl', 'report.pdf', 'report.statement.json']);
     expect(readdirSync(join(dir, 'report-data')).filter((n) => n.startsWith('.'))).toEqual([]);
     const statement = JSON.parse(readFileSync(join(dir, 'report.statement.json'), 'utf8')) as { report: { sha256: string }; results: { sha256: string } };
     expect(statement.report.sha256).toBe(sha256(out));

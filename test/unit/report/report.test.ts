@@ -12,7 +12,7 @@ import { WER_TEST_SHORT, werPrimaryStatement, werVerdicts } from '../../../src/s
 import { createApi } from '../../../src/main/api';
 import { createEngine } from '../../../src/main/engine';
 import { createIdentity, importIdentity, listIdentities, loadSigningIdentity, type SigningIdentity } from '../../../src/main/identity';
-import { buildReport, extractAttachments, resultsJson, SECTION_HEADINGS, verifyReport, verifyStatement, writeExports, type ReportStatement } from '../../../src/main/report';
+import { buildReport, extractAttachments, resultsJson, SECTION_HEADINGS, verifyReport, verifyStatement, writeExports, type DetachedStatement } from '../../../src/main/report';
 import { runCli } from '../../../src/main/cli';
 import { parseCsvTable } from '../../../src/main/data/csv';
 
@@ -29,7 +29,7 @@ let dir: string;
 let identity: SigningIdentity;
 let pdfPath: string;
 let pdf: Buffer;
-let statement: ReportStatement;
+let statement: DetachedStatement;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'equivox-report-'));
@@ -40,6 +40,7 @@ beforeAll(async () => {
   statement = built.statement;
   pdfPath = join(dir, 'report.pdf');
   writeFileSync(pdfPath, pdf);
+  writeExports(results, join(dir, 'exports-for-names'));
 });
 
 function flipped(offset: number): string {
@@ -59,10 +60,12 @@ describe('signed PDF report', () => {
     expect(out).not.toContain('Syntax Error');
   });
 
-  it('verifies with our own CMS check and lists the attachment', () => {
+  it('verifies with our own CMS check and lists the attachments: results, manifests, every report-data CSV, the statement and the attestation', () => {
     const v = verifyReport(pdf);
     expect(v).toMatchObject({ valid: true, coversWholeFile: true, signer: 'Ada Auditor, Fair Speech Lab', fingerprint: identity.info.fingerprint, signedAt: '2026-11-29T12:00:00.000Z', subFilter: 'ETSI.CAdES.detached' });
-    expect(v.attachments.map((a) => a.name)).toEqual(['results.json']);
+    const csvs = readdirSync(join(dir, 'exports-for-names')).filter((f) => f.endsWith('.csv'));
+    expect(csvs.length).toBeGreaterThan(5);
+    expect(v.attachments.map((a) => a.name).sort()).toEqual(['audit.intoto.json', 'datasets.manifests.json', 'report.statement.json', 'results.json', ...csvs].sort());
   });
 
   it('openssl cms accepts the signature over the ByteRange bytes', () => {
@@ -176,10 +179,10 @@ describe('signed PDF report', () => {
   });
 
   it('embeds results.json byte for byte (pdfdetach and our extractor)', () => {
-    const [att] = extractAttachments(pdf);
-    expect(att!.name).toBe('results.json');
+    const all = extractAttachments(pdf);
+    const att = all.find((a) => a.name === 'results.json');
     expect(att!.data.equals(resultsJson(results))).toBe(true);
-    execFileSync('pdfdetach', ['-save', '1', '-o', join(dir, 'detached.json'), pdfPath]);
+    execFileSync('pdfdetach', ['-savefile', 'results.json', '-o', join(dir, 'detached.json'), pdfPath]);
     expect(JSON.parse(readFileSync(join(dir, 'detached.json'), 'utf8'))).toEqual(results);
   });
 

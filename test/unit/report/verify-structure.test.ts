@@ -88,7 +88,12 @@ describe('a genuine report whose title and project name look like PDF syntax', (
 
   it('verify: valid, the whole file covered, only the real attachment, trusted; the CLI exits 0', async () => {
     expect(verifyReport(pdf)).toMatchObject({ valid: true, signed: true, coversWholeFile: true, signer: 'Ada Auditor, Fair Speech Lab', subFilter: 'ETSI.CAdES.detached', signedAt: '2026-12-01T09:00:00.000Z', problems: [] });
-    expect(verifyReport(pdf).attachments.map((a) => a.name)).toEqual(['results.json']);
+    // The real attachments (results, report data, statement), each matching the signed statement; nothing from the title's fake /Filespec.
+    const attachments = verifyReport(pdf).attachments;
+    expect(attachments.map((a) => a.name)).toContain('results.json');
+    expect(attachments.map((a) => a.name)).toContain('report.statement.json');
+    expect(attachments.map((a) => a.name)).not.toContain('evil.exe');
+    expect(attachments.filter((a) => a.name !== 'report.statement.json').every((a) => a.matchesStatement === true)).toBe(true);
     const v = await verifyCli(genuine, '--require-trusted');
     expect(v.code).toBe(0);
     expect(v.result).toMatchObject({ valid: true, trusted: true, trustNote: null });
