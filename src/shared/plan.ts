@@ -88,10 +88,37 @@ export const SerPlan = z.strictObject({
   split: z.strictObject({ train: z.number().min(0.1), validation: z.number().min(0.05), test: z.number().min(0.05) }).default({ train: 0.7, validation: 0.15, test: 0.15 }),
 });
 
+/**
+ * The recogniser behind imported hypotheses. Empty text is accepted while a plan is being
+ * written (the wizard saves as the auditor types); the lock requires all three
+ * (src/main/audits/requirements.ts).
+ */
+export const Recogniser = z.strictObject({
+  name: z.string().trim().max(200),
+  version: z.string().trim().max(100),
+  /** Decoding settings in words: language model, beam, acoustic model, anything that changes its output. */
+  settings: z.string().trim().max(2000),
+});
+export type RecogniserInfo = z.output<typeof Recogniser>;
+
+/** "pocketsphinx 5prealpha (en-us acoustic model, default LM)": the recogniser as the report names it. */
+export function recogniserLabel(r: { name: string; version: string; settings?: string }): string {
+  return `${r.name} ${r.version}${r.settings ? ` (${r.settings})` : ''}`;
+}
+
+/** Which of a recogniser's fields are still empty, in words ('name', 'version', 'settings'). */
+export function recogniserMissing(r: Partial<RecogniserInfo> | undefined): string[] {
+  return (['name', 'version', 'settings'] as const).filter((k) => !(r?.[k] ?? '').trim());
+}
+
 export const WerPlan = z.strictObject({
   dataset: Id,
   hypotheses: z.discriminatedUnion('source', [
-    z.strictObject({ source: z.literal('column') }),
+    z.strictObject({
+      source: z.literal('column'),
+      /** Who produced the imported hypotheses; `audit lock` refuses a column without it (METHODS.md § Verdicts that hold, Provenance). */
+      recogniser: Recogniser.optional(),
+    }),
     z.strictObject({
       source: z.literal('model'),
       modelId: Id,

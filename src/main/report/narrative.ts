@@ -8,6 +8,7 @@ import { fmt, fmtCi, fmtPercent, fmtSigned, pText } from '../../shared/charts/fo
 import { chancePhrase, magnitude } from '../../shared/interpret';
 import { serAgreementSentence } from '../../shared/ser-agreement';
 import { plural, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
+import { fdiVerdict, serGate, speatVerdict } from '../../shared/verdicts';
 
 export { serAgreementSentence } from '../../shared/ser-agreement';
 
@@ -31,17 +32,15 @@ export interface Finding {
 export function speatFindings(results: AuditResults): string[] {
   const s = results.speat;
   if (!s) return [];
-  const n = s.results.length;
   const out: string[] = [];
   for (const t of s.tests) {
     const rs = s.results.filter((r) => r.testId === t.id);
     if (rs.length === 0) continue;
     const parts = rs.map((r: SpeatResult) => {
-      const closer = r.effectSize >= 0 ? t.x.value : t.y.value;
-      const other = r.effectSize >= 0 ? t.y.value : t.x.value;
+      const v = speatVerdict(r, t, s);
       const mag = magnitude(r.effectSize);
-      const dir = mag === 'negligible' ? `recordings of ${t.x.value} and ${t.y.value} speakers sit about equally close to pleasant speech` : `recordings of ${closer} speakers sit closer to pleasant speech than ${other} speakers' do`;
-      return `${modelName(results, r.modelId)}: ${dir} (d = ${fmtSigned(r.effectSize)}, ${mag}); this ${chanceText(r.pAdjusted[s.config.correction], s.config.alpha, n, s.config.correction)}.`;
+      const dir = mag === 'negligible' || v.favoured === null ? `recordings of ${t.x.value} and ${t.y.value} speakers sit about equally close to pleasant speech` : `recordings of ${v.favoured} speakers sit closer to pleasant speech than ${v.other} speakers' do (${v.favoured} favoured)`;
+      return `${modelName(results, r.modelId)}: ${dir} (d = ${fmtSigned(r.effectSize)}, ${mag}); this ${v.unlikely ? 'is ' : ''}${v.phrase}${v.power}.`;
     });
     const few = Math.min(t.x.n, t.y.n) < 10 ? ` With only ${Math.min(t.x.n, t.y.n)} stimuli per group, these estimates are very uncertain.` : '';
     const human = t.humanIatD !== null ? ` For comparison, people's implicit association (human IAT D) in the SpEAT paper was ${fmtSigned(t.humanIatD)}.` : '';
@@ -57,6 +56,11 @@ export function serFindings(results: AuditResults): string[] {
   for (const m of ser.models) {
     const sel = m.regressors.find((r) => r.selected) ?? m.regressors[0];
     if (!sel) continue;
+    const gate = serGate(m);
+    if (!gate.informative) {
+      out.push(`${modelName(results, m.modelId)}, selected regressor (learning rate ${sel.learningRate}): ${gate.sentence}.`);
+      continue;
+    }
     const tests = m.tests.filter((t) => t.learningRate === sel.learningRate);
     const bits = tests.map((t) => {
       const design = results.speat?.tests.find((d) => d.id === t.testId);
@@ -103,9 +107,10 @@ export function fdiFindings(results: AuditResults): string[] {
     const fnrW = worst((m) => m.fnr, true);
     const accW = worst((m) => m.accuracy, false);
     const agree = fprW === fnrW && fnrW === accW;
-    return `Grouped by ${g.groupBy.join(' × ')} at threshold ${fmt(g.threshold)}: the highest false positive rate is for ${fprW}, the highest false negative rate for ${fnrW} and the lowest accuracy for ${accW} (disparities: FPR ${fmt(g.disparities.fpr)}, FNR ${fmt(g.disparities.fnr)}, accuracy ${fmt(g.disparities.accuracy)}; worst-group accuracy ${fmt(g.worstGroupAccuracy)}). FDI = ${fmt(g.fdi)} (95% CI ${fmtCi(g.fdiCi95)}): ${
-      g.fdi < 0.05 ? 'the metrics essentially agree on who is worse served' : agree ? 'the metrics name the same worst-off group but disagree on by how much' : 'the metrics disagree about who is worst off, so no single metric should be reported alone'
-    }.`;
+    const v = fdiVerdict(g);
+    const verdict = !v.conclusive ? v.sentence : g.fdi < 0.05 ? 'the metrics essentially agree on who is worse served' : agree ? 'the metrics name the same worst-off group but disagree on by how much' : v.sentence;
+    const rates = g.verifier && !g.verifier.informative ? '' : `the highest false positive rate is for ${fprW}, the highest false negative rate for ${fnrW} and the lowest accuracy for ${accW} (disparities: FPR ${fmt(g.disparities.fpr)}, FNR ${fmt(g.disparities.fnr)}, accuracy ${fmt(g.disparities.accuracy)}; worst-group accuracy ${fmt(g.worstGroupAccuracy)}). `;
+    return `Grouped by ${g.groupBy.join(' × ')} at threshold ${fmt(g.threshold)}: ${rates}FDI = ${fmt(g.fdi)} (95% CI ${fmtCi(g.fdiCi95)}): ${verdict}.`;
   });
 }
 
