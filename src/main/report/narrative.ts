@@ -3,7 +3,7 @@
  * interpretation"): direction in words, Cohen's magnitude, "unlikely to be chance" only
  * below alpha after adjustment, never "proves", very uncertain below 10 stimuli.
  */
-import type { AuditResults, Correction, SpeatResult } from '../../shared/results';
+import type { AuditResults, Correction, SpeatResult, WerSection } from '../../shared/results';
 import { fmt, fmtCi, fmtPercent, fmtSigned, pText } from '../../shared/charts/format';
 import { chancePhrase, magnitude } from '../../shared/interpret';
 import { serAgreementSentence } from '../../shared/ser-agreement';
@@ -73,6 +73,28 @@ export function serFindings(results: AuditResults): string[] {
     out.push(`${modelName(results, m.modelId)}, selected regressor (learning rate ${sel.learningRate}, test-split R² = ${fmt(sel.r2)}): ${bits.join('; ')}. No significance test is run on these differences.`);
   }
   return out;
+}
+
+/** Who wrote the hypotheses, in words: the report names the recogniser wherever the model is named (METHODS.md § Verdicts that hold, Provenance). */
+export function recogniserName(wer: WerSection): string {
+  return wer.config.asrModel ?? 'a recogniser the plan does not name (results written before the plan had to name it)';
+}
+
+export function werHypothesesText(wer: WerSection): string {
+  return wer.config.hypotheses === 'model'
+    ? `Hypotheses: transcribed on this computer by ${recogniserName(wer)}.`
+    : `Hypotheses: imported with the recordings, written by ${recogniserName(wer)}.`;
+}
+
+/** The permutation test named as secondary only where it is not a comparison's primary test. */
+export function werSecondaryPermutationText(wer: WerSection): string {
+  const perm = wer.config.by === 'speaker' ? 'speaker-permutation' : 'utterance-permutation';
+  const verdicts = werVerdicts(wer);
+  const primaryFor = verdicts.filter((v) => v.test === perm).map((v) => v.group);
+  if (primaryFor.length === verdicts.length && verdicts.length > 0) return '';
+  const exact = wer.comparisons.some((c) => c.permutationExact) ? ', every split enumerated where they fit' : '';
+  const where = primaryFor.length > 0 ? ` for the comparisons where it is not the primary test (it is primary for ${primaryFor.join(', ')})` : '';
+  return ` and the permutation test at the ${wer.config.by} level (${wer.config.permutations} permutations${exact})${where}`;
 }
 
 /** Holm-adjusted primary p per WER comparison: the one number behind each verdict. */

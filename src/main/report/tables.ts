@@ -6,7 +6,7 @@
 import type { AuditResults, WerPrimaryTest } from '../../shared/results';
 import { fmt, fmtCi, fmtPValue, fmtSigned, pText } from '../../shared/charts/format';
 import { testLabel } from '../../shared/charts/speat';
-import { magnitude, modelName } from './narrative';
+import { magnitude, modelName, recogniserName } from './narrative';
 import { plural, WER_TEST_SHORT, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
 import { wassersteinPairs } from '../../shared/fdi-pairs';
 import { werNormalisationTables } from './wer-normalisation-tables';
@@ -238,13 +238,19 @@ export function werTables(results: AuditResults): ReportTable[] {
       }),
     },
   ];
-  if (wer.config.asrModel || results.models.length > 0) {
+  {
+    const r = wer.config.recogniser;
     out.push({
       id: 'wer-models',
       section: 'wer',
       title: 'Speech recogniser',
-      columns: [col('Hypotheses from', 'text'), col('ASR model', 'text', 2)],
-      rows: [[wer.config.hypotheses, wer.config.asrModel ?? 'imported transcripts']],
+      columns: [col('Hypotheses', 'text', 1.2), col('Recogniser', 'text', 1.4), col('Version', 'text', 1), col('Settings', 'text', 2)],
+      rows: [[
+        wer.config.hypotheses === 'model' ? 'transcribed here' : 'imported with the recordings',
+        r ? r.name : recogniserName(wer),
+        r ? r.version : null,
+        r ? r.settings : wer.config.asrLanguage ? `language ${wer.config.asrLanguage}, ${wer.config.asrTask ?? 'transcribe'}` : null,
+      ]],
     });
   }
   out.push(
@@ -322,7 +328,7 @@ export function werTables(results: AuditResults): ReportTable[] {
     out.push({
       id: 'wer-calibration',
       section: 'wer',
-      title: `Confidence calibration of ${wer.config.asrModel ?? 'the recogniser'} per group (accuracy = 1 − utterance WER, clipped to [0, 1]; ECE over 10 bins)`,
+      title: `Confidence calibration of ${recogniserName(wer)} per group (accuracy = 1 − utterance WER, clipped to [0, 1]; ECE over 10 bins)`,
       columns: [col('Group', 'text', 1.4), col('Mean confidence', 'num', 0.9), col('Mean accuracy', 'num', 0.9), col('ECE', 'num', 0.7)],
       rows: Object.entries(wer.calibration).map(([g, c]) => [g, c.meanConfidence, c.accuracy, c.ece]),
     });

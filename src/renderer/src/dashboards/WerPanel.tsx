@@ -263,7 +263,8 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
 /** Where the recogniser output came from, and for Whisper the language it listened for and what it wrote. */
 function recogniserText(wer: WerSection): string {
   const c = wer.config;
-  if (c.hypotheses !== 'model' || !c.asrModel) return 'The recogniser output came with the recordings.';
+  if (c.hypotheses !== 'model') return c.asrModel ? `The recogniser output came with the recordings; it was written by ${c.asrModel}.` : 'The recogniser output came with the recordings; the plan does not name the recogniser that wrote it.';
+  if (!c.asrModel) return 'The recordings were transcribed on this computer.';
   if (!c.asrLanguage) return `The recordings were transcribed on this computer by ${c.asrModel}.`;
   const language = c.asrLanguage === 'auto' ? 'the language it detected in each recording' : languageName(c.asrLanguage);
   return `The recordings were transcribed on this computer by ${c.asrModel}, listening for ${language}${c.asrTask === 'translate' ? ' and writing an English translation' : ''}.`;

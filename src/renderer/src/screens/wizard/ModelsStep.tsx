@@ -5,6 +5,7 @@ import { ErrorNote } from '../../components/ErrorNote';
 import { PathInput } from '../../components/PathInput';
 import { RunOnCluster } from '../../components/cluster/RunOnCluster';
 import type { Draft } from './draft';
+import { recogniserMissing } from '../../../../shared/plan';
 import type { StepProps } from './Wizard';
 import { Term } from '../../components/Term';
 import { appInfo, providersText } from '../../lib/host';
@@ -25,6 +26,10 @@ export function modelsProblem(d: Draft): string | null {
   if ((d.sections.includes('speat') || d.sections.includes('ser')) && (p.models ?? []).length === 0) return 'Choose at least one model.';
   const hyp = p.wer?.hypotheses;
   if (d.sections.includes('wer') && hyp?.source === 'model' && !hyp.modelId) return 'Choose the speech-recognition model that transcribes the recordings for WER.';
+  if (d.sections.includes('wer') && (hyp?.source ?? 'column') === 'column') {
+    const missing = recogniserMissing(hyp?.source === 'column' ? hyp.recogniser : undefined);
+    if (missing.length > 0) return `Name the speech recogniser that wrote the spreadsheet's recogniser output (missing: ${missing.join(', ')}): the report must say which recogniser it audits.`;
+  }
   return null;
 }
 
@@ -54,8 +59,9 @@ function WerSource({ plan, asrModels, setPlan }: { plan: NonNullable<Draft['plan
         <div>
           <label htmlFor="wer-source-column">Use the recogniser output in the spreadsheet</label>
           <p className="hint" id="wer-source-column-text">
-            The recogniser was run elsewhere and its output is a column of your spreadsheet.
+            The recogniser was run elsewhere and its output is a column of your spreadsheet. Say which recogniser it was: the report names it wherever it names a model, and the plan does not lock without it.
           </p>
+          {hyp.source === 'column' && <RecogniserFields value={hyp.recogniser} onChange={(recogniser) => set({ source: 'column', recogniser })} />}
         </div>
       </div>
       <div className="choice">
@@ -99,6 +105,33 @@ function WerSource({ plan, asrModels, setPlan }: { plan: NonNullable<Draft['plan
         </div>
       </div>
     </fieldset>
+  );
+}
+
+type Recogniser = { name: string; version: string; settings: string };
+
+/** Name, version and settings of the recogniser behind imported hypotheses (METHODS.md § Verdicts that hold, Provenance). */
+function RecogniserFields({ value, onChange }: { value: Partial<Recogniser> | undefined; onChange: (r: Recogniser) => void }): JSX.Element {
+  const r: Recogniser = { name: value?.name ?? '', version: value?.version ?? '', settings: value?.settings ?? '' };
+  const field = (key: keyof Recogniser, label: string, hint: string) => (
+    <div className="field">
+      <label htmlFor={`wer-recogniser-${key}`}>{label}</label>
+      {key === 'settings' ? (
+        <textarea id={`wer-recogniser-${key}`} rows={2} value={r[key]} aria-describedby={`wer-recogniser-${key}-hint`} onChange={(e) => onChange({ ...r, [key]: e.target.value })} />
+      ) : (
+        <input id={`wer-recogniser-${key}`} type="text" value={r[key]} aria-describedby={`wer-recogniser-${key}-hint`} onChange={(e) => onChange({ ...r, [key]: e.target.value })} />
+      )}
+      <p className="hint" id={`wer-recogniser-${key}-hint`}>
+        {hint}
+      </p>
+    </div>
+  );
+  return (
+    <div className="recogniser-fields" data-testid="wer-recogniser">
+      {field('name', 'Recogniser name', 'For example pocketsphinx, Whisper large-v3, or the product or service that wrote the output.')}
+      {field('version', 'Version', 'The release or model version, as exactly as you know it.')}
+      {field('settings', 'Settings', 'Anything that changes its output: language, acoustic and language model, beam size, decoding options.')}
+    </div>
   );
 }
 
