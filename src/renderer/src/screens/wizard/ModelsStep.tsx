@@ -5,7 +5,6 @@ import { ErrorNote } from '../../components/ErrorNote';
 import { PathInput } from '../../components/PathInput';
 import { RunOnCluster } from '../../components/cluster/RunOnCluster';
 import type { Draft } from './draft';
-import { recogniserMissing } from '../../../../shared/plan';
 import type { StepProps } from './Wizard';
 import { Term } from '../../components/Term';
 import { appInfo, providersText } from '../../lib/host';
@@ -26,10 +25,6 @@ export function modelsProblem(d: Draft): string | null {
   if ((d.sections.includes('speat') || d.sections.includes('ser')) && (p.models ?? []).length === 0) return 'Choose at least one model.';
   const hyp = p.wer?.hypotheses;
   if (d.sections.includes('wer') && hyp?.source === 'model' && !hyp.modelId) return 'Choose the speech-recognition model that transcribes the recordings for WER.';
-  if (d.sections.includes('wer') && (hyp?.source ?? 'column') === 'column') {
-    const missing = recogniserMissing(hyp?.source === 'column' ? hyp.recogniser : undefined);
-    if (missing.length > 0) return `Name the speech recogniser that wrote the spreadsheet's recogniser output (missing: ${missing.join(', ')}): the report must say which recogniser it audits.`;
-  }
   return null;
 }
 
