@@ -39,9 +39,24 @@ export function thresholdCount(from: number, to: number, step: number): number {
   return Math.floor((to - from) / step + 1e-9) + 1;
 }
 
+/** "Comparison 3": the placeholder older wizards gave a new comparison; never a name a report should print. */
+export const PLACEHOLDER_COMPARISON_NAME = /^\s*Comparison\s+\d+\s*$/i;
+
+/** A comparison's name from its groups ("us vs scotland"), used unless the auditor typed one. */
+export function derivedComparisonName(t: { x: { value: string }; y: { value: string } }): string {
+  return `${t.x.value} vs ${t.y.value}`;
+}
+
+/** The name a comparison goes by: the typed one, else derived from its groups (issue 21.6: "Comparison N" never reaches a plan). */
+export function comparisonName(t: { name?: string; x: { value: string }; y: { value: string } }): string {
+  const typed = t.name?.trim() ?? '';
+  return typed === '' || PLACEHOLDER_COMPARISON_NAME.test(typed) ? derivedComparisonName(t) : typed;
+}
+
 export const SpeatTestPlan = z.strictObject({
   id: z.string().regex(/^[\w-]{1,60}$/, 'letters, digits, - and _ only'),
-  name: z.string().min(1).max(200),
+  /** Absent, empty or a "Comparison N" placeholder: derived from the groups. */
+  name: z.string().max(200).optional(),
   preset: z.enum(Object.keys(SPEAT_PRESETS) as [SpeatPreset, ...SpeatPreset[]]).optional(),
   targetDataset: Id,
   /** X: the group hypothesised to sit closer to pleasant speech. */
@@ -56,7 +71,7 @@ export const SpeatTestPlan = z.strictObject({
   if (t.x.label !== t.y.label) ctx.addIssue({ code: 'custom', message: `X and Y must be values of the same label (got ${t.x.label} and ${t.y.label})`, path: ['y', 'label'] });
   else if (t.x.value === t.y.value) ctx.addIssue({ code: 'custom', message: `X and Y must be different groups (both are ${t.x.label} = ${t.x.value})`, path: ['y', 'value'] });
   if (t.matchOn.includes(t.x.label)) ctx.addIssue({ code: 'custom', message: `cannot match on "${t.x.label}", the label that defines X and Y`, path: ['matchOn'] });
-});
+}).transform((t) => ({ ...t, name: comparisonName(t) }));
 
 export const SpeatPlan = z.strictObject({
   attributeDataset: Id,
