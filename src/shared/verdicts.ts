@@ -7,7 +7,7 @@
  */
 import { fmt, pText } from './charts/format';
 import { CORRECTION_NAMES } from './interpret';
-import type { FdiGrouping, SerSection, SpeatResult, SpeatSection, SpeatTestDesign } from './results';
+import type { FdiGrouping, SerSection, SpeatResult, SpeatSection, SpeatTestDesign, WerComparison, WerGroupResult } from './results';
 
 export interface SpeatVerdict {
   /** The adjusted p behind the verdict: two-sided when the results have it. */
@@ -94,4 +94,18 @@ export function fdiVerdict(g: FdiGrouping): FdiVerdict {
     conclusive: true,
     sentence: `higher than noise alone gives (label-shuffle null 95th percentile ${fmt(nul.q95)}, ${pText(nul.pValue)}): the metrics disagree about who is worst off, so no single metric should be reported alone`,
   };
+}
+
+/** "; too few speakers to detect a rate ratio smaller than 1.80 (80% power)" after a "could be chance" WER verdict, else ''. */
+export function werPowerText(c: WerComparison, unlikely: boolean): string {
+  if (unlikely || !c.mde) return '';
+  return c.mde.rateRatio === null
+    ? `; too few speakers to detect even a rate ratio of ${fmt(c.mde.maxRateRatio)} reliably (80% power)`
+    : `; too few speakers to detect a rate ratio smaller than ${fmt(c.mde.rateRatio)} (80% power)`;
+}
+
+/** Why a WER above 100% is possible, where it happens (METHODS.md § Verdicts that hold); '' otherwise. */
+export function werAbove100Text(group: string, g: WerGroupResult | undefined): string {
+  if (!g || g.wer === null || !(g.wer > 1)) return '';
+  return ` ${group}'s WER is above 100% because insertions count as errors: the recogniser wrote ${g.insertions} words that were not said, against ${g.referenceWords} words in the reference transcripts.`;
 }

@@ -4,11 +4,11 @@
  * below alpha after adjustment, never "proves", very uncertain below 10 stimuli.
  */
 import type { AuditResults, Correction, SpeatResult, WerSection } from '../../shared/results';
-import { fmt, fmtCi, fmtPercent, fmtSigned, pText } from '../../shared/charts/format';
+import { fmt, fmtCi, fmtDeltaPpWords, fmtRate, fmtSigned, pText } from '../../shared/format';
 import { chancePhrase, magnitude } from '../../shared/interpret';
 import { serAgreementSentence } from '../../shared/ser-agreement';
 import { plural, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
-import { fdiVerdict, serGate, speatVerdict } from '../../shared/verdicts';
+import { fdiVerdict, serGate, speatVerdict, werAbove100Text, werPowerText } from '../../shared/verdicts';
 
 export { serAgreementSentence } from '../../shared/ser-agreement';
 
@@ -112,7 +112,7 @@ export function werFindings(results: AuditResults): string[] {
     const worse = c.absoluteDelta > 0;
     const few = g && g.speakers < 10 ? ` It has only ${plural(g.speakers, 'speaker')}, so the interval is wide.` : '';
     const rr = werRateRatio(c);
-    return `${c.group}: word error rate ${fmtPercent(g?.wer)} (95% CI ${fmtCi(g?.ci95 ? [g.ci95[0] * 100, g.ci95[1] * 100] : null)}%) against ${fmtPercent(ref?.wer)} for ${c.referenceGroup}: the recogniser makes ${worse ? 'more' : 'fewer'} errors for ${c.group} speakers (${fmtSigned(c.absoluteDelta * 100)} percentage points, rate ratio ${fmt(rr.value)}${rr.ci95 ? `, 95% CI ${fmtCi(rr.ci95)}` : ''}); this ${verdicts[i]!.unlikely ? 'is ' : ''}${verdicts[i]!.phrase}.${few}`;
+    return `${c.group}: word error rate ${fmtRate(g?.wer)} (95% CI ${fmtCi(g?.ci95 ? [g.ci95[0] * 100, g.ci95[1] * 100] : null)}%) against ${fmtRate(ref?.wer)} for ${c.referenceGroup}: the recogniser makes ${worse ? 'more' : 'fewer'} errors for ${c.group} speakers (${fmtDeltaPpWords(c.absoluteDelta)}, rate ratio ${fmt(rr.value)}${rr.ci95 ? `, 95% CI ${fmtCi(rr.ci95)}` : ''}); this ${verdicts[i]!.unlikely ? 'is ' : ''}${verdicts[i]!.phrase}${werPowerText(c, verdicts[i]!.unlikely)}.${few}${werAbove100Text(c.group, g)}`;
   });
 }
 

@@ -4,7 +4,7 @@
  * full precision. One definition, so the two can never disagree.
  */
 import type { AuditResults, WerPrimaryTest } from '../../shared/results';
-import { fmt, fmtCi, fmtPValue, fmtSigned, pText } from '../../shared/charts/format';
+import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtP, fmtRate, fmtRelative, pText } from '../../shared/format';
 import { testLabel } from '../../shared/charts/speat';
 import { magnitude, modelName, recogniserName } from './narrative';
 import { plural, WER_TEST_SHORT, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
@@ -12,7 +12,8 @@ import { wassersteinPairs } from '../../shared/fdi-pairs';
 import { werNormalisationTables } from './wer-normalisation-tables';
 
 export type Cell = string | number | boolean | null;
-export type ColumnFormat = 'text' | 'int' | 'num' | 'signed' | 'p' | 'pct' | 'hash';
+/** pct: a rate as a percentage; pp: a difference of rates in percentage points; rel: a relative change in percent (src/shared/format.ts). */
+export type ColumnFormat = 'text' | 'int' | 'num' | 'signed' | 'p' | 'pct' | 'pp' | 'rel' | 'hash';
 
 export interface Column {
   title: string;
@@ -38,15 +39,19 @@ export function formatCell(value: Cell, format: ColumnFormat): string {
   if (typeof value === 'string') return value;
   switch (format) {
     case 'int':
-      return Number.isInteger(value) ? String(value) : fmt(value);
+      return fmtCount(value);
     case 'num':
       return fmt(value);
     case 'signed':
-      return fmtSigned(value);
+      return fmtD(value);
     case 'p':
-      return fmtPValue(value);
+      return fmtP(value);
     case 'pct':
-      return `${fmt(value * 100)}%`;
+      return fmtRate(value);
+    case 'pp':
+      return fmtDeltaPp(value);
+    case 'rel':
+      return fmtRelative(value);
     default:
       return String(value);
   }
@@ -270,8 +275,8 @@ export function werTables(results: AuditResults): ReportTable[] {
       title: `Comparisons against ${wer.config.referenceGroup}: one verdict each, from the primary test's p (Holm-adjusted, α = ${werAlpha(wer)}); other tests are secondary`,
       columns: [
         col('Group', 'text', 1.2),
-        col('Δ WER', 'signed', 0.6),
-        col('Relative Δ', 'signed', 0.7),
+        col('Δ WER (pp)', 'pp', 0.7),
+        col('Relative Δ', 'rel', 0.7),
         col('Rate ratio', 'num', 0.6),
         col('95% CI', 'text', 0.9),
         col('Primary test', 'text', 1.1),
