@@ -11,7 +11,7 @@ import { SECTION_SHORT } from '../../shared/requirements';
 import { fmt, fmtPValue, pText } from '../../shared/charts/format';
 import { registerFonts, FONT_REGULAR } from './fonts';
 import { CHART_STYLE, Layout, PAGE, sectionCharts } from './layout';
-import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings, werHypothesesText, werSecondaryPermutationText } from './narrative';
+import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings, werHypothesesText, werSecondaryPermutationText, fdiTrialsText, syntheticText } from './narrative';
 import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
 import { fdiTables, serTables, speatTables, werTables, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
@@ -260,8 +260,9 @@ function fdiSection(L: Layout, r: AuditResults): void {
 function limitations(L: Layout, r: AuditResults, meta: DocumentMeta): void {
   L.newPage();
   L.h1('Limitations');
+  // Each caveat is printed once, in the summary (issue 21.6); this page points back to it.
   const items = [
-    ...caveats(r),
+    ...(caveats(r).length > 0 ? ['The caveats listed in the executive summary apply to every section.'] : []),
     'SpEAT measures association in the embedding space, not harm in a product; a downstream system may amplify, reduce or not reflect it. The SER, WER and FDI sections show behaviour of specific downstream systems on these data only.',
     'Group labels come from the datasets’ metadata; the groups are only as accurate and as complete as those labels, and other factors (recording conditions, sentence content, speaking style) can differ between groups.',
     'Statistical significance depends on sample size: large groups make small differences significant, small groups hide large ones. Effect sizes and confidence intervals matter more than p-values.',
@@ -298,7 +299,7 @@ function appendix(L: Layout, r: AuditResults): void {
       { title: 'Synthetic', format: 'text', width: 0.75 },
       { title: 'Manifest SHA-256', format: 'hash', width: 2.6 },
     ],
-    rows: r.datasets.map((d) => [d.name, d.role, d.clips, d.excluded, d.synthetic, d.manifestSha256 ?? 'none']),
+    rows: r.datasets.map((d) => [d.name, d.role, d.clips, d.excluded, syntheticText(d.synthetic), d.manifestSha256 ?? 'none']),
   });
   L.table({
     id: 'appendix-groups',
@@ -336,7 +337,7 @@ function appendix(L: Layout, r: AuditResults): void {
     }
   }
   if (r.wer) items.push(`WER normalisation "${r.wer.config.normalize}"; grouping by ${r.wer.config.groupBy.join(' × ')}; bootstrap by ${r.wer.config.by}.`);
-  if (r.fdi) items.push(`FDI trials per group: ${r.fdi.config.trialsPerGroup ?? 'all'}; orientation ${r.fdi.config.orientation}.`);
+  if (r.fdi) items.push(`${fdiTrialsText(r.fdi)}; orientation ${r.fdi.config.orientation}.`);
   if (r.audit.deviations.length > 0) {
     for (const d of r.audit.deviations) items.push(`Deviation from the locked plan at ${d.path}: locked ${JSON.stringify(d.locked)}, used ${JSON.stringify(d.used)}.`);
   } else items.push('No deviations from the locked plan.');

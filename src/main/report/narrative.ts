@@ -3,7 +3,7 @@
  * interpretation"): direction in words, Cohen's magnitude, "unlikely to be chance" only
  * below alpha after adjustment, never "proves", very uncertain below 10 stimuli.
  */
-import type { AuditResults, Correction, SpeatResult, WerSection } from '../../shared/results';
+import type { AuditResults, Correction, FdiSection, SpeatResult, WerSection } from '../../shared/results';
 import { fmt, fmtCi, fmtDeltaPpWords, fmtRate, fmtSigned, pText } from '../../shared/format';
 import { chancePhrase, magnitude } from '../../shared/interpret';
 import { serAgreementSentence } from '../../shared/ser-agreement';
@@ -136,6 +136,18 @@ export function fdiFindings(results: AuditResults): string[] {
   });
 }
 
+/** A dataset's synthetic flag: only a dataset marked synthetic is said to be; an unmarked one was never asked about. */
+export function syntheticText(synthetic: boolean): string {
+  return synthetic ? 'yes' : 'not stated';
+}
+
+/** The trials FDI used per group, from the results (the plan's figure is only a cap). */
+export function fdiTrialsText(fdi: FdiSection): string {
+  const used = fdi.groupings.map((g) => `${g.groupBy.join(' × ')}: ${Object.entries(g.groups).map(([name, m]) => `${name} ${m.n}`).join(', ')}`);
+  const cap = fdi.config.trialsPerGroup !== null ? ` (the plan allows up to ${fdi.config.trialsPerGroup} per group)` : '';
+  return `FDI trials used per group${cap}: ${used.join('; ')}`;
+}
+
 /** Caveats the summary must repeat: the pipeline's warnings plus what the report sees. */
 export function caveats(results: AuditResults): string[] {
   const out = [...results.warnings, ...(results.errors ?? []).map((e) => `The ${e.section.toUpperCase()} section could not run: ${e.message}`)];
@@ -153,13 +165,12 @@ export function caveats(results: AuditResults): string[] {
       out.push(`${t.name}: clip durations differ between the groups (${dur.test}, t(${fmt(dur.df)}) = ${fmt(dur.t)}, ${pText(dur.p)}); duration may confound the effect.`);
     }
   }
-  for (const [g, r] of Object.entries(results.wer?.groups ?? {})) {
-    if (r.speakers < 50 || r.utterances < 500) {
-      const msg = `WER group ${g} has ${r.speakers} speakers and ${r.utterances} utterances, below the field guide's floor of 50 speakers or 500 utterances.`;
-      if (!out.includes(msg)) out.push(msg);
-    }
+  // The field guide's floor once, naming every group below it (issue 21.6: each caveat once).
+  const small = Object.entries(results.wer?.groups ?? {}).filter(([, r]) => r.speakers < 50 || r.utterances < 500);
+  if (small.length > 0 && !out.some((w) => w.includes("field guide's floor"))) {
+    out.push(`${small.length === 1 ? 'WER group' : 'WER groups'} ${small.map(([g, r]) => `${g} (${plural(r.speakers, 'speaker')}, ${plural(r.utterances, 'utterance')})`).join(', ')} ${small.length === 1 ? 'is' : 'are'} below the field guide's floor of 50 speakers or 500 utterances.`);
   }
   if (!results.audit.planSha256) out.push('The audit plan was not locked before the run, so the analysis was not pre-registered.');
   if (results.audit.deviations.length > 0) out.push(`The run deviates from the locked plan in ${results.audit.deviations.length} setting(s); see the appendix.`);
-  return out;
+  return [...new Set(out)];
 }

@@ -84,8 +84,8 @@ export function speatTables(results: AuditResults): ReportTable[] {
   const data: ReportTable = {
     id: 'speat-data',
     section: 'speat',
-    title: 'Data: target groups per test',
-    columns: [col('Test', 'text', 1.4), col('Group', 'text', 1), col('Clips', 'int', 0.6), col('Speakers', 'int', 0.8), col('Total s', 'num', 0.7), col('Mean s', 'num', 0.6), col('Matching', 'text', 1.2), col('Duration check', 'text', 1.6)],
+    title: 'Data: target groups per test (clips compared after matching and caps; the dataset columns describe every usable clip of the group)',
+    columns: [col('Test', 'text', 1.4), col('Group', 'text', 1), col('Clips compared', 'int', 0.7), col('Clips in dataset', 'int', 0.7), col('Speakers in dataset', 'int', 0.8), col('Mean s in dataset', 'num', 0.7), col('Matching', 'text', 1.2), col('Duration check (clips compared)', 'text', 1.6)],
     rows: s.tests.flatMap((t) =>
       [t.x, t.y].map((g, i) => {
         const f = groupFacts(results, g.label, g.value, target?.id);
@@ -94,8 +94,8 @@ export function speatTables(results: AuditResults): ReportTable[] {
           i === 0 ? t.name : '',
           `${g.label} = ${g.value}`,
           g.n,
+          f?.clips ?? null,
           f?.speakers ?? null,
-          f?.totalDurationS ?? null,
           f?.meanDurationS ?? null,
           i === 0 ? (t.matching ? `on ${t.matching.on.join(', ')}${t.matching.perCell !== null ? `, ${t.matching.perCell} per cell` : ''}` : 'none') : '',
           i === 0 && dur ? `${dur.test}: t(${fmt(dur.df)}) = ${fmt(dur.t)}, ${pText(dur.p)}` : i === 0 ? 'not run' : '',
