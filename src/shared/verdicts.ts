@@ -58,7 +58,7 @@ export function serGate(m: SerSection['models'][number]): SerGate {
   if (!d || d.informative) return { informative: true, sentence: null };
   return {
     informative: false,
-    sentence: `the downstream model did not learn valence from this encoder (test-split R² = ${fmt(d.testR2)}, 95% lower bound ${fmt(d.testR2Lower)}${d.reason ? `: ${d.reason}` : ''}); no propagation conclusion`,
+    sentence: `the downstream model did not learn valence from this encoder (test-split R² = ${fmt(d.testR2)}, one-sided 95% lower bound ${fmt(d.testR2Lower)}, not above 0); no propagation conclusion`,
   };
 }
 

@@ -161,7 +161,9 @@ export function caveats(results: AuditResults): string[] {
       out.push(`${t.name} has only ${n} stimuli per group: its effect size is very uncertain.`);
     }
     const dur = t.confounds.duration;
-    if (dur && dur.p < (results.speat?.config.alpha ?? 0.05)) {
+    // The pipeline's own warning may already name this confound: say it once.
+    const named = out.some((w) => w.includes(t.name) && /length|duration/i.test(w));
+    if (dur && dur.p < (results.speat?.config.alpha ?? 0.05) && !named) {
       out.push(`${t.name}: clip durations differ between the groups (${dur.test}, t(${fmt(dur.df)}) = ${fmt(dur.t)}, ${pText(dur.p)}); duration may confound the effect.`);
     }
   }

@@ -5,8 +5,8 @@
  */
 import type { AuditResults, WerPrimaryTest } from '../../shared/results';
 import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtP, fmtRate, fmtRelative, pText } from '../../shared/format';
-import { testLabel } from '../../shared/charts/speat';
-import { magnitude, modelName, recogniserName } from './narrative';
+import { speatSeAtCompared, testLabel } from '../../shared/charts/speat';
+import { CORRECTION_NAMES, magnitude, modelName, recogniserName } from './narrative';
 import { plural, WER_TEST_SHORT, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
 import { wassersteinPairs } from '../../shared/fdi-pairs';
 import { werNormalisationTables } from './wer-normalisation-tables';
@@ -84,8 +84,8 @@ export function speatTables(results: AuditResults): ReportTable[] {
   const data: ReportTable = {
     id: 'speat-data',
     section: 'speat',
-    title: 'Data: target groups per test (clips compared after matching and caps; the dataset columns describe every usable clip of the group)',
-    columns: [col('Test', 'text', 1.4), col('Group', 'text', 1), col('Clips compared', 'int', 0.7), col('Clips in dataset', 'int', 0.7), col('Speakers in dataset', 'int', 0.8), col('Mean s in dataset', 'num', 0.7), col('Matching', 'text', 1.2), col('Duration check (clips compared)', 'text', 1.6)],
+    title: 'Data: target groups per test (Compared: clips compared after matching and caps, as the duration check uses; In dataset, Speakers and Mean s: every usable clip of the group)',
+    columns: [col('Test', 'text', 1.4), col('Group', 'text', 1), col('Compared', 'int', 0.8), col('In dataset', 'int', 0.8), col('Speakers', 'int', 0.8), col('Mean s', 'num', 0.6), col('Matching', 'text', 1.2), col('Duration check', 'text', 1.6)],
     rows: s.tests.flatMap((t) =>
       [t.x, t.y].map((g, i) => {
         const f = groupFacts(results, g.label, g.value, target?.id);
@@ -140,19 +140,19 @@ export function speatTables(results: AuditResults): ReportTable[] {
   const res: ReportTable = {
     id: 'speat-results',
     section: 'speat',
-    title: `Results (temporal ${s.config.temporal}, layer ${s.config.layer}; p one-sided)`,
-    columns: [col('Test', 'text', 1.1), col('Model', 'text', 1.5), col('d', 'signed', 0.55), col('Size', 'text', 0.75), col('p raw', 'p', 0.6), col('p Bonf.', 'p', 0.6), col('p Holm', 'p', 0.6), col('p BH', 'p', 0.6), col('Permutations', 'text', 1.15), col('SE (n)', 'text', 0.8)],
+    title: `Results (temporal ${s.config.temporal}, layer ${s.config.layer}): the verdict uses the two-sided p adjusted (${CORRECTION_NAMES[s.config.correction]}); the one-sided p is the SpEAT paper's (H1: d > 0), shown as such; SE at the stimuli compared`,
+    columns: [col('Test', 'text', 1.1), col('Model', 'text', 1.5), col('d', 'signed', 0.55), col('Size', 'text', 0.75), col('p one-sided', 'p', 0.65), col(`p one-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.7), col('p two-sided', 'p', 0.65), col(`p two-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.7), col('Permutations', 'text', 1.1), col('SE (n)', 'text', 0.8)],
     rows: s.results.map((r) => {
-      const se = r.standardErrors[r.standardErrors.length - 1];
+      const se = speatSeAtCompared(r);
       return [
         testLabel(results, r.testId),
         modelName(results, r.modelId),
         r.effectSize,
         magnitude(r.effectSize),
         r.pValue,
-        r.pAdjusted.bonferroni,
-        r.pAdjusted.holm,
-        r.pAdjusted.bh,
+        r.pAdjusted[s.config.correction],
+        r.pTwoSided ?? null,
+        r.pTwoSidedAdjusted?.[s.config.correction] ?? null,
         `${r.permutations} ${r.exact ? 'exact' : 'sampled'}`,
         se ? `${fmt(se.standardError)} (${se.size})` : null,
       ];
@@ -249,9 +249,9 @@ export function werTables(results: AuditResults): ReportTable[] {
       id: 'wer-models',
       section: 'wer',
       title: 'Speech recogniser',
-      columns: [col('Hypotheses', 'text', 1.2), col('Recogniser', 'text', 1.4), col('Version', 'text', 1), col('Settings', 'text', 2)],
+      columns: [col('Hypotheses', 'text', 0.9), col('Recogniser', 'text', 1.4), col('Version', 'text', 1.1), col('Settings', 'text', 2.2)],
       rows: [[
-        wer.config.hypotheses === 'model' ? 'transcribed here' : 'imported with the recordings',
+        wer.config.hypotheses === 'model' ? 'transcribed here' : 'imported',
         r ? r.name : recogniserName(wer),
         r ? r.version : null,
         r ? r.settings : wer.config.asrLanguage ? `language ${wer.config.asrLanguage}, ${wer.config.asrTask ?? 'transcribe'}` : null,
