@@ -131,7 +131,8 @@ test('every section: tabs by keyboard, charts with captions and tables, stimuli 
   // SpEAT: the plain-language column and the full precision on hover.
   await page.getByRole('tab', { name: 'SpEAT', exact: true }).click();
   const table = page.getByTestId('speat-table');
-  await expect(table.getByText(/Unlikely to be chance \(p [<=] [0-9.]+, adjusted for 6 tests, Holm\)/).first()).toBeVisible();
+  // The sample predates two-sided p: the verdict names the one-sided p it rests on.
+  await expect(table.getByText(/Unlikely to be chance \((?:one|two)-sided p [<=] [0-9.]+, adjusted for 6 tests, Holm\)/).first()).toBeVisible();
   await expect(table.getByText(/Very uncertain: only 8 stimuli per group/).first()).toBeVisible();
   const r0 = sample.speat!.results[0]!;
   await expect(table.locator(`span[title="${r0.effectSize}"]`).first()).toBeVisible();
