@@ -41,8 +41,8 @@ const FIXTURES: OwnDataSpec[] = [
 
 const missing = ownDataAvailable();
 const pdftotext = (file: string): string => execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
-/** Whitespace as one space, and a line broken after a hyphen ("two-\nsided") joined again. */
-const flatten = (s: string) => s.replace(/\s+/g, ' ').replace(/- /g, '-');
+/** Whitespace as one space, page footers dropped, and a line broken after a hyphen ("two-\nsided") joined again. */
+const flatten = (s: string) => s.replace(/\s+/g, ' ').replace(/Equivox bias audit · [^·]* · page \d+ of \d+ /g, '').replace(/- /g, '-');
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A table row as pdftotext -layout prints it: the cells in order, separated by spaces, at the start of a line. */
