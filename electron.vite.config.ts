@@ -7,8 +7,8 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       rollupOptions: {
-        // The job worker is its own entry: worker threads load it by file name.
-        input: { index: 'src/main/index.ts', worker: 'src/main/jobs/worker.ts' },
+        // The engine process and the job worker are their own entries: utilityProcess and worker threads load them by file name.
+        input: { index: 'src/main/index.ts', 'engine-process': 'src/main/engine-process.ts', worker: 'src/main/jobs/worker.ts' },
       },
     },
   },

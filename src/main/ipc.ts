@@ -4,8 +4,7 @@
  * validated by api.invoke before anything runs.
  */
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
-import type { Api } from './api';
-import { toErrorShape } from './api';
+import { toErrorShape } from './error-shape';
 import type { EventHub } from './events';
 import { isAppUrl } from './web-security';
 
@@ -19,7 +18,8 @@ export function isTrustedSender(event: IpcMainInvokeEvent): boolean {
   return frame.parent === null && isAppUrl(frame.url);
 }
 
-export function registerIpc(api: Api, events: EventHub, windows: () => WebContents[]): () => void {
+/** `api` is the engine process's client (engine-transport.ts): the same invoke the engine implements. */
+export function registerIpc(api: { invoke(name: string, input: unknown): Promise<unknown> }, events: EventHub, windows: () => WebContents[]): () => void {
   ipcMain.handle(INVOKE_CHANNEL, async (event, name: unknown, input: unknown) => {
     if (!isTrustedSender(event)) {
       return { ok: false, error: { code: 'validation', message: 'IPC refused: the call did not come from the Equivox window', field: 'sender' } };

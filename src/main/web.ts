@@ -19,8 +19,9 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createApi, toErrorShape } from './api';
-import { createEngine, type Engine } from './engine';
+import { toErrorShape } from './error-shape';
+import { forkEngine } from './engine-fork';
+import { EngineClient } from './engine-transport';
 import { CONTENT_SECURITY_POLICY } from './web-security';
 
 const MIME: Record<string, string> = {
@@ -41,7 +42,8 @@ export interface WebHost {
   url: string;
   token: string;
   port: number;
-  engine: Engine;
+  /** The engine process behind the API (engine-process.ts), restarted when it dies. */
+  engine: EngineClient;
   close(): Promise<void>;
 }
 
@@ -90,8 +92,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 export async function startWebHost(options: { port?: number; dataDir?: string; staticDir?: string } = {}): Promise<WebHost> {
   // Paths only through the in-app chooser (files.browse + files.grant), the demo or project folders.
-  const engine = createEngine({ host: 'web', pathPolicy: 'granted', ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
-  const api = createApi(engine);
+  // The engine runs in its own process, so a long report build or a native crash never stalls or ends this server.
+  const engine = new EngineClient(() => forkEngine(), { host: 'web', pathPolicy: 'granted', picker: false, shell: false, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+  await engine.whenReady();
+  const api = engine;
   const token = randomBytes(24).toString('base64url');
   const staticDir = resolve(options.staticDir ?? join(process.cwd(), 'out', 'web'));
   let port = 0;
@@ -126,6 +130,8 @@ export async function startWebHost(options: { port?: number; dataDir?: string; s
       if (url.pathname === '/api/events' && req.method === 'GET') {
         res.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'text/event-stream', Connection: 'keep-alive' });
         res.write(': connected\n\n');
+        // A window that connects after the engine was restarted still learns of it.
+        if (engine.lastNotice) res.write(`data: ${JSON.stringify(engine.lastNotice)}\n\n`);
         const unsubscribe = engine.events.subscribe((e) => res.write(`data: ${JSON.stringify(e)}\n\n`));
         const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
         req.on('close', () => {

@@ -1,8 +1,9 @@
 /**
  * A new auditor with their own data, at 1024×768, in the real renderer against the real
- * engine: one spreadsheet (24 recordings: speaker, gender, accent, transcript, recogniser
- * output) serves both the SpEAT groups and WER, a second one (40 valence-rated clips)
- * serves the ratings; the audit runs, is signed and verified, and the Verify screen tells
+ * engine: one spreadsheet with the column names people write ("File", "Speaker ID",
+ * "Accent", "Gender", "What was said", "Recogniser output"; 24 recordings) serves the
+ * SpEAT groups, WER and FDI, a second one ("Talker", "Valence rating (1-9)"; 40 rated
+ * clips) serves the ratings, with no column chosen by hand; the audit runs, is signed and verified, and the Verify screen tells
  * an untouched report from one with a flipped byte. A second journey: the recogniser
  * output was not mapped, so the Plan step names the reason with a fix, the lock is
  * refused in the app and by `audit lock`, and after the fix the run completes.
@@ -12,9 +13,9 @@
  * no horizontal overflow, no control narrower than 12 px, no developer file names.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { demoSubset } from '../fixtures/data/demo-subset';
 import { writeWhisperFolder } from '../fixtures/models/asr';
@@ -33,9 +34,11 @@ const ACCENTS = new Set(['us', 'uk', 'scotland']);
 
 test.beforeAll(async () => {
   folder = realpathSync(mkdtempSync(join(tmpdir(), 'equivox-own-')));
-  clips = demoSubset(folder, 'asr', (r, i) => ACCENTS.has(r.accent!) && i % 2 === 0, { name: 'clips.csv', drop: ['voice'] }).file;
-  // The same recordings, but the recogniser's column has a name Equivox does not guess.
-  clipsNoHyp = demoSubset(folder, 'asr', (r, i) => ACCENTS.has(r.accent!) && i % 2 === 0, { name: 'recordings.csv', drop: ['voice'], rename: { hypothesis: 'recogniser_output' } }).file;
+  // Column names as an auditor's spreadsheet has them, none of them Equivox's own.
+  const human = { path: 'File', speaker: 'Speaker ID', accent: 'Accent', gender: 'Gender', transcript: 'What was said', hypothesis: 'Recogniser output' };
+  clips = demoSubset(folder, 'asr', (r, i) => ACCENTS.has(r.accent!) && i % 2 === 0, { name: 'clips.csv', drop: ['voice'], rename: human }).file;
+  // The same recordings, but the recogniser's column has a spreadsheet's default name, which says nothing.
+  clipsNoHyp = demoSubset(folder, 'asr', (r, i) => ACCENTS.has(r.accent!) && i % 2 === 0, { name: 'recordings.csv', drop: ['voice'], rename: { hypothesis: 'Column F' } }).file;
   // Two rows an auditor's spreadsheet often has: a file that is not there, and one that is not audio.
   writeFileSync(join(folder, 'asr', 'notes.opus'), 'not audio at all\n');
   appendFileSync(clipsNoHyp, 'asr/missing.opus,asr-us-f2,us,female,open the window,open the window\r\nasr/notes.opus,asr-us-f2,us,female,open the window,open the window\r\n');
@@ -49,7 +52,7 @@ test.beforeAll(async () => {
       perSpeaker.set(r.speaker!, n + 1);
       return n < 10;
     },
-    { name: 'ratings.csv', drop: ['polarity', 'pitch_shift', 'rate_shift', 'engine'] },
+    { name: 'ratings.csv', drop: ['polarity', 'pitch_shift', 'rate_shift', 'engine'], rename: { path: 'File', speaker: 'Talker', gender: 'Gender', accent: 'Accent', valence: 'Valence rating (1-9)', transcript: 'What was said' } },
   ).file;
   // A speech recogniser the auditor has as a Hugging Face-style export (a tiny multilingual Whisper).
   whisper = writeWhisperFolder(join(folder, 'whisper-onnx'), { multilingual: true });
@@ -72,10 +75,14 @@ async function api<T>(request: APIRequestContext, name: string, input: unknown):
 }
 
 /** Import one spreadsheet in the Data step, with the roles and columns given, and wait until it is in. */
-async function importSheet(app: AuditorApp, file: string, roles: { checked: string[]; unchecked: string[] }, columns: Record<string, string> = {}, shot?: string, startsIn?: string, unmapped: string[] = []): Promise<void> {
+async function importSheet(app: AuditorApp, file: string, roles: { checked: string[]; unchecked: string[] }, columns: Record<string, string> = {}, shot?: string, startsIn?: string, unmapped: string[] = [], suggested: Record<string, string> = {}, reasons: Record<string, string> = {}): Promise<void> {
   const page = app.page;
   await app.choose('Spreadsheet file (CSV or TSV)', file, 'file', undefined, startsIn);
   await expect(page.getByRole('table', { name: /^First \d+ of \d+ rows of/ })).toBeVisible();
+  // What Equivox proposed by itself, before anything is chosen here.
+  for (const [label, column] of Object.entries(suggested)) await expect(page.getByLabel(label, { exact: true })).toHaveValue(column);
+  // Each suggestion says why, under its choice (keyed by the mapping's column: path, transcript…).
+  for (const [key, text] of Object.entries(reasons)) await expect(page.locator(`#map-${key}-why`)).toHaveText(text);
   for (const [label, column] of Object.entries(columns)) await page.getByLabel(label).selectOption(column);
   for (const label of unmapped) await expect(page.getByLabel(label)).toHaveValue('');
   for (const r of roles.checked) await expect(page.getByRole('checkbox', { name: r })).toBeChecked();
@@ -114,7 +121,7 @@ async function chooseFile(page: Page, app: AuditorApp, label: string, file: stri
 
 test.use({ viewport: { width: 1024, height: 768 } });
 
-test('a new auditor audits their own data: one spreadsheet for SpEAT groups and WER, one for ratings; run, sign, verify', async ({ page, request }, info) => {
+test('a new auditor audits their own data: one spreadsheet with human column names for SpEAT groups, WER and FDI, one for ratings, nothing mapped by hand; run, sign, download, verify', async ({ page, request }, info) => {
   test.setTimeout(8 * 60_000);
   const app = new AuditorApp(page, info);
   await page.goto(host.url);
@@ -144,10 +151,20 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   await expect(page.getByRole('button', { name: 'Next: Groups' })).toBeDisabled();
   await app.record('data-empty');
 
-  // One spreadsheet, two roles: its columns support SpEAT groups and WER, both proposed.
+  // One spreadsheet, three roles: its human column names are all understood (each with its
+  // reason shown), so SpEAT groups, WER and FDI are proposed with no column chosen by hand.
   // The chooser opens in the folder used last (where the project was put), not an empty home.
-  await importSheet(app, clips, { checked: [TARGETS, WER], unchecked: [RATINGS, FDI] }, {}, 'data-mapping', folder);
-  await importSheet(app, ratings, { checked: [RATINGS], unchecked: [TARGETS, WER, FDI] });
+  await importSheet(app, clips, { checked: [TARGETS, WER, FDI], unchecked: [RATINGS] }, {}, 'data-mapping', folder, [], {
+    'Audio file path': 'File',
+    Speaker: 'Speaker ID',
+    'Reference transcript': 'What was said',
+    'Recogniser output (hypothesis)': 'Recogniser output',
+  }, {
+    transcript: 'Suggested from its name: the name “What was said” means the reference transcript (what was said).',
+    speaker: 'Suggested from its name: the name “Speaker ID” identifies the speaker.',
+    valence: 'No column looked like this one; choose it if the file has it.',
+  });
+  await importSheet(app, ratings, { checked: [RATINGS], unchecked: [TARGETS, WER, FDI] }, {}, 'data-mapping-ratings', undefined, [], { Speaker: 'Talker', 'Pleasantness rating': 'Valence rating (1-9)' });
 
   // Ten ratings per speaker are too few for the paper's ten pleasant and ten unpleasant
   // recordings per speaker: the Data step says so and offers the number the data supports.
@@ -157,23 +174,18 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   await speatGroup.getByRole('button', { name: 'Use 5 pleasant and 5 unpleasant recordings per speaker' }).click();
   await expect(speatGroup).toContainText('40 rated recordings from 4 speakers give 20 pleasant and 20 unpleasant recordings (5 of each per speaker)');
 
-  // Only FDI lacks data now: Next is blocked, and the fix is right there.
-  const fdiGroup = reqs.getByRole('group', { name: /FDI/ });
-  await expect(fdiGroup).toContainText('no recordings for speaker-verification trials have been imported');
-  await expect(page.getByRole('button', { name: 'Next: Groups' })).toBeDisabled();
-  await app.record('data-fdi-missing');
-  await fdiGroup.getByRole('button', { name: 'Leave out FDI' }).click();
-  await expect(reqs.getByRole('group', { name: /FDI/ })).toHaveCount(0);
+  // FDI's verification trials come from the first spreadsheet's speakers.
+  await expect(reqs.getByRole('group', { name: /FDI/ })).toContainText('“clips.csv”: 24 recordings of 12 speakers');
 
   // The Data step shows which sections each dataset serves; the spreadsheet was imported once.
   const inAudit = page.getByRole('list', { name: 'Datasets in this audit' });
   await expect(inAudit.getByRole('listitem')).toHaveCount(2);
-  await expect(inAudit.getByRole('listitem').filter({ hasText: 'clips.csv' })).toContainText('Serves in this audit: the groups compared in SpEAT; WER');
+  await expect(inAudit.getByRole('listitem').filter({ hasText: 'clips.csv' })).toContainText('Serves in this audit: the groups compared in SpEAT; WER; FDI');
   await expect(inAudit.getByRole('listitem').filter({ hasText: 'ratings.csv' })).toContainText('Serves in this audit: the pleasant and unpleasant speech of SpEAT and SER');
   const project = (await api<{ id: string; name: string; path: string }[]>(request, 'projects.list', {})).find((p) => p.name === 'Own data audit')!;
   const datasets = await api<{ name: string; roles: string[] }[]>(request, 'datasets.list', { projectId: project.id });
   expect(datasets.map((d) => [d.name, d.roles])).toEqual([
-    ['clips.csv', ['target', 'asr']],
+    ['clips.csv', ['target', 'asr', 'verification']],
     ['ratings.csv', ['attribute']],
   ]);
   await app.record('data-ready');
@@ -190,7 +202,7 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   await app.next();
 
   await app.expectStep(5, 'Plan');
-  await expect(reqs.getByText('ready', { exact: true })).toHaveCount(3);
+  await expect(reqs.getByText('ready', { exact: true })).toHaveCount(4);
   // The fix on the Data step set the plan's setting, in the plan's own words.
   await expect(page.getByLabel('Rated recordings per speaker')).toHaveValue('5');
   await lockQuickly(app, 'plan-locked');
@@ -198,7 +210,7 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
 
   await app.expectStep(6, 'Run');
   await page.getByRole('button', { name: 'Start the audit' }).click();
-  await expect(page.getByText('The audit finished: 3 of 3 sections produced results.', { exact: false })).toBeVisible({ timeout: 4 * 60_000 });
+  await expect(page.getByText('The audit finished: 4 of 4 sections produced results.', { exact: false })).toBeVisible({ timeout: 4 * 60_000 });
   // The stages done are named by dataset and model.
   await expect(page.getByRole('list', { name: 'Stages done' })).toContainText('Reading “clips.csv” with Acoustic baseline');
   await app.record('run-finished');
@@ -206,7 +218,7 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
 
   await app.expectStep(7, 'Results');
   const tabs = page.getByRole('tab');
-  await expect(tabs).toHaveCount(3, { timeout: 30_000 });
+  await expect(tabs).toHaveCount(4, { timeout: 30_000 });
   await page.getByText('What the terms on this page mean').click();
   await expect(page.getByRole('definition').filter({ hasText: 'The list of numbers a speech model turns a recording into' })).toBeVisible();
   for (const name of await tabs.allInnerTexts()) {
@@ -217,7 +229,7 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   await app.next();
 
   await app.expectStep(8, 'Report');
-  await expect(page.getByText('3 of 3 sections produced results')).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByText('4 of 4 sections produced results')).toBeVisible({ timeout: 30_000 });
   await page.getByLabel('Your name').fill('Ada Auditor');
   await page.getByLabel('Organisation').fill('Equivox test lab');
   await page.getByRole('button', { name: 'Create identity' }).click();
@@ -227,6 +239,22 @@ test('a new auditor audits their own data: one spreadsheet for SpEAT groups and 
   await expect(saved).toBeVisible({ timeout: 180_000 });
   const pdf = await page.locator('.ok-box code.path').first().innerText();
   expect(pdf).toMatch(/\.pdf$/);
+  // The browser preview offers the signed statement and the data files too, byte for byte as written.
+  const downloaded = async (click: () => Promise<void>) => {
+    const [d] = await Promise.all([page.waitForEvent('download'), click()]);
+    return { name: d.suggestedFilename(), bytes: readFileSync((await d.path())!) };
+  };
+  const statementFile = pdf.replace(/\.pdf$/, '.statement.json');
+  const statement = await downloaded(() => page.getByRole('button', { name: /^Download the signed statement/ }).click());
+  expect(statement.name).toBe(basename(statementFile));
+  expect(statement.bytes.equals(readFileSync(statementFile))).toBe(true);
+  await page.getByText(/^Download the report’s data files \(\d+\)$/).click();
+  const dataFiles = page.getByRole('list', { name: 'The report’s data files' }).getByRole('button');
+  const first = (await dataFiles.first().innerText()).trim();
+  const table = await downloaded(() => dataFiles.first().click());
+  expect(table.name).toBe(first);
+  expect(table.bytes.equals(readFileSync(join(pdf.replace(/\.pdf$/, '-data'), first)))).toBe(true);
+  await app.record('report-downloads');
   await page.getByRole('button', { name: 'Verify the report' }).click();
   await expect(page.getByText('Valid: the report is unchanged since it was signed.')).toBeVisible({ timeout: 60_000 });
   await app.record('report-verified');
@@ -270,7 +298,7 @@ test('WER data without recogniser output: the Plan step names the reason and the
   await app.next();
   await app.expectStep(2, 'Data');
   await page.getByLabel('Import your own recordings from a spreadsheet (CSV)').check();
-  // The recogniser's column is not recognised, so it stays unmapped; WER is still proposed (transcripts are there).
+  // The recogniser's column ("Column F") says nothing, so it stays unmapped; WER is still proposed (transcripts are there).
   // A fresh page: the chooser opens in the open project's folder.
   const where = (await api<{ name: string; path: string }[]>(request, 'projects.list', {})).find((p) => p.name === 'WER check')!.path;
   // The import form starts afresh after an import, so the unmapped column is checked before it.
@@ -329,7 +357,7 @@ test('WER data without recogniser output: the Plan step names the reason and the
   await expect(page.getByRole('heading', { name: 'Choose the columns of “recordings.csv” again' })).toBeVisible();
   const hyp = page.getByLabel('Recogniser output (hypothesis)');
   await expect(hyp).toBeFocused();
-  await hyp.selectOption('recogniser_output');
+  await hyp.selectOption('Column F');
   await app.record('data-remap');
   await page.getByRole('button', { name: 'Import these recordings' }).click();
   await expect(page.getByText(/^Imported\. The dataset now serves/)).toBeVisible({ timeout: 120_000 });
@@ -440,11 +468,12 @@ test('an audit in which a section failed: the results and the Report step say so
     expect(r.status, r.stderr).toBe(0);
     return JSON.parse(r.stdout) as Record<string, unknown>;
   };
-  const ds = cli('datasets', 'import', '--project', project.path, '--manifest', clips, '--role', 'asr', '--map', 'path=path,speaker=speaker,accent=group,transcript=transcript,hypothesis=hypothesis');
+  // No --map: the command line takes the same suggestions from the human column names as the app.
+  const ds = cli('datasets', 'import', '--project', project.path, '--manifest', clips, '--role', 'asr');
   const scores = join(folder, 'scores.csv');
   writeFileSync(scores, 'group,label,score\na,1,0.9\na,0,0.2\nb,1,0.8\nb,0,abc\n');
   const planFile = join(folder, 'incomplete-plan.json');
-  writeFileSync(planFile, JSON.stringify({ title: 'Incomplete check', sections: ['wer', 'fdi'], wer: { dataset: ds.datasetId, groupBy: ['accent'], bootstrap: 50, permutations: 100 }, fdi: { source: { kind: 'imported', file: scores }, groupings: [['group']], bootstrap: 10 } }));
+  writeFileSync(planFile, JSON.stringify({ title: 'Incomplete check', sections: ['wer', 'fdi'], wer: { dataset: ds.datasetId, groupBy: ['Accent'], bootstrap: 50, permutations: 100 }, fdi: { source: { kind: 'imported', file: scores }, groupings: [['group']], bootstrap: 10 } }));
   cli('audit', 'run', '--project', project.path, '--plan', planFile);
 
   // The project lists the run; its results name what did not run.
@@ -483,4 +512,48 @@ test('an audit in which a section failed: the results and the Report step say so
   const cover = execFileSync('pdftotext', ['-layout', '-f', '1', '-l', '1', pdf, '-'], { encoding: 'utf8' });
   expect(cover).toContain('Incomplete audit');
   expect(cover.replace(/\s+/g, ' ')).toMatch(/1 of 2 sections produced results\. Not run: FDI/);
+});
+
+test('the chooser takes a typed or pasted path: completed inside the folders it may list, a file chosen with Enter, a path elsewhere refused with the reason', async ({ page }, info) => {
+  test.setTimeout(2 * 60_000);
+  const app = new AuditorApp(page, info);
+  await page.goto(host.url);
+  await app.createProject('Path box');
+  await page.getByRole('button', { name: 'New audit' }).click();
+  await app.next();
+  await app.expectStep(2, 'Data');
+  await page.getByLabel('Import your own recordings from a spreadsheet (CSV)').check();
+  await page.getByRole('button', { name: 'Choose… Spreadsheet file (CSV or TSV)' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.locator('.chooser-where code')).not.toHaveText('…');
+  const box = dialog.getByLabel('Type or paste a path');
+  const completions = dialog.getByTestId('path-completions').locator('option');
+  const values = () => completions.evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+  // Completion lists what is in the typed folder, only spreadsheets and folders, matching the typed start.
+  await box.fill(join(folder, 'cl'));
+  await expect.poll(values).toEqual([join(folder, 'clips.csv')]);
+  await box.fill(`${folder}/`);
+  // What the folder holds (earlier tests add files to it), read here: its folders and spreadsheets, in name order.
+  const expected = readdirSync(folder, { withFileTypes: true })
+    .filter((e) => !e.name.startsWith('.') && (e.isDirectory() || /\.(csv|tsv)$/i.test(e.name)))
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((e) => (e.isDirectory() ? `${join(folder, e.name)}/` : join(folder, e.name)));
+  expect(expected).toContain(join(folder, 'clips.csv'));
+  await expect.poll(values).toEqual(expected);
+  await app.record('chooser-path-box');
+  // Outside the home and temporary folders nothing is completed, and going there is refused.
+  await box.fill('/etc/');
+  await expect.poll(values).toEqual([]);
+  await box.fill('/etc/passwd');
+  await box.press('Enter');
+  await expect(dialog.getByText(/only folders under your home folder or the temporary folder can be browsed/)).toBeVisible();
+  // A folder typed opens in the list; a file typed is chosen.
+  await box.fill(join(folder, 'asr'));
+  await box.press('Enter');
+  await expect(dialog.locator('.chooser-where code')).toHaveText(join(folder, 'asr'));
+  await box.fill(clips);
+  await box.press('Enter');
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByRole('textbox', { name: /Spreadsheet file/ })).toHaveValue(clips);
+  await expect(page.getByRole('table', { name: /^First \d+ of 24 rows of/ })).toBeVisible();
 });

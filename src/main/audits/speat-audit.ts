@@ -178,6 +178,9 @@ export function familyAnova(results: UnitResult[], families: Map<string, string>
   return { rows: rows.map((r) => ({ ...r, f: Number.isFinite(r.f) ? r.f : null, pValue: Number.isFinite(r.pValue) ? r.pValue : null })), note: null };
 }
 
+/** The share of a SpEAT unit's progress bar given to its permutation test. */
+const PERMUTATION_SHARE = 0.6;
+
 export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promise<SpeatSection> {
   const speat = ctx.plan.speat!;
   const results: UnitResult[] = [];
@@ -199,7 +202,16 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
       const unit = await ctx.units.once<UnitResult>(key, 'speat', () => {
         if (v.X.length < 2 || v.A.length < 1 || v.B.length < 1) throw new UserError(`test ${t.plan.id} with model ${ref}: too few embedded stimuli`);
         const s = speatAssociations({ X: v.X, Y: v.Y, A: v.A, B: v.B });
-        const r = speatFromAssociations(s.X, s.Y, { permutations: speat.permutations, seed });
+        // The label already counts comparisons, so no unit is appended to it; the bar moves within the unit.
+        const step = (what: string, fraction: number) =>
+          ctx.task.progress('SpEAT', done, total, { label: `SpEAT: comparison ${done + 1} of ${total}, ${what}`, unit: '', stageFraction: (done + fraction) / total });
+        const r = speatFromAssociations(s.X, s.Y, {
+          permutations: speat.permutations,
+          seed,
+          // The permutations are most of a unit's time; bootstrap and power share the rest.
+          onProgress: (f) => step(`permutations ${Math.floor(f * 100)}%`, f * PERMUTATION_SHARE),
+        });
+        step('bootstrap standard errors and power', PERMUTATION_SHARE);
         const sizes = speat.sampleSizes.filter((k) => k <= v.X.length);
         const bootstrap = { resamples: speat.bootstrap, seed, design: { kind: 'paired' } as const };
         const se = speat.bootstrap > 0 ? bootstrapSpeatSE(s.X, s.Y, sizes, bootstrap) : [];

@@ -15,6 +15,7 @@ import { UserError } from '../../shared/errors';
 import { checkInputFileSync, checkInputFolder, inputExists, openInputFileSync } from '../security/input-file';
 import { quoteUserList, quoteUserText } from '../../shared/quote';
 import { dataFolderProblem } from '../security/path-policy';
+import { suggestColumns, type ColumnSuggestion } from './column-suggestions';
 import { checkHeader, CsvError, CsvRecordReader, parseCsvTable, recordToRow, sniffDelimiter, type CsvRecord } from './csv';
 
 export interface SourceRow {
@@ -40,6 +41,8 @@ export interface SourceTable {
   rows(): Iterable<SourceRow>;
   sha256: string;
   defaultMapping: ColumnMapping | null;
+  /** Why each column of defaultMapping was chosen (manifests only: the Data step shows them). */
+  suggestions?: ColumnSuggestion[];
   /** The manifest's delimiter (manifests only). */
   delimiter?: string;
 }
@@ -170,25 +173,25 @@ function parseTable(text: string, file: string, delimiter?: string) {
 
 const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 
-/** Guess a mapping from column names (the wizard pre-fills it; the CLI uses it when no --map is given). */
+/** Guess a mapping from column names alone (column-suggestions.ts; the wizard pre-fills it; the CLI uses it when no --map is given). */
 export function suggestMapping(header: string[]): ColumnMapping | null {
-  const find = (...names: string[]) => header.find((h) => names.includes(h.toLowerCase()));
-  const path = find('path', 'file', 'filename', 'file_name', 'audio', 'wav', 'audio_path', 'filepath');
-  if (!path) return null;
-  const speaker = find('speaker', 'speaker_id', 'client_id', 'spk', 'speakerid');
-  const transcript = find('transcript', 'sentence', 'text', 'reference', 'ref', 'transcription');
-  const valence = find('valence', 'rating', 'valence_rating');
-  const hypothesis = find('hypothesis', 'hyp', 'asr', 'prediction');
-  const groupNames = ['gender', 'sex', 'age', 'age_band', 'accent', 'accents', 'dialect', 'ability', 'variant', 'group', 'race', 'ethnicity', 'rate', 'region', 'language', 'l1'];
-  const groups = header.filter((h) => groupNames.includes(h.toLowerCase()));
-  return {
-    path,
-    groups,
-    ignore: [],
-    ...(speaker ? { speaker } : {}),
-    ...(transcript ? { transcript } : {}),
-    ...(valence ? { valence } : {}),
-    ...(hypothesis ? { hypothesis } : {}),
+  return suggestColumns(header).mapping;
+}
+
+/** Rows the content rules of the column suggestions read. */
+const SAMPLE_ROWS = 20;
+
+/** Whether a manifest cell names an audio file inside the manifest's folder (clips must lie there; nothing outside it is probed). */
+function audioInside(root: string): (value: string) => boolean {
+  return (value) => {
+    const abs = resolve(root, value.replace(/\\/g, '/'));
+    const rel = relative(root, abs);
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
+    try {
+      return statSync(abs).isFile();
+    } catch {
+      return false;
+    }
   };
 }
 
@@ -223,6 +226,21 @@ export function loadManifest(manifest: string, delimiter?: string): SourceTable 
   }
   const real = realpathSync(file);
   const delim = found;
+  // Names first, then the first rows' values for the columns whose names say nothing.
+  const suggested = () => {
+    const sample: Record<string, string>[] = [];
+    let first = true;
+    for (const record of csvRecords(file, delim)) {
+      if (first) {
+        first = false;
+        continue;
+      }
+      sample.push(recordToRow(header, record).values);
+      if (sample.length >= SAMPLE_ROWS) break;
+    }
+    const s = suggestColumns(header, sample, { audioExists: audioInside(dirname(file)) });
+    return { defaultMapping: s.mapping, suggestions: s.suggestions };
+  };
   return {
     kind: 'manifest',
     sourcePath: real,
@@ -248,7 +266,7 @@ export function loadManifest(manifest: string, delimiter?: string): SourceTable 
       }
     },
     sha256,
-    defaultMapping: suggestMapping(header),
+    ...suggested(),
     delimiter: delim,
   };
 }

@@ -69,6 +69,7 @@ export const datasetHandlers: HandlerMap<
       rows: first,
       totalRows: t.rowCount,
       suggestedMapping: t.defaultMapping,
+      suggestions: t.suggestions ?? [],
     };
   },
   'datasets.setExcluded': ({ projectId, datasetId, rows, excluded }, { store }) => setExcluded(store.db(projectId), datasetId, rows, excluded),

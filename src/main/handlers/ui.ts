@@ -1,7 +1,7 @@
 /** ui.*-style read-only listings for the screens (see src/shared/api/ui.ts). */
-import { existsSync, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
-import type { ReportRecord } from '../../shared/api/ui';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import type { ReportFile, ReportRecord } from '../../shared/api/ui';
 import { NotFoundError, UserError } from '../../shared/errors';
 import type { Engine } from '../engine';
 import type { HandlerMap } from './types';
@@ -15,6 +15,28 @@ function recordedReport(engine: Engine, projectId: string, reportId: string): st
   if (!row) throw new NotFoundError(`no report ${reportId} in this project`, 'reportId');
   if (!existsSync(row.path)) throw new UserError(`the report is no longer at ${row.path}: it was moved or deleted`, 'reportId');
   return row.path;
+}
+
+/**
+ * A file the report build wrote beside the recorded PDF (report/service.ts names them):
+ * NAME.statement.json, or a plain file directly inside NAME-data/. The part names a data
+ * file by its bare name, so nothing outside those two places can be reached.
+ */
+function reportPart(pdf: string, part: string): string {
+  if (part === 'pdf') return pdf;
+  const base = basename(pdf, extname(pdf));
+  const file = part === 'statement' ? join(dirname(pdf), `${base}.statement.json`) : join(dirname(pdf), `${base}-data`, part.slice('data/'.length));
+  const name = part === 'statement' ? 'the signed statement' : `the data file ${basename(file)}`;
+  const what = lstatSync(file, { throwIfNoEntry: false });
+  if (!what) throw new UserError(`${name} of this report is no longer at ${file}: it was moved or deleted`, 'part');
+  if (!what.isFile()) throw new UserError(`${file} is not a plain file (a link or folder), so it is not offered as ${name}`, 'part');
+  if (basename(file) !== part.replace(/^data\//, '') && part !== 'statement') throw new UserError(`no data file ${part} in this report`, 'part');
+  return file;
+}
+
+function mimeOf(file: string): ReportFile['mime'] {
+  const ext = extname(file).toLowerCase();
+  return ext === '.pdf' ? 'application/pdf' : ext === '.json' ? 'application/json' : ext === '.csv' ? 'text/csv' : 'application/octet-stream';
 }
 
 interface ReportRow {
@@ -40,10 +62,10 @@ export const uiHandlers: HandlerMap<'reports.list' | 'reports.open' | 'reports.d
     }
     return { opened: path };
   },
-  'reports.download': ({ projectId, reportId }, engine) => {
-    const path = recordedReport(engine, projectId, reportId);
+  'reports.download': ({ projectId, reportId, part }, engine) => {
+    const path = reportPart(recordedReport(engine, projectId, reportId), part ?? 'pdf');
     const bytes = readFileSync(path);
-    return { name: basename(path), mime: 'application/pdf', base64: bytes.toString('base64'), bytes: bytes.length };
+    return { name: basename(path), mime: mimeOf(path), base64: bytes.toString('base64'), bytes: bytes.length };
   },
   'reports.list': ({ projectId }, { store }): ReportRecord[] => {
     const rows = store

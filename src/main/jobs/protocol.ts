@@ -4,6 +4,8 @@ export interface WorkerStart {
   input: unknown;
   /** Int32Array over a SharedArrayBuffer; [0] becomes 1 when cancel is requested. */
   cancelFlag: SharedArrayBuffer;
+  /** Run the job's thread (and the onnxruntime threads it starts) at this niceness (Linux, where it is per thread). */
+  nice?: number;
 }
 
 import type { ProgressDetail } from './task';

@@ -4,6 +4,7 @@ import { importTask } from '../data/import-task';
 import { embedTask } from '../inference/embed';
 import { auditTask, demoImportTask, demoRunTask } from '../audits/task';
 import { clusterImportTask } from '../cluster/task';
+import { renderReportTask } from '../report/render-task';
 
 /**
  * Every kind of job a worker can run. Workers import this module, so each task's code
@@ -17,4 +18,5 @@ export const taskRegistry: Record<string, Task<never, unknown>> = {
   'demo.import': demoImportTask,
   'cluster.import': clusterImportTask,
   'demo.run': demoRunTask,
+  'reports.render': renderReportTask,
 };

@@ -30,23 +30,44 @@ interface Running {
   started: number;
   stageStarted: number;
   stage: string;
+  /** The first report of measured work (etaOf measures the pace from there). */
+  first?: FirstUnits;
+}
+
+/** The first report of measured work in a job: when it came and how much estimated work it said was done. */
+export interface FirstUnits {
+  /** Seconds since the job started. */
+  at: number;
+  /** Estimated seconds of work done by then. */
+  estimatedDone: number;
+  overall: number;
+}
+
+/** Estimated seconds of work done, from a report's fraction and estimated seconds left. */
+export function estimatedDoneOf(d: ProgressDetail): number | null {
+  if (d.estimatedSecondsLeft === undefined || d.overall === undefined) return null;
+  return d.overall >= 1 ? 0 : (d.estimatedSecondsLeft * d.overall) / (1 - d.overall);
 }
 
 /**
  * Seconds left. With the task's own estimate of the work left (from measured rates) the
- * estimate is corrected by how fast this run has gone so far against that estimate, so
- * a slower or faster computer than the rates were measured on still gets the right
- * figure; otherwise the current stage's own rate.
+ * estimate is corrected by how fast this run has gone against that estimate since its
+ * first measured units (`first`: the worker's start and model loading are over by then
+ * and do not recur), so a slower or faster computer than the rates were measured on
+ * still gets the right figure; otherwise the current stage's own rate.
  */
-export function etaOf(m: { done: number; total: number; detail?: ProgressDetail }, elapsedJob: number, elapsedStage: number): number | null {
+export function etaOf(m: { done: number; total: number; detail?: ProgressDetail }, elapsedJob: number, elapsedStage: number, first?: FirstUnits): number | null {
   const d = m.detail;
-  if (d?.estimatedSecondsLeft !== undefined && d.overall !== undefined) {
-    const estimatedDone = d.overall >= 1 ? 0 : (d.estimatedSecondsLeft * d.overall) / (1 - d.overall);
-    // Only once enough has happened for the ratio to mean something; and early on the
-    // measured rates weigh more than the run's own pace (the first minute's load on a
-    // shared computer says little about the rest), fully trusted from half-way.
-    const pace = estimatedDone > 1 && elapsedJob > 3 ? Math.min(20, Math.max(0.05, elapsedJob / estimatedDone)) : 1;
-    const trust = Math.min(1, d.overall / 0.5);
+  const estimatedDone = d ? estimatedDoneOf(d) : null;
+  if (d?.estimatedSecondsLeft !== undefined && d.overall !== undefined && estimatedDone !== null) {
+    const work = estimatedDone - (first?.estimatedDone ?? 0);
+    const took = elapsedJob - (first?.at ?? 0);
+    // Only once enough has been measured for the ratio to mean something (a second of
+    // estimated work over three real seconds), and fully once a tenth of the job has been
+    // measured: rates from another computer can be off five-fold (a "4 minutes left" for
+    // a 46-second run), and a tenth of this run says more about the rest than they do.
+    const pace = work > 1 && took > 3 ? Math.min(20, Math.max(0.05, took / work)) : 1;
+    const trust = Math.min(1, Math.max(0, d.overall - (first?.overall ?? 0)) / 0.1);
     return d.estimatedSecondsLeft * (1 + (pace - 1) * trust);
   }
   return m.done > 0 && m.total > m.done && elapsedStage > 0 ? (elapsedStage / m.done) * (m.total - m.done) : m.done >= m.total ? 0 : null;
@@ -61,6 +82,15 @@ export class JobRunner {
   private readonly jobs = new Map<string, Running>();
   private readonly finished: JobInfo[] = [];
 
+  /** Told of every job started, before it runs (the engine process reports them to its host so a crash can resume them). */
+  onStarted: ((job: { jobId: string; kind: string; input: unknown }) => void) | undefined;
+
+  /**
+   * Niceness for job threads, so interactive calls are served before batch work on a busy
+   * computer; the engine process sets it, the CLI (whose jobs are what the user waits for) does not.
+   */
+  jobNice: number | undefined;
+
   constructor(private readonly emit: (event: EngineEvent) => void = () => {}) {}
 
   start<O>(kind: string, input: unknown, options: { jobId?: string; onProgress?: (p: JobProgress) => void } = {}): { jobId: string; result: Promise<O> } {
@@ -68,7 +98,7 @@ export class JobRunner {
     const shared = new SharedArrayBuffer(4);
     const cancelFlag = new Int32Array(shared);
     const entry = workerEntry();
-    const start: WorkerStart & { entryUrl?: string } = { kind, input, cancelFlag: shared, ...(entry.entryUrl ? { entryUrl: entry.entryUrl } : {}) };
+    const start: WorkerStart & { entryUrl?: string } = { kind, input, cancelFlag: shared, ...(this.jobNice !== undefined ? { nice: this.jobNice } : {}), ...(entry.entryUrl ? { entryUrl: entry.entryUrl } : {}) };
     // The worker copies this thread's environment, ORT_DISABLE_TELEMETRY included
     // (src/main/security/telemetry.ts); src/main/inference/ort.ts checks it there again.
     const worker = new Worker(entry.file, { workerData: start });
@@ -81,6 +111,7 @@ export class JobRunner {
       stage: '',
     };
     this.jobs.set(jobId, running);
+    this.onStarted?.({ jobId, kind, input });
     const result = new Promise<O>((resolvePromise, reject) => {
       let settled = false;
       const end = (state: 'finished' | 'failed' | 'cancelled', error?: string) => {
@@ -101,7 +132,10 @@ export class JobRunner {
             running.stage = m.stage;
             running.stageStarted = now;
           }
-          const eta = etaOf(m, (now - running.started) / 1000, (now - running.stageStarted) / 1000);
+          const elapsed = (now - running.started) / 1000;
+          const done = m.detail ? estimatedDoneOf(m.detail) : null;
+          if (!running.first && done !== null && done > 0) running.first = { at: elapsed, estimatedDone: done, overall: m.detail!.overall! };
+          const eta = etaOf(m, elapsed, (now - running.stageStarted) / 1000, running.first);
           const progress: JobProgress = {
             jobId,
             stage: m.stage,

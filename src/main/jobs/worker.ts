@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { CancelledError } from '../../shared/errors';
 import { toErrorShape } from '../error-shape';
@@ -12,6 +13,15 @@ async function main(): Promise<void> {
   if (!port) throw new Error('worker.ts must run in a worker thread');
   const start = workerData as WorkerStart;
   const flag = new Int32Array(start.cancelFlag);
+  // On Linux setpriority(0) applies to the calling thread only, and threads it starts inherit it;
+  // elsewhere it would lower the whole process, so it is left alone there.
+  if (start.nice !== undefined && process.platform === 'linux') {
+    try {
+      setPriority(start.nice);
+    } catch {
+      // Not allowed here (a container's limits): the job runs at normal priority.
+    }
+  }
   const post = (m: WorkerMessage) => port.postMessage(m);
   let lastSent = 0;
   let lastStage = '';

@@ -3,9 +3,7 @@
  * sign the report with an identity from the data folder, write the PDF, the signed
  * statement and the exports, and record the report in the project's `reports` table.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
-import { removeStaleTemps, replaceDir, tempSibling, writeFileAtomic } from '../atomic-write';
+import { randomUUID } from 'node:crypto';
 import { storageError } from '../error-shape';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { BuiltReport, OperationInputReportsBuild } from './service-types';
@@ -14,8 +12,8 @@ import { NotFoundError, UserError } from '../../shared/errors';
 import { completeness, completenessText } from '../../shared/completeness';
 import { SECTION_SHORT } from '../../shared/requirements';
 import type { Engine } from '../engine';
-import { getKeyProtector, listIdentities, loadSigningIdentity } from '../identity';
-import { buildReport, writeExports } from './index';
+import { listIdentities } from '../identity';
+import type { RenderInput, RenderOutput } from './render-task';
 import { readInputFile } from '../security/input-file';
 import { quoteUserText } from '../../shared/quote';
 
@@ -81,44 +79,30 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
     if (identities.length > 1) throw new UserError(`several identities exist (${identities.map((i) => i.id).join(', ')}): choose one with --identity`, 'identityId');
     identityId = identities[0]!.id;
   }
-  const identity = loadSigningIdentity(engine.dataDir, identityId, { passphrase: input.passphrase, protector: getKeyProtector() });
   const out = resolve(input.out);
   const base = basename(out, extname(out));
   const folder = dirname(out);
   const statementPath = join(folder, `${base}.statement.json`);
   const exportsDir = join(folder, `${base}-data`);
-  mkdirSync(folder, { recursive: true });
-  // What a killed build left here (hidden temporary copies of the PDF, statement or data files).
-  removeStaleTemps(folder);
-  removeStaleTemps(exportsDir);
-  const { pdf, statement } = await buildReport(results, { identity, auditor: input.auditor, organisation: input.organisation, reportFileName: basename(out) });
-  const statementText = `${JSON.stringify(statement, null, 2)}\n`;
-  const sha256 = createHash('sha256').update(pdf).digest('hex');
-  const signer = `${identity.info.name}${identity.info.organisation ? `, ${identity.info.organisation}` : ''}`;
-  // One unit: the data files, then the statement, then the PDF, each complete or absent
-  // (owner-only and atomic: a report holds group-level findings about real people), and
-  // the reports row only once all three are in place. A build killed part way reports
-  // nothing, and running it again completes it.
-  let exports: string[];
+  // The key, the layout, signing and the file writes in a job worker, so the engine keeps
+  // answering meanwhile; the reports row is written here, on the engine's own connection.
+  const written = await engine.jobs.start<RenderOutput>('reports.render', {
+    results,
+    dataDir: engine.dataDir,
+    identityId,
+    ...(input.passphrase !== undefined ? { passphrase: input.passphrase } : {}),
+    ...(input.auditor !== undefined ? { auditor: input.auditor } : {}),
+    ...(input.organisation !== undefined ? { organisation: input.organisation } : {}),
+    out,
+    statementPath,
+    exportsDir,
+  } satisfies RenderInput).result;
+  const { sha256, exports, pages, signer, fingerprint } = written;
   let reportId: string | null;
   try {
-    const staging = tempSibling(exportsDir);
-    try {
-      const staged = writeExports(results, staging);
-      replaceDir(staging, exportsDir);
-      exports = staged.map((f) => join(exportsDir, basename(f)));
-    } catch (err) {
-      rmSync(staging, { recursive: true, force: true });
-      throw err;
-    }
-    writeFileAtomic(statementPath, statementText);
-    writeFileAtomic(out, pdf);
-    reportId = record ? record({ path: out, sha256, signer, fingerprint: identity.info.fingerprint }) : null;
+    reportId = record ? record({ path: out, sha256, signer, fingerprint }) : null;
   } catch (err) {
-    // The results document is most of what the data files hold; their tables about as much again.
-    const need = pdf.length + statementText.length + 2 * JSON.stringify(results).length;
-    throw storageError(err, { folder, step: 'writing the report', needBytes: need, estimate: 'an estimate: the signed PDF, its statement, and the data files at about twice the size of the results' }) ?? err;
+    throw storageError(err, { folder, step: 'writing the report' }) ?? err;
   }
-  const pages = (pdf.toString('latin1').match(/\/Type \/Page\b(?!s)/g) ?? []).length || null;
-  return { reportId, path: out, statementPath, exportsDir, exports, sha256, signer, fingerprint: identity.info.fingerprint, pages };
+  return { reportId, path: out, statementPath, exportsDir, exports, sha256, signer, fingerprint, pages };
 }

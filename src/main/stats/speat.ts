@@ -217,10 +217,22 @@ export interface PermutationResult {
  * so splits equal to the observed one up to summation order count as ">= observed"
  * (exact float comparison would make ties depend on the order of additions).
  */
+export interface PermutationOptions {
+  permutations?: number;
+  seed?: number;
+  /**
+   * Told the share of sampled permutations done (every 8,192 and at the end), for a progress
+   * line on long tests; an exact enumeration is bounded by `permutations` and reports nothing.
+   */
+  onProgress?: (fraction: number) => void;
+}
+
+const PROGRESS_EVERY_MASK = 8191;
+
 export function speatPermutationTest(
   sX: ArrayLike<number>,
   sY: ArrayLike<number>,
-  options: { permutations?: number; seed?: number } = {},
+  options: PermutationOptions = {},
 ): PermutationResult {
   const N = options.permutations ?? 100_000;
   if (!(N >= 1) || !Number.isInteger(N)) throw new RangeError('permutations must be a positive integer');
@@ -266,12 +278,15 @@ export function speatPermutationTest(
   const arrangement = s.slice();
   let count = 0;
   let countTwo = 0;
+  const onProgress = options.onProgress;
   for (let p = 1; p < N; p += 1) {
     const acc = rng.shuffleSumPrefix(arrangement, k);
     const stat = useComplement ? grand - acc : acc;
     if (stat >= threshold) count += 1;
     if (Math.abs(stat - centre) >= deviation) countTwo += 1;
+    if (onProgress && (p & PROGRESS_EVERY_MASK) === 0) onProgress(p / N);
   }
+  onProgress?.(1);
   return { pValue: (1 + count) / N, pTwoSided: (1 + countTwo) / N, exact: false, permutations: N };
 }
 
@@ -290,7 +305,7 @@ export function favouredGroup(d: number): 'x' | 'y' | null {
 export function speatFromAssociations(
   sX: ArrayLike<number>,
   sY: ArrayLike<number>,
-  options: { permutations?: number; seed?: number } = {},
+  options: PermutationOptions = {},
 ): SpeatResult {
   const effectSize = speatEffectSize(sX, sY);
   return { effectSize, favoured: favouredGroup(effectSize), ...speatPermutationTest(sX, sY, options) };

@@ -5,6 +5,7 @@ import { ProjectScreen } from './screens/ProjectScreen';
 import { Wizard, type WizardEntry } from './screens/wizard/Wizard';
 import { DemoRun } from './screens/DemoRun';
 import { VerifyScreen } from './screens/VerifyScreen';
+import { EngineNotice } from './components/EngineNotice';
 
 export type Route =
   | { name: 'home' }
@@ -42,6 +43,7 @@ export function App(): JSX.Element {
         <span className="tagline">Audit speech models for social bias, on this computer</span>
       </header>
       <main id="main" className="app-main" data-ready="true" ref={mainRef}>
+        <EngineNotice />
         {route.name === 'home' && <Home nav={nav} />}
         {route.name === 'project' && <ProjectScreen key={route.project.id} project={route.project} nav={nav} />}
         {route.name === 'wizard' && <Wizard key={`${route.project.id}-${route.entry.auditId ?? ''}`} project={route.project} entry={route.entry} nav={nav} />}

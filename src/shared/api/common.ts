@@ -50,4 +50,8 @@ export interface JobInfo {
 
 export type EngineEvent =
   | { type: 'job.progress'; progress: JobProgress }
-  | { type: 'job.ended'; jobId: string; kind: string; state: Exclude<JobState, 'running'>; error?: string };
+  | { type: 'job.ended'; jobId: string; kind: string; state: Exclude<JobState, 'running'>; error?: string }
+  /** The engine process died (a native crash, killed) and the host started a new one; these jobs go on under the same ids. */
+  | { type: 'engine.restarted'; reason: string; resumedJobs: string[] }
+  /** The engine process kept dying and the host gave up restarting it. */
+  | { type: 'engine.stopped'; reason: string; message: string };

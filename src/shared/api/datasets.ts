@@ -193,8 +193,22 @@ export interface ManifestPreview {
   header: string[];
   rows: Record<string, string>[];
   totalRows: number;
-  /** A guess at the mapping from the column names, for the wizard to pre-fill. */
+  /** A guess at the mapping from the column names and first rows, for the wizard to pre-fill. */
   suggestedMapping: ColumnMapping | null;
+  /** Why each suggested column was chosen, in header order (src/main/data/column-suggestions.ts). */
+  suggestions: ColumnSuggestion[];
+}
+
+/** The mapping slot a column is suggested for. */
+export type SuggestedSlot = 'path' | 'speaker' | 'transcript' | 'valence' | 'hypothesis' | 'group';
+
+export interface ColumnSuggestion {
+  column: string;
+  slot: SuggestedSlot;
+  /** How the guess was made: from the column's name, or from its values. */
+  from: 'name' | 'content';
+  /** One phrase an auditor can check ("the name “Talker” means the speaker"). */
+  reason: string;
 }
 
 export interface SavedMapping {

@@ -26,7 +26,7 @@ export const uiOperations = {
 /** A report file's bytes for the browser host, which cannot open files on this computer itself. */
 export interface ReportFile {
   name: string;
-  mime: 'application/pdf';
+  mime: 'application/pdf' | 'application/json' | 'text/csv' | 'application/octet-stream';
   base64: string;
   bytes: number;
 }
@@ -39,8 +39,13 @@ export const reportFileOperations = {
     summary: 'Open a recorded report in the default PDF viewer, or show it in its folder (desktop app only)',
   },
   'reports.download': {
-    input: z.strictObject({ projectId: Id, reportId: Id }),
+    input: z.strictObject({
+      projectId: Id,
+      reportId: Id,
+      /** Which file of the report: the PDF (omitted), its signed statement, or one data file by name (e.g. "wer-groups.csv"). */
+      part: z.union([z.literal('pdf'), z.literal('statement'), z.string().regex(/^data\/[^/\\]{1,255}$/)]).optional(),
+    }),
     result: null as unknown as ReportFile,
-    summary: "A recorded report's PDF bytes, for the browser preview to save as a download",
+    summary: "A recorded report's PDF, signed statement or one of its data files, for the browser preview to save as a download",
   },
 } as const;

@@ -35,9 +35,19 @@ export async function demoTargetProject(home: string, dir: string): Promise<{ di
   }
 }
 
-/** A copy of a project folder (the database file only: projects keep their audio elsewhere). */
-export function copyProject(from: string, to: string): string {
+/**
+ * A copy of a project folder (the database file only: projects keep their audio elsewhere),
+ * opened as a copy in `home` the way an auditor would (`projects open --as-copy`), so that it has
+ * its own identity: a plain copy is refused as "a copy of the project" once the original is known.
+ */
+export function copyProject(from: string, to: string, home: string): string {
   cpSync(join(from, PROJECT_FILE), join(to, PROJECT_FILE));
+  const store = new ProjectStore(home);
+  try {
+    store.openPath(to, { asCopy: true });
+  } finally {
+    store.close();
+  }
   return to;
 }
 

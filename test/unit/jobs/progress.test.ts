@@ -48,10 +48,17 @@ describe('whole-job progress', () => {
   it('the time left is the rate-based estimate corrected by how fast the job actually goes', () => {
     // Half the estimated work done (50 of 100 estimated seconds) in 25 real seconds: twice as fast.
     expect(etaOf({ done: 1, total: 2, detail: { overall: 0.5, estimatedSecondsLeft: 50 } }, 25, 5)).toBeCloseTo(25, 10);
-    // Three times slower than estimated, a quarter in: the pace counts half as much as the rates (×2).
-    expect(etaOf({ done: 1, total: 2, detail: { overall: 0.25, estimatedSecondsLeft: 75 } }, 75, 5)).toBeCloseTo(150, 10);
-    // … and fully from half-way.
-    expect(etaOf({ done: 1, total: 2, detail: { overall: 0.5, estimatedSecondsLeft: 50 } }, 150, 5)).toBeCloseTo(150, 10);
+    // Three times slower than estimated, a quarter in: the pace counts fully (a tenth measured is enough): 75 × 3.
+    expect(etaOf({ done: 1, total: 2, detail: { overall: 0.25, estimatedSecondsLeft: 75 } }, 75, 5)).toBeCloseTo(225, 10);
+    // One real second in: too little measured, the rates alone speak.
+    expect(etaOf({ done: 1, total: 2, detail: { overall: 0.05, estimatedSecondsLeft: 95 } }, 1, 1)).toBe(95);
+    // 10 estimated seconds done in 4 (2.5 times faster), 5 % in: half the way from the rates to the pace.
+    expect(etaOf({ done: 1, total: 20, detail: { overall: 0.05, estimatedSecondsLeft: 190 } }, 4, 4)).toBeCloseTo(190 * (1 + (0.4 - 1) * 0.5), 10);
+    // The pace counts from the first measured units: 10 s of start-up before them do not make the rest look slower.
+    // 10 estimated seconds done by 12 s, 40 by 42 s: exactly the estimated pace, so the estimate (60) stands.
+    expect(etaOf({ done: 4, total: 10, detail: { overall: 0.4, estimatedSecondsLeft: 60 } }, 42, 5, { at: 12, estimatedDone: 10, overall: 0.1 })).toBeCloseTo(60, 10);
+    // Without that, the start-up would count as slowness (42 / 40).
+    expect(etaOf({ done: 4, total: 10, detail: { overall: 0.4, estimatedSecondsLeft: 60 } }, 42, 5)).toBeCloseTo(63, 10);
     // At the very start only the measured rates speak.
     expect(etaOf({ done: 0, total: 2, detail: { overall: 0, estimatedSecondsLeft: 80 } }, 0.5, 0.5)).toBe(80);
     // Without a job estimate: the stage's own rate.

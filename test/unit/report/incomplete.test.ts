@@ -121,4 +121,27 @@ describe('opening and downloading recorded reports', () => {
       await web.engine.close();
     }
   });
+
+  it('the browser host downloads the signed statement and each data file written with the report; no path leaves the report data folder', async () => {
+    const built = await buildReportFiles(engine, { project: projectId, auditId: partial.id, out: join(dir, 'r5.pdf'), identityId, allowIncomplete: true });
+    const web = createApi(createEngine({ host: 'web', dataDir: engine.dataDir }));
+    try {
+      const statement = await web.invoke('reports.download', { projectId, reportId: built.reportId!, part: 'statement' });
+      expect(statement).toMatchObject({ name: 'r5.statement.json', mime: 'application/json' });
+      expect(Buffer.from(statement.base64, 'base64').equals(readFileSync(built.statementPath))).toBe(true);
+      expect(built.exports.length).toBeGreaterThan(0);
+      for (const f of built.exports) {
+        const name = f.slice(f.lastIndexOf('/') + 1);
+        const got = await web.invoke('reports.download', { projectId, reportId: built.reportId!, part: `data/${name}` });
+        expect(got.name).toBe(name);
+        expect(Buffer.from(got.base64, 'base64').equals(readFileSync(f))).toBe(true);
+      }
+      // A path out of the data folder, the folder above it, a file that is not there.
+      await expect(web.invoke('reports.download', { projectId, reportId: built.reportId!, part: 'data/../r4.pdf' })).rejects.toMatchObject({ code: 'validation' });
+      await expect(web.invoke('reports.download', { projectId, reportId: built.reportId!, part: 'data/..' })).rejects.toThrow('is not a plain file');
+      await expect(web.invoke('reports.download', { projectId, reportId: built.reportId!, part: 'data/missing.csv' })).rejects.toThrow('the data file missing.csv of this report is no longer at');
+    } finally {
+      await web.engine.close();
+    }
+  });
 });

@@ -112,7 +112,11 @@ describe('the whole demo, offline', () => {
   let run: GuardedRun;
 
   beforeAll(() => {
-    // Bundle the command line first, outside the trace (npm run demo rebuilds it only when a source changed).
+    // The harness's own preparation happens outside the trace, as npm test does it first: the
+    // native-module check (it writes a marker in node_modules on its first run) and the bundled
+    // command line (npm run demo rebuilds it only when a source changed).
+    const native = spawnSync(process.execPath, [join(repo, 'scripts', 'ensure-native.mjs'), 'node'], { cwd: repo, encoding: 'utf8' });
+    if (native.status !== 0) throw new Error(`preparing the native modules failed: ${native.stderr}`);
     const build = spawnSync(process.execPath, [join(repo, 'scripts', 'build-cli.mjs')], { cwd: repo, encoding: 'utf8' });
     if (build.status !== 0) throw new Error(`bundling the CLI failed: ${build.stderr}`);
     run = runGuarded(['demo', '--', '--fast', '--out', out], { HOME: home }, 540_000, {

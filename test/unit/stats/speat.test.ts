@@ -46,6 +46,19 @@ describe('SpEAT against numpy (test/golden/stats_golden.py: speat_np, exact_p)',
     expect(speatPermutationTest(s.X, s.Y, { permutations: 12_870 }).exact).toBe(true);
   });
 
+  it('reports the share of sampled permutations done, rising to 1, without changing the result', () => {
+    const s = speatAssociations(load('speat_mid'));
+    const seen: number[] = [];
+    const withProgress = speatPermutationTest(s.X, s.Y, { permutations: 12_000, seed: 5, onProgress: (f) => seen.push(f) });
+    expect(withProgress).toEqual(speatPermutationTest(s.X, s.Y, { permutations: 12_000, seed: 5 }));
+    // Every 8,192 permutations, then the end: 8192/12000 and 1.
+    expect(seen).toEqual([8192 / 12_000, 1]);
+    // An exact enumeration (C(16, 8) = 12,870 ≤ N) is bounded by N and reports nothing.
+    const exact: number[] = [];
+    speatPermutationTest(s.X, s.Y, { permutations: 20_000, onProgress: (f) => exact.push(f) });
+    expect(exact).toEqual([]);
+  });
+
   it('is reproducible for a seed and changes with the seed', () => {
     const s = speatAssociations(load('speat_mid'));
     const a = speatPermutationTest(s.X, s.Y, { permutations: 2000, seed: 11 });

@@ -1,7 +1,8 @@
 import { type JSX, type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { BrowseEntry, BrowseListing, PickPurpose } from '../../../shared/api/files';
 import { asUiError, call, type UiError } from '../api';
-import { fileNameProblem, joinPath } from '../lib/paths';
+import { baseName, dirName, fileNameProblem, joinPath } from '../lib/paths';
+import { ChooserPathBox } from './ChooserPathBox';
 import { ErrorNote } from './ErrorNote';
 import { WindowedList } from './WindowedList';
 import { likelyFolders, rememberFolder } from '../lib/chooser-start';
@@ -59,7 +60,8 @@ const FOCUSABLE = 'button:not([disabled]), input:not([disabled]), select:not([di
  * The web host's in-app chooser: a modal dialog over files.browse (home and temporary
  * folders only) that grants the choice with files.grant and hands back the granted path.
  * Keyboard: arrow keys, Home/End and typing a name move in the list; Enter opens a
- * folder or chooses a file; Backspace goes up; Escape closes without choosing.
+ * folder or chooses a file; Backspace goes up; Escape closes without choosing. A path can
+ * also be typed or pasted, with completion inside the folders the host lets it list.
  */
 export function FileChooser({ purpose, start, saveName, onDone }: { purpose: PickPurpose; start?: string; saveName?: string; onDone: (path: string | null) => void }): JSX.Element {
   const spec = PURPOSES[purpose];
@@ -327,6 +329,20 @@ export function FileChooser({ purpose, start, saveName, onDone }: { purpose: Pic
       <p className="chooser-where">
         Looking in: <code className="path">{listing?.path ?? '…'}</code>
       </p>
+      <ChooserPathBox
+        id={id}
+        start={listing?.path ?? null}
+        fits={(e) => matches(e, purpose, true)}
+        onFolder={(p, quiet) => browse(p, quiet)}
+        onFile={(p) => {
+          if (saveMode) {
+            setName(baseName(p));
+            setNameError(null);
+            void browse(dirName(p));
+          } else if (folderMode) void browse(p);
+          else void choose(p);
+        }}
+      />
       <p className="visually-hidden" role="status" aria-live="polite">
         {loading ? 'Loading…' : listing ? `${listing.path}: ${folders} folders, ${files} ${spec.extensions ? 'matching files' : 'files'}` : ''}
       </p>

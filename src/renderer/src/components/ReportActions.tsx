@@ -22,7 +22,18 @@ function download(name: string, base64: string, mime: string): void {
  * What can be done with a signed report: open it or show it in its folder (desktop app),
  * download it (browser preview), or check its signature on the Verify screen.
  */
-export function ReportActions({ projectId, report, onVerify }: { projectId: string; report: Pick<ReportRecord, 'id' | 'path'>; onVerify?: (path: string) => void }): JSX.Element {
+export function ReportActions({
+  projectId,
+  report,
+  onVerify,
+  companions,
+}: {
+  projectId: string;
+  report: Pick<ReportRecord, 'id' | 'path'>;
+  onVerify?: (path: string) => void;
+  /** The files written with the PDF (the signed statement, the data files), offered as downloads in the browser preview too. */
+  companions?: { statementPath: string; exports: string[] };
+}): JSX.Element {
   const [host, setHost] = useState<string | null>(null);
   const [error, setError] = useState<UiError | null>(null);
   const [note, setNote] = useState<string | null>(null);
@@ -30,12 +41,12 @@ export function ReportActions({ projectId, report, onVerify }: { projectId: stri
     hostKind().then(setHost, () => setHost(null));
   }, []);
   const name = baseName(report.path);
-  const act = async (action: 'open' | 'folder' | 'download') => {
+  const act = async (action: 'open' | 'folder' | 'download', part?: string) => {
     setError(null);
     setNote(null);
     try {
       if (action === 'download') {
-        const f = await call('reports.download', { projectId, reportId: report.id });
+        const f = await call('reports.download', { projectId, reportId: report.id, ...(part ? { part } : {}) });
         download(f.name, f.base64, f.mime);
         setNote(`Downloaded ${f.name}.`);
       } else {
@@ -58,9 +69,16 @@ export function ReportActions({ projectId, report, onVerify }: { projectId: stri
           </button>
         </>
       ) : (
-        <button type="button" className="small" onClick={() => void act('download')}>
-          Download<span className="visually-hidden"> {name}</span>
-        </button>
+        <>
+          <button type="button" className="small" onClick={() => void act('download')}>
+            Download<span className="visually-hidden"> {name}</span>
+          </button>
+          {companions && (
+            <button type="button" className="small" onClick={() => void act('download', 'statement')}>
+              Download the signed statement<span className="visually-hidden"> {baseName(companions.statementPath)}</span>
+            </button>
+          )}
+        </>
       )}
       {onVerify && (
         <button type="button" className="small" onClick={() => onVerify(report.path)}>
@@ -72,6 +90,20 @@ export function ReportActions({ projectId, report, onVerify }: { projectId: stri
           {' '}
           {note}
         </span>
+      )}
+      {companions && host !== 'electron' && host !== null && companions.exports.length > 0 && (
+        <details className="report-data-files">
+          <summary>Download the report’s data files ({companions.exports.length})</summary>
+          <ul aria-label="The report’s data files">
+            {companions.exports.map((f) => (
+              <li key={f}>
+                <button type="button" className="small link" onClick={() => void act('download', `data/${baseName(f)}`)}>
+                  {baseName(f)}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </details>
       )}
       <ErrorNote error={error} what="That did not work:" next="The report is at the path shown; open it from your file manager." />
     </span>

@@ -14,6 +14,15 @@ function status(r: Requirement, here: RequirementStep): { text: string; badge: s
 }
 
 /**
+ * The requirements a step shows as missing, per section (the rest are met or still to do
+ * on a later step). The panel's "N missing" and any summary line above it (the Data
+ * step's) both come from here, so they cannot contradict each other.
+ */
+export function missingAt(report: RequirementReport | null, here: RequirementStep): { section: string; name: string; missing: Requirement[] }[] {
+  return (report?.sections ?? []).map((s) => ({ section: s.section, name: s.name, missing: s.requirements.filter((r) => !r.met && status(r, here).text === 'missing') }));
+}
+
+/**
  * What each ticked section needs, present or missing, with the fix as a button: import
  * the data, choose a column, leave the section out, or go to the step where it is chosen.
  */
@@ -33,8 +42,8 @@ export function RequirementsPanel({
       <h2 id="reqs-heading">What each section needs</h2>
       <ErrorNote error={error} what="Could not check the data:" next="Try again in a moment; nothing you entered was lost." />
       {!report && !error && <p aria-live="polite">Checking the data…</p>}
-      {report?.sections.map((s) => {
-        const missing = s.requirements.filter((r) => !r.met && status(r, here).text === 'missing').length;
+      {report?.sections.map((s, i) => {
+        const missing = missingAt(report, here)[i]!.missing.length;
         return (
           <div key={s.section} className="req-section" role="group" aria-labelledby={`req-${s.section}`}>
             <h3 id={`req-${s.section}`}>

@@ -1,14 +1,15 @@
 import { type FormEvent, type JSX, useEffect, useRef, useState } from 'react';
-import type { ColumnMappingInput, DatasetRole, DatasetSummary, ManifestPreview } from '../../../../shared/api/datasets';
+import type { ColumnMappingInput, ColumnSuggestion, DatasetRole, DatasetSummary, ManifestPreview } from '../../../../shared/api/datasets';
 import type { DemoInfo } from '../../../../shared/api/audits';
 import type { AuditPlanInput } from '../../../../shared/plan';
-import { SECTION_SHORT } from '../../../../shared/requirements';
+import { type RequirementReport, SECTION_SHORT } from '../../../../shared/requirements';
 import { ROLE_PLAIN, ROLE_SECTIONS, ROLES, roleProblem, rolesSupportedBy } from '../../../../shared/roles';
 import { asUiError, call, type UiError } from '../../api';
 import { DatasetFacts } from '../../components/DatasetFacts';
 import { ErrorNote } from '../../components/ErrorNote';
 import { JobProgress } from '../../components/JobProgress';
 import { PathInput } from '../../components/PathInput';
+import { missingAt } from '../../components/RequirementsPanel';
 import { ClusterOrigins } from '../../components/cluster/ClusterOrigins';
 import { Term } from '../../components/Term';
 import { useJob } from '../../lib/jobs';
@@ -199,6 +200,7 @@ export function DataStep({ project, draft, update, requirements, onImported }: S
           draft={draft}
           update={update}
           datasets={datasets}
+          requirements={requirements.report}
           onImported={() => {
             void refresh();
             onImported();
@@ -261,6 +263,38 @@ export function DataStep({ project, draft, update, requirements, onImported }: S
   );
 }
 
+/**
+ * The line above the import form: what is still to import, or, once every section has its
+ * recordings, what the panel below still counts as missing (too few ratings, a column not
+ * chosen), from the same count as the panel's "N missing".
+ */
+function stillText(still: readonly DatasetRole[], report: RequirementReport | null): string {
+  if (still.length > 0) return `Still needed for the ticked sections: ${still.map((r) => ROLE_PLAIN[r]).join('; ')}.`;
+  const open = missingAt(report, 'data').filter((s) => s.missing.length > 0);
+  if (open.length === 0) return 'Still needed for the ticked sections: nothing — every section has its recordings.';
+  return `Every ticked section has its recordings, but ${open.map((s) => `${s.name} has ${s.missing.length} missing`).join('; ')}: see “What each section needs” below for the fix.`;
+}
+
+/** Why a column was proposed, under its choice; once the auditor picks another, what was proposed and why. */
+function SuggestionNote({ id, suggestion, chosen }: { id: string; suggestion: ColumnSuggestion | undefined; chosen: string | undefined }): JSX.Element {
+  const how = suggestion?.from === 'content' ? 'from its values' : 'from its name';
+  return (
+    <p className="hint suggestion" id={id}>
+      {!suggestion ? 'No column looked like this one; choose it if the file has it.' : chosen === suggestion.column ? `Suggested ${how}: ${suggestion.reason}.` : `Suggested was “${suggestion.column}” (${suggestion.reason}); you chose ${chosen ? `“${chosen}”` : 'none'}.`}
+    </p>
+  );
+}
+
+function GroupSuggestionNote({ suggestions, chosen }: { suggestions: ColumnSuggestion[]; chosen: readonly string[] }): JSX.Element {
+  if (suggestions.length === 0) return <p className="hint suggestion">No column looked like a group label; tick the ones that are.</p>;
+  const off = suggestions.filter((x) => !chosen.includes(x.column));
+  return (
+    <p className="hint suggestion">
+      Suggested from their names: {suggestions.map((x) => `“${x.column}”`).join(', ')}.{off.length > 0 ? ` You unticked ${off.map((x) => `“${x.column}”`).join(', ')}.` : ''}
+    </p>
+  );
+}
+
 type ColumnKey = 'path' | 'speaker' | 'transcript' | 'valence' | 'hypothesis';
 
 const ROLE_CHOICE: Record<DatasetRole, string> = {
@@ -275,12 +309,14 @@ function CsvImport({
   draft,
   update,
   datasets,
+  requirements,
   onImported,
 }: {
   projectId: string;
   draft: Draft;
   update: StepProps['update'];
   datasets: DatasetSummary[];
+  requirements: RequirementReport | null;
   onImported: () => void;
 }): JSX.Element {
   const intent: DataIntent | null = draft.intent ?? null;
@@ -375,10 +411,11 @@ function CsvImport({
 
   // The roles its columns support, proposed for the sections still missing data.
   const supported = mapping ? rolesSupportedBy(mapping) : [];
+  // Every role the columns support and the audit still needs is ticked (FDI too: a speaker column makes verification trials).
   const proposed = (): DatasetRole[] => {
-    if (intent?.kind === 'import' && supported.includes(intent.role)) return [intent.role, ...supported.filter((r) => r !== intent.role && still.includes(r) && r !== 'verification')];
-    const wanted = supported.filter((r) => still.includes(r) && r !== 'verification');
-    return wanted.length > 0 ? wanted : supported.filter((r) => still.includes(r)).slice(0, 1);
+    const wanted = supported.filter((r) => still.includes(r));
+    if (intent?.kind === 'import' && supported.includes(intent.role)) return [intent.role, ...wanted.filter((r) => r !== intent.role)];
+    return wanted;
   };
   const chosenRoles = (roles ?? proposed()).filter((r) => supported.includes(r));
   const sameFile = datasets.find((d) => d.sourcePath === path && d.status !== 'importing');
@@ -403,6 +440,8 @@ function CsvImport({
   };
 
   const header = preview?.header ?? [];
+  const suggestions = preview?.suggestions ?? [];
+  const suggested = (key: ColumnKey) => suggestions.find((x) => x.slot === key);
   const single = (key: ColumnKey, label: string, required = false, term?: 'reference' | 'valence' | 'hypothesis') => (
     <div className={`field${intent?.kind === 'remap' && intent.column === key ? ' wanted' : ''}`}>
       <span>
@@ -413,6 +452,7 @@ function CsvImport({
         value={mapping?.[key] ?? ''}
         onChange={(e) => setMapping((m) => (m ? { ...m, [key]: e.target.value || undefined } : m))}
         aria-invalid={importError?.field?.includes(key) || undefined}
+        aria-describedby={`map-${key}-why`}
       >
         {!required && <option value="">— not in this file —</option>}
         {header.map((h) => (
@@ -421,6 +461,7 @@ function CsvImport({
           </option>
         ))}
       </select>
+      <SuggestionNote id={`map-${key}-why`} suggestion={suggested(key)} chosen={mapping?.[key]} />
     </div>
   );
 
@@ -430,7 +471,7 @@ function CsvImport({
         {remapOf ? `Choose the columns of “${remapOf.name}” again` : 'Import a spreadsheet of recordings'}
       </h2>
       <p className="hint">
-        Still needed for the ticked sections: {still.map((r) => ROLE_PLAIN[r]).join('; ') || 'nothing — every section has its recordings'}.
+        {stillText(still, requirements)}
         {intent?.kind === 'import' ? ` You came here to import ${ROLE_PLAIN[intent.role]}.` : ''}
       </p>
       {!remapOf && (
@@ -487,6 +528,7 @@ function CsvImport({
             </div>
             <fieldset className={intent?.kind === 'remap' && intent.column === 'groups' ? 'wanted' : undefined}>
               <legend>Group labels (gender, accent, age…)</legend>
+              <GroupSuggestionNote suggestions={suggestions.filter((x) => x.slot === 'group')} chosen={mapping.groups ?? []} />
               <div className="row">
                 {header.map((h) => (
                   <span key={h} className="check">

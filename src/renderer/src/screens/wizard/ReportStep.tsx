@@ -229,7 +229,7 @@ export function ReportStep({ project, draft, onDone, nav }: StepProps & { onDone
               Signed by {built.signer}. File fingerprint (SHA-256): <code className="hash">{built.sha256}</code>
             </p>
             <p>Data files: {built.exports.length} in <code className="path">{built.exportsDir}</code></p>
-            {built.reportId && <ReportActions projectId={project.id} report={{ id: built.reportId, path: built.path }} onVerify={(path) => nav.go({ name: 'verify', path })} />}
+            {built.reportId && <ReportActions projectId={project.id} report={{ id: built.reportId, path: built.path }} companions={{ statementPath: built.statementPath, exports: built.exports }} onVerify={(path) => nav.go({ name: 'verify', path })} />}
           </div>
         )}
       </section>

@@ -1,0 +1,107 @@
+/**
+ * The engine in its own process: the API implementation, the job runner (and its worker
+ * threads, where onnxruntime and the statistics run) and the project stores. Hosts start
+ * this file with child_process.fork (web host, tests) or Electron's utilityProcess.fork
+ * and talk to it through engine-transport.ts. A native crash here ends this process
+ * only; the host restarts it (see EngineClient).
+ */
+// First, before anything can load onnxruntime-node: its native telemetry off.
+import './security/telemetry-off';
+import type { PickPurpose } from '../shared/api/files';
+import { createApi } from './api';
+import { createEngine, type Engine } from './engine';
+import { toErrorShape } from './error-shape';
+import type { Channel, FromEngine, HostAsk, ToEngine } from './engine-transport';
+
+/** The parent's end, whichever way this process was started. */
+function parentChannel(): Channel<FromEngine, ToEngine> | null {
+  // Electron's utilityProcess: process.parentPort (typed here because src/main never imports electron).
+  const parentPort = (process as { parentPort?: { postMessage(m: unknown): void; on(e: 'message', l: (e: { data: unknown }) => void): void } }).parentPort;
+  if (parentPort) {
+    return { send: (m) => parentPort.postMessage(m), onMessage: (l) => parentPort.on('message', (e) => l(e.data as ToEngine)) };
+  }
+  if (process.send) {
+    const send = process.send.bind(process);
+    // The host went away (killed, crashed): nobody is left to answer to.
+    process.on('disconnect', () => process.exit(0));
+    // Ctrl+C or a stop signal to the whole process group: the host decides when this
+    // process ends (it sends 'close' and waits for open jobs and databases to shut).
+    process.on('SIGINT', () => undefined);
+    process.on('SIGTERM', () => undefined);
+    return { send: (m) => void send(m), onMessage: (l) => process.on('message', (m) => l(m as ToEngine)) };
+  }
+  return null;
+}
+
+export function serveEngine(channel: Channel<FromEngine, ToEngine>): void {
+  let engine: Engine | null = null;
+  let api: ReturnType<typeof createApi> | null = null;
+  let nextAsk = 1;
+  const asks = new Map<number, { resolve: (v: string | null) => void; reject: (e: Error) => void }>();
+  const ask = (question: HostAsk): Promise<string | null> =>
+    new Promise((resolve, reject) => {
+      const id = nextAsk++;
+      asks.set(id, { resolve, reject });
+      channel.send({ t: 'ask', id, ask: question });
+    });
+
+  channel.onMessage((m) => {
+    switch (m.t) {
+      case 'init': {
+        const { init } = m;
+        engine = createEngine({
+          host: init.host,
+          ...(init.dataDir ? { dataDir: init.dataDir } : {}),
+          pathPolicy: init.pathPolicy,
+          ...(init.picker ? { picker: (purpose: PickPurpose) => ask({ what: 'pick', purpose }) } : {}),
+          ...(init.shell
+            ? {
+                shell: {
+                  openPath: async (path: string) => (await ask({ what: 'openPath', path })) ?? '',
+                  showItemInFolder: (path: string) => void ask({ what: 'showItemInFolder', path }).catch(() => undefined),
+                },
+              }
+            : {}),
+        });
+        engine.events.subscribe((event) => channel.send({ t: 'event', event }));
+        engine.jobs.onStarted = (job) => channel.send({ t: 'job', job });
+        // Calls from the window (app.info, progress, lists) before batch work in the job threads.
+        engine.jobs.jobNice = 10;
+        api = createApi(engine);
+        // Jobs the previous engine process was running when it died: same ids, same inputs.
+        for (const job of m.resume) engine.jobs.start(job.kind, job.input, { jobId: job.jobId });
+        channel.send({ t: 'ready', resumed: m.resume.map((j) => j.jobId) });
+        return;
+      }
+      case 'call': {
+        const { id } = m;
+        if (!api) {
+          channel.send({ t: 'reply', id, ok: false, error: { code: 'internal', message: 'the engine is not started yet' } });
+          return;
+        }
+        api.invoke(m.name, m.input).then(
+          (result) => channel.send({ t: 'reply', id, ok: true, result: result ?? null }),
+          (err: unknown) => channel.send({ t: 'reply', id, ok: false, error: toErrorShape(err) }),
+        );
+        return;
+      }
+      case 'answer': {
+        const a = asks.get(m.id);
+        if (!a) return;
+        asks.delete(m.id);
+        if (m.ok) a.resolve(m.value);
+        else a.reject(new Error(m.message));
+        return;
+      }
+      case 'close':
+        void (engine?.close() ?? Promise.resolve()).finally(() => {
+          channel.send({ t: 'closed' });
+          process.exit(0);
+        });
+        return;
+    }
+  });
+}
+
+const channel = parentChannel();
+if (channel) serveEngine(channel);

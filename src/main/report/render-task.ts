@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { AuditResults } from '../../shared/results';
+import { removeStaleTemps, replaceDir, tempSibling, writeFileAtomic } from '../atomic-write';
+import { storageError } from '../error-shape';
+import { getKeyProtector, loadSigningIdentity } from '../identity';
+import type { Task } from '../jobs/task';
+import { buildReport, writeExports } from './index';
+
+export interface RenderInput {
+  results: AuditResults;
+  dataDir: string;
+  identityId: string;
+  passphrase?: string;
+  auditor?: string;
+  organisation?: string;
+  /** The PDF's path, its statement's and the folder of data files (service.ts names them). */
+  out: string;
+  statementPath: string;
+  exportsDir: string;
+}
+
+export interface RenderOutput {
+  sha256: string;
+  exports: string[];
+  pages: number | null;
+  /** "Name, Organisation" of the identity that signed, and its certificate's fingerprint. */
+  signer: string;
+  fingerprint: string;
+}
+
+/**
+ * Lays out, signs and writes a report in a job worker: seconds of synchronous work (PDF
+ * layout, RSA signing, CSV tables, fsync) that would otherwise stop the engine answering
+ * anything else meanwhile. The key is loaded here, first, so a wrong passphrase is said
+ * before anything is written.
+ */
+export const renderReportTask: Task<RenderInput, RenderOutput> = async (input) => {
+  const identity = loadSigningIdentity(input.dataDir, input.identityId, { ...(input.passphrase !== undefined ? { passphrase: input.passphrase } : {}), protector: getKeyProtector() });
+  const { results, out, statementPath, exportsDir } = input;
+  const folder = dirname(out);
+  mkdirSync(folder, { recursive: true });
+  // What a killed build left here (hidden temporary copies of the PDF, statement or data files).
+  removeStaleTemps(folder);
+  removeStaleTemps(exportsDir);
+  const { pdf, statement } = await buildReport(results, {
+    identity,
+    ...(input.auditor !== undefined ? { auditor: input.auditor } : {}),
+    ...(input.organisation !== undefined ? { organisation: input.organisation } : {}),
+    reportFileName: basename(out),
+  });
+  const statementText = `${JSON.stringify(statement, null, 2)}\n`;
+  const sha256 = createHash('sha256').update(pdf).digest('hex');
+  // One unit: the data files, then the statement, then the PDF, each complete or absent
+  // (owner-only and atomic: a report holds group-level findings about real people), and
+  // the reports row (service.ts) only once all three are in place. A build killed part
+  // way reports nothing, and running it again completes it.
+  let exports: string[];
+  try {
+    const staging = tempSibling(exportsDir);
+    try {
+      const staged = writeExports(results, staging);
+      replaceDir(staging, exportsDir);
+      exports = staged.map((f) => join(exportsDir, basename(f)));
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
+    writeFileAtomic(statementPath, statementText);
+    writeFileAtomic(out, pdf);
+  } catch (err) {
+    // The results document is most of what the data files hold; their tables about as much again.
+    const need = pdf.length + statementText.length + 2 * JSON.stringify(results).length;
+    throw storageError(err, { folder, step: 'writing the report', needBytes: need, estimate: 'an estimate: the signed PDF, its statement, and the data files at about twice the size of the results' }) ?? err;
+  }
+  const pages = (pdf.toString('latin1').match(/\/Type \/Page\b(?!s)/g) ?? []).length || null;
+  const signer = `${identity.info.name}${identity.info.organisation ? `, ${identity.info.organisation}` : ''}`;
+  return { sha256, exports, pages, signer, fingerprint: identity.info.fingerprint };
+};
