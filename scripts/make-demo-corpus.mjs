@@ -57,6 +57,13 @@ if (have('pocketsphinx_continuous')) {
   }
 }
 const notes = [];
+// The package's version is the recogniser's: pocketsphinx_continuous prints none of its own.
+let sphinxVersion = 'unknown';
+try {
+  sphinxVersion = `${execFileSync('dpkg-query', ['-W', '-f=${Version}', 'pocketsphinx'], { encoding: 'utf8' }).trim()} (Debian)`;
+} catch {
+  // not a Debian system: the version stays unknown, and the demo plan says so
+}
 if (!sphinxModel) notes.push('pocketsphinx (en-us) not found: the ASR manifest has no hypotheses');
 for (const v of ['kal_diphone', 'ked_diphone', 'cmu_us_slt_arctic_hts']) if (!festival(v)) notes.push(`festival voice ${v} not found: skipped`);
 
@@ -319,6 +326,8 @@ const demo = {
     {
       name: 'Demo ASR (reference transcripts + pocketsphinx hypotheses)', role: 'asr', manifest: 'asr.csv',
       mapping: { path: 'path', speaker: 'speaker', groups: ['accent', 'gender'], transcript: 'transcript', hypothesis: 'hypothesis' },
+      // The plan names the recogniser behind the hypotheses, or it does not lock (METHODS.md § Verdicts that hold, Provenance).
+      ...(sphinxModel ? { recogniser: { name: 'pocketsphinx_continuous', version: sphinxVersion, settings: 'en-us acoustic model (-hmm en-us), en-us.lm.bin language model, cmudict-en-us.dict; defaults otherwise; 16 kHz WAV from the synthesiser, before Opus encoding' } } : {}),
       expected: { clips: asrItems.length, speakers: asrVoices.length, byAccent: count(asrItems, (i) => i.voice.accent), recogniser: sphinxModel ? 'pocketsphinx_continuous en-us' : null },
     },
     {

@@ -39,9 +39,24 @@ export function thresholdCount(from: number, to: number, step: number): number {
   return Math.floor((to - from) / step + 1e-9) + 1;
 }
 
+/** "Comparison 3": the placeholder older wizards gave a new comparison; never a name a report should print. */
+export const PLACEHOLDER_COMPARISON_NAME = /^\s*Comparison\s+\d+\s*$/i;
+
+/** A comparison's name from its groups ("us vs scotland"), used unless the auditor typed one. */
+export function derivedComparisonName(t: { x: { value: string }; y: { value: string } }): string {
+  return `${t.x.value} vs ${t.y.value}`;
+}
+
+/** The name a comparison goes by: the typed one, else derived from its groups (issue 21.6: "Comparison N" never reaches a plan). */
+export function comparisonName(t: { name?: string; x: { value: string }; y: { value: string } }): string {
+  const typed = t.name?.trim() ?? '';
+  return typed === '' || PLACEHOLDER_COMPARISON_NAME.test(typed) ? derivedComparisonName(t) : typed;
+}
+
 export const SpeatTestPlan = z.strictObject({
   id: z.string().regex(/^[\w-]{1,60}$/, 'letters, digits, - and _ only'),
-  name: z.string().min(1).max(200),
+  /** Absent, empty or a "Comparison N" placeholder: derived from the groups. */
+  name: z.string().max(200).optional(),
   preset: z.enum(Object.keys(SPEAT_PRESETS) as [SpeatPreset, ...SpeatPreset[]]).optional(),
   targetDataset: Id,
   /** X: the group hypothesised to sit closer to pleasant speech. */
@@ -56,7 +71,7 @@ export const SpeatTestPlan = z.strictObject({
   if (t.x.label !== t.y.label) ctx.addIssue({ code: 'custom', message: `X and Y must be values of the same label (got ${t.x.label} and ${t.y.label})`, path: ['y', 'label'] });
   else if (t.x.value === t.y.value) ctx.addIssue({ code: 'custom', message: `X and Y must be different groups (both are ${t.x.label} = ${t.x.value})`, path: ['y', 'value'] });
   if (t.matchOn.includes(t.x.label)) ctx.addIssue({ code: 'custom', message: `cannot match on "${t.x.label}", the label that defines X and Y`, path: ['matchOn'] });
-});
+}).transform((t) => ({ ...t, name: comparisonName(t) }));
 
 export const SpeatPlan = z.strictObject({
   attributeDataset: Id,
@@ -88,10 +103,37 @@ export const SerPlan = z.strictObject({
   split: z.strictObject({ train: z.number().min(0.1), validation: z.number().min(0.05), test: z.number().min(0.05) }).default({ train: 0.7, validation: 0.15, test: 0.15 }),
 });
 
+/**
+ * The recogniser behind imported hypotheses. Empty text is accepted while a plan is being
+ * written (the wizard saves as the auditor types); the lock requires all three
+ * (src/main/audits/requirements.ts).
+ */
+export const Recogniser = z.strictObject({
+  name: z.string().trim().max(200),
+  version: z.string().trim().max(100),
+  /** Decoding settings in words: language model, beam, acoustic model, anything that changes its output. */
+  settings: z.string().trim().max(2000),
+});
+export type RecogniserInfo = z.output<typeof Recogniser>;
+
+/** "pocketsphinx 5prealpha (en-us acoustic model, default LM)": the recogniser as the report names it. */
+export function recogniserLabel(r: { name: string; version: string; settings?: string }): string {
+  return `${r.name} ${r.version}${r.settings ? ` (${r.settings})` : ''}`;
+}
+
+/** Which of a recogniser's fields are still empty, in words ('name', 'version', 'settings'). */
+export function recogniserMissing(r: Partial<RecogniserInfo> | undefined): string[] {
+  return (['name', 'version', 'settings'] as const).filter((k) => !(r?.[k] ?? '').trim());
+}
+
 export const WerPlan = z.strictObject({
   dataset: Id,
   hypotheses: z.discriminatedUnion('source', [
-    z.strictObject({ source: z.literal('column') }),
+    z.strictObject({
+      source: z.literal('column'),
+      /** Who produced the imported hypotheses; `audit lock` refuses a column without it (METHODS.md § Verdicts that hold, Provenance). */
+      recogniser: Recogniser.optional(),
+    }),
     z.strictObject({
       source: z.literal('model'),
       modelId: Id,

@@ -49,7 +49,7 @@ export const PlanDraft = z.object({
   wer: z
     .object({
       dataset: Id.optional(),
-      hypotheses: z.object({ source: z.enum(['column', 'model']), modelId: Id.optional() }).optional(),
+      hypotheses: z.object({ source: z.enum(['column', 'model']), modelId: Id.optional(), recogniser: z.object({ name: z.string().max(200).optional(), version: z.string().max(100).optional(), settings: z.string().max(2000).optional() }).optional() }).optional(),
       groupBy: z.array(Label).max(4).default([]),
     })
     .optional(),

@@ -375,7 +375,10 @@ export interface WerMde {
 export interface WerSection {
   config: {
     hypotheses: 'column' | 'csv' | 'model';
+    /** The recogniser as the report names it: the model run here, or the one the plan names for imported hypotheses (recogniserLabel). */
     asrModel: string | null;
+    /** Imported hypotheses: the recogniser the plan names (absent in results written before provenance was required). */
+    recogniser?: { name: string; version: string; settings: string };
     /** Whisper recognisers: the language token used (a code, or the detected one) and the task. */
     asrLanguage?: string;
     asrTask?: 'transcribe' | 'translate';

@@ -111,8 +111,12 @@ export function werOverallStatement(wer: WerSection): { text: string; unlikely: 
   return { text: `Overall, the groups’ error rates ${u ? 'differ more than chance would explain' : 'could differ by chance'} (χ² = ${o.chi2.toFixed(2)} with ${plural(o.df, 'degree')} of freedom, ${pText(o.pValue)}; ${name}).`, unlikely: u };
 }
 
-/** Rate ratio and its 95% CI from the primary model when it is the mixed model, else the fixed-effects estimate (no CI). */
+/**
+ * Rate ratio and its 95% CI from the mixed model whenever it was fitted (also where a
+ * speaker permutation test is primary: the mixed-model table prints the same interval, and
+ * the two must not disagree, issue 21.6), else the fixed-effects estimate (no CI).
+ */
 export function werRateRatio(c: WerComparison): { value: number; ci95: [number, number] | null; from: 'mixed model' | 'Poisson regression' } {
-  if (c.primary?.test === 'mixed-poisson' && c.mixed) return { value: c.mixed.rateRatio, ci95: c.mixed.ci95, from: 'mixed model' };
+  if (c.mixed) return { value: c.mixed.rateRatio, ci95: c.mixed.ci95, from: 'mixed model' };
   return { value: c.poisson.rateRatio, ci95: null, from: 'Poisson regression' };
 }

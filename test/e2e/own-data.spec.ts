@@ -107,6 +107,13 @@ async function lockQuickly(app: AuditorApp, shot: string): Promise<void> {
   await app.record(shot);
 }
 
+/** Models step: the recogniser behind the spreadsheet's hypothesis column (the plan does not lock without it). */
+async function nameRecogniser(page: Page): Promise<void> {
+  await page.getByLabel('Recogniser name', { exact: true }).fill('pocketsphinx_continuous');
+  await page.getByLabel('Version', { exact: true }).fill('0.8+5prealpha+1-15');
+  await page.getByLabel('Settings', { exact: true }).fill('en-us acoustic model, en-us.lm.bin');
+}
+
 async function chooseFile(page: Page, app: AuditorApp, label: string, file: string): Promise<void> {
   await app.choose(label, file);
   await expect(page.getByRole('textbox', { name: new RegExp(label.replace(/[()]/g, '\\$&')) })).toHaveValue(file);
@@ -190,6 +197,7 @@ test('a new auditor audits their own data: one spreadsheet with human column nam
   await app.next();
   await app.expectStep(4, 'Models');
   await expect(page.getByRole('checkbox', { name: /Acoustic baseline/ })).toBeChecked();
+  await nameRecogniser(page);
   await app.record('models');
   await app.next();
 
@@ -359,6 +367,10 @@ test('WER data without recogniser output: the Plan step names the reason and the
     ['ratings.csv', ['attribute']],
   ]);
 
+  // With the column mapped, the plan must also say which recogniser wrote it (issue 21.5).
+  await page.getByRole('navigation', { name: 'Audit steps' }).getByRole('button', { name: /Models/ }).click();
+  await app.expectStep(4, 'Models');
+  await nameRecogniser(page);
   await page.getByRole('navigation', { name: 'Audit steps' }).getByRole('button', { name: /Plan/ }).click();
   await app.expectStep(5, 'Plan');
   await expect(page.locator('#lock-refused')).toHaveCount(0);

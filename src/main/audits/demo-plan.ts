@@ -14,6 +14,8 @@ export interface DemoDataset {
   manifest: string;
   mapping: ColumnMapping;
   speatTests?: { name: string; groupColumn: string; x: string; y: string; matchOn?: string[] }[];
+  /** The recogniser that wrote the hypothesis column (asr datasets): the plan must name it to lock. */
+  recogniser?: { name: string; version: string; settings: string };
 }
 
 export interface DemoDescription {
@@ -62,6 +64,7 @@ export const DEMO_PLAIN_DESCRIPTION = 'A small set of recordings made with speec
 /** The demo plan over imported dataset ids (by role). */
 export function demoPlan(desc: DemoDescription, ids: Partial<Record<DatasetRole, string>>, options: { seed?: number; fast?: boolean } = {}): AuditPlanInput {
   const target = desc.datasets.find((d) => d.role === 'target')!;
+  const asr = desc.datasets.find((d) => d.role === 'asr');
   const tests = (target.speatTests ?? []).map((t, i) => ({
     id: `t${i + 1}-${t.groupColumn}`,
     name: t.name,
@@ -87,7 +90,7 @@ export function demoPlan(desc: DemoDescription, ids: Partial<Record<DatasetRole,
     },
     ser: { valenceDataset: ids.attribute!, maxSteps: options.fast ? 300 : 2000 },
     // Whisper's English normaliser beside basic: the numbers other studies publish, and its rule counts per accent.
-    wer: { dataset: ids.asr!, groupBy: ['accent'], secondaryNormalize: 'whisper-english', bootstrap: options.fast ? 200 : 1000, permutations: options.fast ? 1000 : 10_000, ...(options.fast ? { mdeSimulations: 50 } : {}) },
+    wer: { dataset: ids.asr!, hypotheses: { source: 'column', ...(asr?.recogniser ? { recogniser: asr.recogniser } : {}) }, groupBy: ['accent'], secondaryNormalize: 'whisper-english', bootstrap: options.fast ? 200 : 1000, permutations: options.fast ? 1000 : 10_000, ...(options.fast ? { mdeSimulations: 50 } : {}) },
     fdi: {
       source: { kind: 'verification', dataset: ids.verification!, modelId: 'speech-embedding', trialsPerGroup: 200 },
       groupings: [['gender'], ['accent'], ['gender', 'accent']],

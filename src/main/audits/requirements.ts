@@ -23,7 +23,7 @@ import {
   type RequirementReport,
   type RequirementStep,
 } from '../../shared/requirements';
-import { SpeatPlan } from '../../shared/plan';
+import { recogniserLabel, recogniserMissing, SpeatPlan, type RecogniserInfo } from '../../shared/plan';
 import type { Section } from '../../shared/results';
 import { ROLE_PLAIN } from '../../shared/roles';
 import { attributeSets } from '../data/speat-design';
@@ -346,6 +346,23 @@ function wer(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined
             leave,
           ],
   });
+
+  // Imported hypotheses say nothing of who wrote them; an audit of an unnamed recogniser
+  // cannot be reproduced or attributed (METHODS.md § Verdicts that hold, Provenance).
+  if (source === 'column' && hypProblem === null) {
+    const missing = recogniserMissing(w.hypotheses?.recogniser);
+    add({
+      id: 'wer.recogniser',
+      need: 'The name, version and settings of the recogniser that wrote the imported hypotheses',
+      met: missing.length === 0,
+      detail:
+        missing.length === 0
+          ? `hypotheses written by ${recogniserLabel(w.hypotheses!.recogniser as RecogniserInfo)}`
+          : `the recogniser output of ${quote(d)} does not say which recogniser wrote it (missing: ${missing.join(', ')}); give its name, version and settings on the Models step, or in the plan as wer.hypotheses.recogniser = { "name": …, "version": …, "settings": … }`,
+      step: 'models',
+      fixes: missing.length === 0 ? [] : [{ kind: 'step', step: 'models', label: 'Name the speech recogniser' }],
+    });
+  }
 
   // Missing recogniser output is its own reason: group over the transcribed recordings then.
   const groups = new Set<string>();

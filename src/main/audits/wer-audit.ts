@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { WerSection } from '../../shared/results';
+import { recogniserLabel } from '../../shared/plan';
 import { ApiError, CancelledError, UserError } from '../../shared/errors';
 import { decodeAudio } from '../audio';
 import { isUsable, listClips, type Clip } from '../data/repository';
@@ -172,7 +173,8 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
   return {
     ...werSectionFrom(rows, analysis, {
       hypotheses: wer.hypotheses.source,
-      asrModel: asr ? asr.name : null,
+      asrModel: asr ? asr.name : wer.hypotheses.source === 'column' && wer.hypotheses.recogniser ? recogniserLabel(wer.hypotheses.recogniser) : null,
+      ...(wer.hypotheses.source === 'column' && wer.hypotheses.recogniser ? { recogniser: wer.hypotheses.recogniser } : {}),
       ...(asr?.asr?.kind === 'whisper' && wer.hypotheses.source === 'model' ? { asrLanguage: wer.hypotheses.language ?? 'en', asrTask: wer.hypotheses.task ?? 'transcribe' } : {}),
       groupBy: wer.groupBy,
       alpha: wer.alpha,

@@ -45,6 +45,7 @@ export function werSectionFrom(
   facts: {
     hypotheses: WerSection['config']['hypotheses'];
     asrModel: string | null;
+    recogniser?: WerSection['config']['recogniser'];
     asrLanguage?: string;
     asrTask?: WerSection['config']['asrTask'];
     groupBy: string[]; alpha: number; nAGQ: number; datasetId: string },
@@ -53,6 +54,7 @@ export function werSectionFrom(
     config: {
       hypotheses: facts.hypotheses,
       asrModel: facts.asrModel,
+      ...(facts.recogniser !== undefined ? { recogniser: facts.recogniser } : {}),
       ...(facts.asrLanguage !== undefined ? { asrLanguage: facts.asrLanguage } : {}),
       ...(facts.asrTask !== undefined ? { asrTask: facts.asrTask } : {}),
       normalize: analysis.normalize,

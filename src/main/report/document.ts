@@ -11,7 +11,7 @@ import { SECTION_SHORT } from '../../shared/requirements';
 import { fmt, fmtPValue, pText } from '../../shared/charts/format';
 import { registerFonts, FONT_REGULAR } from './fonts';
 import { CHART_STYLE, Layout, PAGE, sectionCharts } from './layout';
-import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings } from './narrative';
+import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings, werHypothesesText, werSecondaryPermutationText, fdiTrialsText, syntheticText } from './narrative';
 import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
 import { fdiTables, serTables, speatTables, werTables, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
@@ -216,7 +216,7 @@ function attributeNote(s: NonNullable<AuditResults['speat']>): string {
 function speatSection(L: Layout, r: AuditResults): void {
   const s = r.speat!;
   openSection(L, 'speat', [
-    `For target groups X and Y and attribute sets A (pleasant speech) and B (unpleasant speech), each clip w gets s(w) = mean cosine similarity to A − mean cosine similarity to B. The effect size is d = (mean s over X − mean s over Y) / standard deviation of s over X ∪ Y (ddof 1). Positive d: X sits closer to pleasant speech than Y. The p-value is a one-sided permutation test (H1: d > 0) over equal-size splits of X ∪ Y, ${s.config.permutations} permutations (enumerated when all splits fit), seeded. Standard errors come from ${s.config.bootstrap.toLocaleString('en')} bootstrap resamples of the target stimuli at sizes ${s.config.sampleSizes.join(', ')}${s.config.bootstrap < PAPER_DEFAULTS.bootstrap ? ` (below the paper's ${PAPER_DEFAULTS.bootstrap.toLocaleString('en')}: this plan lowers it for speed, so the standard errors are less precise)` : ''}. ${attributeNote(s)} Multiple comparisons across all ${s.results.length} tests: Bonferroni, Holm and Benjamini–Hochberg are shown; the summary uses ${CORRECTION_NAMES[s.config.correction]} at α = ${s.config.alpha}.`,
+    `For target groups X and Y and attribute sets A (pleasant speech) and B (unpleasant speech), each clip w gets s(w) = mean cosine similarity to A − mean cosine similarity to B. The effect size is d = (mean s over X − mean s over Y) / standard deviation of s over X ∪ Y (ddof 1). Positive d: X sits closer to pleasant speech than Y. Two permutation p-values come from the same equal-size splits of X ∪ Y, ${s.config.permutations} permutations (enumerated when all splits fit), seeded: the two-sided p (a difference at least as large in either direction), which is behind every verdict and its adjustment because X and Y are named in an arbitrary order, and the SpEAT paper's one-sided p (H1: d > 0), shown in the tables as such. Standard errors come from ${s.config.bootstrap.toLocaleString('en')} bootstrap resamples of the target stimuli at sizes ${s.config.sampleSizes.join(', ')}${s.config.bootstrap < PAPER_DEFAULTS.bootstrap ? ` (below the paper's ${PAPER_DEFAULTS.bootstrap.toLocaleString('en')}: this plan lowers it for speed, so the standard errors are less precise)` : ''}. ${attributeNote(s)} Multiple comparisons across all ${s.results.length} tests: Bonferroni, Holm and Benjamini–Hochberg are shown; the summary uses ${CORRECTION_NAMES[s.config.correction]} at α = ${s.config.alpha}.`,
     `Embeddings: per layer, the ${s.config.temporal} over frames (temporal aggregation), then layer aggregation "${s.config.layer}". Hidden states follow Hugging Face transformers' output_hidden_states (N+1 states; state 0 is the transformer's input); the SpEAT authors' code differs in places (wav2vec 2.0 state 0 before the positional convolution; HuBERT's state 0; Whisper before the final layer norm), so layer-level numbers may differ from the paper's.`,
   ]);
   const list = speatTables(r);
@@ -263,8 +263,8 @@ function werSection(L: Layout, r: AuditResults): void {
     ? ` The mixed-effects model (errors ~ group + offset(log words) + (1 | speaker), Poisson, maximum likelihood with ${w.mixed.nAGQ === 1 ? 'the Laplace approximation, as lme4’s glmer' : `adaptive Gauss–Hermite quadrature with ${w.mixed.nAGQ} nodes`}) estimates a speaker variance of ${fmt(w.mixed.speakerVariance)}${w.mixed.singular ? ' (on its boundary: no speaker variation beyond chance)' : ''} over ${plural(w.mixed.speakers, 'speaker')}; standard errors from the Hessian of the deviance, as lme4.`
     : '';
   openSection(L, 'wer', [
-    `Hypotheses: ${w.config.hypotheses}${w.config.asrModel ? ` (${w.config.asrModel})` : ''}. Normalisation, applied to reference and hypothesis alike: ${norm}.${second}${rules} Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples. Each group is compared with the reference group ${w.config.referenceGroup}.`,
-    `${werPrimaryStatement(w)}${mixed} ${werOverallStatement(w).text} Secondary, never the basis of a verdict: the fixed-effects Poisson regression (rate ratio and likelihood-ratio χ² with 1 degree of freedom; it treats every word as independent) and the permutation test at the ${w.config.by} level (${w.config.permutations} permutations${w.comparisons.some((c) => c.permutationExact) ? ', every split enumerated where they fit' : ''}).`,
+    `${werHypothesesText(w)} Normalisation, applied to reference and hypothesis alike: ${norm}.${second}${rules} Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples. Each group is compared with the reference group ${w.config.referenceGroup}.`,
+    `${werPrimaryStatement(w)}${mixed} ${werOverallStatement(w).text} Secondary, never the basis of a verdict: the fixed-effects Poisson regression (rate ratio and likelihood-ratio χ² with 1 degree of freedom; it treats every word as independent)${werSecondaryPermutationText(w)}.`,
   ]);
   tables(L, werTables(r));
   sectionCharts(r, 'wer', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 3.${i + 1}`));
@@ -284,8 +284,9 @@ function fdiSection(L: Layout, r: AuditResults): void {
 function limitations(L: Layout, r: AuditResults, meta: DocumentMeta): void {
   L.newPage();
   L.h1('Limitations');
+  // Each caveat is printed once, in the summary (issue 21.6); this page points back to it.
   const items = [
-    ...caveats(r),
+    ...(caveats(r).length > 0 ? ['The caveats listed in the executive summary apply to every section.'] : []),
     'SpEAT measures association in the embedding space, not harm in a product; a downstream system may amplify, reduce or not reflect it. The SER, WER and FDI sections show behaviour of specific downstream systems on these data only.',
     'Group labels come from the datasets’ metadata; the groups are only as accurate and as complete as those labels, and other factors (recording conditions, sentence content, speaking style) can differ between groups.',
     'Statistical significance depends on sample size: large groups make small differences significant, small groups hide large ones. Effect sizes and confidence intervals matter more than p-values.',
@@ -322,7 +323,7 @@ function appendix(L: Layout, r: AuditResults): void {
       { title: 'Synthetic', format: 'text', width: 0.75 },
       { title: 'Manifest SHA-256', format: 'hash', width: 2.6 },
     ],
-    rows: r.datasets.map((d) => [d.name, d.role, d.clips, d.excluded, d.synthetic, d.manifestSha256 ?? 'none']),
+    rows: r.datasets.map((d) => [d.name, d.role, d.clips, d.excluded, syntheticText(d.synthetic), d.manifestSha256 ?? 'none']),
   });
   L.table({
     id: 'appendix-groups',
@@ -360,7 +361,7 @@ function appendix(L: Layout, r: AuditResults): void {
     }
   }
   if (r.wer) items.push(`WER normalisation "${r.wer.config.normalize}"; grouping by ${r.wer.config.groupBy.join(' × ')}; bootstrap by ${r.wer.config.by}.`);
-  if (r.fdi) items.push(`FDI trials per group: ${r.fdi.config.trialsPerGroup ?? 'all'}; orientation ${r.fdi.config.orientation}.`);
+  if (r.fdi) items.push(`${fdiTrialsText(r.fdi)}; orientation ${r.fdi.config.orientation}.`);
   if (r.audit.deviations.length > 0) {
     for (const d of r.audit.deviations) items.push(`Deviation from the locked plan at ${d.path}: locked ${JSON.stringify(d.locked)}, used ${JSON.stringify(d.used)}.`);
   } else items.push('No deviations from the locked plan.');
@@ -415,7 +416,7 @@ function appendix(L: Layout, r: AuditResults): void {
       ['Demographic groups with clips, speakers, durations', has(r.datasets.some((d) => d.groups.length > 0), 'data tables per section')],
       ['Sampling and matching of stimuli', has(!!r.speat, 'appendix, Sampling')],
       ['Text normalisation rules', has(!!r.wer, 'section 3, Method')],
-      ['Models with versions (SHA-256) and execution provider', has(r.models.length > 0, 'models tables, appendix')],
+      ['Models with versions (SHA-256) and execution provider', has(r.models.length > 0 && (!r.wer || r.wer.config.asrModel !== null), r.wer ? 'models tables, WER speech recogniser table, appendix' : 'models tables, appendix')],
       ['Seeds and software versions', has(true, 'appendix, Software')],
       ['Pre-registration (locked plan hash)', has(r.audit.planSha256 !== null, 'cover')],
       ['Effect sizes with uncertainty (SE, CIs)', has(true, 'results tables and figures')],

@@ -3,11 +3,12 @@
  * interpretation"): direction in words, Cohen's magnitude, "unlikely to be chance" only
  * below alpha after adjustment, never "proves", very uncertain below 10 stimuli.
  */
-import type { AuditResults, Correction, SpeatResult } from '../../shared/results';
-import { fmt, fmtCi, fmtPercent, fmtSigned, pText } from '../../shared/charts/format';
+import type { AuditResults, Correction, FdiSection, SpeatResult, WerSection } from '../../shared/results';
+import { fmt, fmtCi, fmtDeltaPpWords, fmtRate, fmtSigned, pText } from '../../shared/format';
 import { chancePhrase, magnitude } from '../../shared/interpret';
 import { serAgreementSentence } from '../../shared/ser-agreement';
 import { plural, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
+import { fdiVerdict, serGate, speatVerdict, werAbove100Text, werPowerText } from '../../shared/verdicts';
 
 export { serAgreementSentence } from '../../shared/ser-agreement';
 
@@ -31,17 +32,15 @@ export interface Finding {
 export function speatFindings(results: AuditResults): string[] {
   const s = results.speat;
   if (!s) return [];
-  const n = s.results.length;
   const out: string[] = [];
   for (const t of s.tests) {
     const rs = s.results.filter((r) => r.testId === t.id);
     if (rs.length === 0) continue;
     const parts = rs.map((r: SpeatResult) => {
-      const closer = r.effectSize >= 0 ? t.x.value : t.y.value;
-      const other = r.effectSize >= 0 ? t.y.value : t.x.value;
+      const v = speatVerdict(r, t, s);
       const mag = magnitude(r.effectSize);
-      const dir = mag === 'negligible' ? `recordings of ${t.x.value} and ${t.y.value} speakers sit about equally close to pleasant speech` : `recordings of ${closer} speakers sit closer to pleasant speech than ${other} speakers' do`;
-      return `${modelName(results, r.modelId)}: ${dir} (d = ${fmtSigned(r.effectSize)}, ${mag}); this ${chanceText(r.pAdjusted[s.config.correction], s.config.alpha, n, s.config.correction)}.`;
+      const dir = mag === 'negligible' || v.favoured === null ? `recordings of ${t.x.value} and ${t.y.value} speakers sit about equally close to pleasant speech` : `recordings of ${v.favoured} speakers sit closer to pleasant speech than ${v.other} speakers' do (${v.favoured} favoured)`;
+      return `${modelName(results, r.modelId)}: ${dir} (d = ${fmtSigned(r.effectSize)}, ${mag}); this ${v.unlikely ? 'is ' : ''}${v.phrase}${v.power}.`;
     });
     const few = Math.min(t.x.n, t.y.n) < 10 ? ` With only ${Math.min(t.x.n, t.y.n)} stimuli per group, these estimates are very uncertain.` : '';
     const human = t.humanIatD !== null ? ` For comparison, people's implicit association (human IAT D) in the SpEAT paper was ${fmtSigned(t.humanIatD)}.` : '';
@@ -57,6 +56,11 @@ export function serFindings(results: AuditResults): string[] {
   for (const m of ser.models) {
     const sel = m.regressors.find((r) => r.selected) ?? m.regressors[0];
     if (!sel) continue;
+    const gate = serGate(m);
+    if (!gate.informative) {
+      out.push(`${modelName(results, m.modelId)}, selected regressor (learning rate ${sel.learningRate}): ${gate.sentence}.`);
+      continue;
+    }
     const tests = m.tests.filter((t) => t.learningRate === sel.learningRate);
     const bits = tests.map((t) => {
       const design = results.speat?.tests.find((d) => d.id === t.testId);
@@ -69,6 +73,28 @@ export function serFindings(results: AuditResults): string[] {
     out.push(`${modelName(results, m.modelId)}, selected regressor (learning rate ${sel.learningRate}, test-split R² = ${fmt(sel.r2)}): ${bits.join('; ')}. No significance test is run on these differences.`);
   }
   return out;
+}
+
+/** Who wrote the hypotheses, in words: the report names the recogniser wherever the model is named (METHODS.md § Verdicts that hold, Provenance). */
+export function recogniserName(wer: WerSection): string {
+  return wer.config.asrModel ?? 'a recogniser the plan does not name (results written before the plan had to name it)';
+}
+
+export function werHypothesesText(wer: WerSection): string {
+  return wer.config.hypotheses === 'model'
+    ? `Hypotheses: transcribed on this computer by ${recogniserName(wer)}.`
+    : `Hypotheses: imported with the recordings, written by ${recogniserName(wer)}.`;
+}
+
+/** The permutation test named as secondary only where it is not a comparison's primary test. */
+export function werSecondaryPermutationText(wer: WerSection): string {
+  const perm = wer.config.by === 'speaker' ? 'speaker-permutation' : 'utterance-permutation';
+  const verdicts = werVerdicts(wer);
+  const primaryFor = verdicts.filter((v) => v.test === perm).map((v) => v.group);
+  if (primaryFor.length === verdicts.length && verdicts.length > 0) return '';
+  const exact = wer.comparisons.some((c) => c.permutationExact) ? ', every split enumerated where they fit' : '';
+  const where = primaryFor.length > 0 ? ` for the comparisons where it is not the primary test (it is primary for ${primaryFor.join(', ')})` : '';
+  return ` and the permutation test at the ${wer.config.by} level (${wer.config.permutations} permutations${exact})${where}`;
 }
 
 /** Holm-adjusted primary p per WER comparison: the one number behind each verdict. */
@@ -86,7 +112,7 @@ export function werFindings(results: AuditResults): string[] {
     const worse = c.absoluteDelta > 0;
     const few = g && g.speakers < 10 ? ` It has only ${plural(g.speakers, 'speaker')}, so the interval is wide.` : '';
     const rr = werRateRatio(c);
-    return `${c.group}: word error rate ${fmtPercent(g?.wer)} (95% CI ${fmtCi(g?.ci95 ? [g.ci95[0] * 100, g.ci95[1] * 100] : null)}%) against ${fmtPercent(ref?.wer)} for ${c.referenceGroup}: the recogniser makes ${worse ? 'more' : 'fewer'} errors for ${c.group} speakers (${fmtSigned(c.absoluteDelta * 100)} percentage points, rate ratio ${fmt(rr.value)}${rr.ci95 ? `, 95% CI ${fmtCi(rr.ci95)}` : ''}); this ${verdicts[i]!.unlikely ? 'is ' : ''}${verdicts[i]!.phrase}.${few}`;
+    return `${c.group}: word error rate ${fmtRate(g?.wer)} (95% CI ${fmtCi(g?.ci95 ? [g.ci95[0] * 100, g.ci95[1] * 100] : null)}%) against ${fmtRate(ref?.wer)} for ${c.referenceGroup}: the recogniser makes ${worse ? 'more' : 'fewer'} errors for ${c.group} speakers (${fmtDeltaPpWords(c.absoluteDelta)}, rate ratio ${fmt(rr.value)}${rr.ci95 ? `, 95% CI ${fmtCi(rr.ci95)}` : ''}); this ${verdicts[i]!.unlikely ? 'is ' : ''}${verdicts[i]!.phrase}${werPowerText(c, verdicts[i]!.unlikely)}.${few}${werAbove100Text(c.group, g)}`;
   });
 }
 
@@ -103,10 +129,23 @@ export function fdiFindings(results: AuditResults): string[] {
     const fnrW = worst((m) => m.fnr, true);
     const accW = worst((m) => m.accuracy, false);
     const agree = fprW === fnrW && fnrW === accW;
-    return `Grouped by ${g.groupBy.join(' × ')} at threshold ${fmt(g.threshold)}: the highest false positive rate is for ${fprW}, the highest false negative rate for ${fnrW} and the lowest accuracy for ${accW} (disparities: FPR ${fmt(g.disparities.fpr)}, FNR ${fmt(g.disparities.fnr)}, accuracy ${fmt(g.disparities.accuracy)}; worst-group accuracy ${fmt(g.worstGroupAccuracy)}). FDI = ${fmt(g.fdi)} (95% CI ${fmtCi(g.fdiCi95)}): ${
-      g.fdi < 0.05 ? 'the metrics essentially agree on who is worse served' : agree ? 'the metrics name the same worst-off group but disagree on by how much' : 'the metrics disagree about who is worst off, so no single metric should be reported alone'
-    }.`;
+    const v = fdiVerdict(g);
+    const verdict = !v.conclusive ? v.sentence : g.fdi < 0.05 ? 'the metrics essentially agree on who is worse served' : agree ? 'the metrics name the same worst-off group but disagree on by how much' : v.sentence;
+    const rates = g.verifier && !g.verifier.informative ? '' : `the highest false positive rate is for ${fprW}, the highest false negative rate for ${fnrW} and the lowest accuracy for ${accW} (disparities: FPR ${fmt(g.disparities.fpr)}, FNR ${fmt(g.disparities.fnr)}, accuracy ${fmt(g.disparities.accuracy)}; worst-group accuracy ${fmt(g.worstGroupAccuracy)}). `;
+    return `Grouped by ${g.groupBy.join(' × ')} at threshold ${fmt(g.threshold)}: ${rates}FDI = ${fmt(g.fdi)} (95% CI ${fmtCi(g.fdiCi95)}): ${verdict}.`;
   });
+}
+
+/** A dataset's synthetic flag: only a dataset marked synthetic is said to be; an unmarked one was never asked about. */
+export function syntheticText(synthetic: boolean): string {
+  return synthetic ? 'yes' : 'not stated';
+}
+
+/** The trials FDI used per group, from the results (the plan's figure is only a cap). */
+export function fdiTrialsText(fdi: FdiSection): string {
+  const used = fdi.groupings.map((g) => `${g.groupBy.join(' × ')}: ${Object.entries(g.groups).map(([name, m]) => `${name} ${m.n}`).join(', ')}`);
+  const cap = fdi.config.trialsPerGroup !== null ? ` (the plan allows up to ${fdi.config.trialsPerGroup} per group)` : '';
+  return `FDI trials used per group${cap}: ${used.join('; ')}`;
 }
 
 /** Caveats the summary must repeat: the pipeline's warnings plus what the report sees. */
@@ -122,17 +161,18 @@ export function caveats(results: AuditResults): string[] {
       out.push(`${t.name} has only ${n} stimuli per group: its effect size is very uncertain.`);
     }
     const dur = t.confounds.duration;
-    if (dur && dur.p < (results.speat?.config.alpha ?? 0.05)) {
+    // The pipeline's own warning may already name this confound: say it once.
+    const named = out.some((w) => w.includes(t.name) && /length|duration/i.test(w));
+    if (dur && dur.p < (results.speat?.config.alpha ?? 0.05) && !named) {
       out.push(`${t.name}: clip durations differ between the groups (${dur.test}, t(${fmt(dur.df)}) = ${fmt(dur.t)}, ${pText(dur.p)}); duration may confound the effect.`);
     }
   }
-  for (const [g, r] of Object.entries(results.wer?.groups ?? {})) {
-    if (r.speakers < 50 || r.utterances < 500) {
-      const msg = `WER group ${g} has ${r.speakers} speakers and ${r.utterances} utterances, below the field guide's floor of 50 speakers or 500 utterances.`;
-      if (!out.includes(msg)) out.push(msg);
-    }
+  // The field guide's floor once, naming every group below it (issue 21.6: each caveat once).
+  const small = Object.entries(results.wer?.groups ?? {}).filter(([, r]) => r.speakers < 50 || r.utterances < 500);
+  if (small.length > 0 && !out.some((w) => w.includes("field guide's floor"))) {
+    out.push(`${small.length === 1 ? 'WER group' : 'WER groups'} ${small.map(([g, r]) => `${g} (${plural(r.speakers, 'speaker')}, ${plural(r.utterances, 'utterance')})`).join(', ')} ${small.length === 1 ? 'is' : 'are'} below the field guide's floor of 50 speakers or 500 utterances.`);
   }
   if (!results.audit.planSha256) out.push('The audit plan was not locked before the run, so the analysis was not pre-registered.');
   if (results.audit.deviations.length > 0) out.push(`The run deviates from the locked plan in ${results.audit.deviations.length} setting(s); see the appendix.`);
-  return out;
+  return [...new Set(out)];
 }

@@ -4,15 +4,16 @@
  * full precision. One definition, so the two can never disagree.
  */
 import type { AuditResults, WerPrimaryTest } from '../../shared/results';
-import { fmt, fmtCi, fmtPValue, fmtSigned, pText } from '../../shared/charts/format';
-import { testLabel } from '../../shared/charts/speat';
-import { magnitude, modelName } from './narrative';
+import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtP, fmtRate, fmtRelative, pText } from '../../shared/format';
+import { speatSeAtCompared, testLabel } from '../../shared/charts/speat';
+import { CORRECTION_NAMES, magnitude, modelName, recogniserName } from './narrative';
 import { plural, WER_TEST_SHORT, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
 import { wassersteinPairs } from '../../shared/fdi-pairs';
 import { werNormalisationTables } from './wer-normalisation-tables';
 
 export type Cell = string | number | boolean | null;
-export type ColumnFormat = 'text' | 'int' | 'num' | 'signed' | 'p' | 'pct' | 'hash';
+/** pct: a rate as a percentage; pp: a difference of rates in percentage points; rel: a relative change in percent (src/shared/format.ts). */
+export type ColumnFormat = 'text' | 'int' | 'num' | 'signed' | 'p' | 'pct' | 'pp' | 'rel' | 'hash';
 
 export interface Column {
   title: string;
@@ -38,15 +39,19 @@ export function formatCell(value: Cell, format: ColumnFormat): string {
   if (typeof value === 'string') return value;
   switch (format) {
     case 'int':
-      return Number.isInteger(value) ? String(value) : fmt(value);
+      return fmtCount(value);
     case 'num':
       return fmt(value);
     case 'signed':
-      return fmtSigned(value);
+      return fmtD(value);
     case 'p':
-      return fmtPValue(value);
+      return fmtP(value);
     case 'pct':
-      return `${fmt(value * 100)}%`;
+      return fmtRate(value);
+    case 'pp':
+      return fmtDeltaPp(value);
+    case 'rel':
+      return fmtRelative(value);
     default:
       return String(value);
   }
@@ -79,8 +84,8 @@ export function speatTables(results: AuditResults): ReportTable[] {
   const data: ReportTable = {
     id: 'speat-data',
     section: 'speat',
-    title: 'Data: target groups per test',
-    columns: [col('Test', 'text', 1.4), col('Group', 'text', 1), col('Clips', 'int', 0.6), col('Speakers', 'int', 0.8), col('Total s', 'num', 0.7), col('Mean s', 'num', 0.6), col('Matching', 'text', 1.2), col('Duration check', 'text', 1.6)],
+    title: 'Data: target groups per test (Compared: clips compared after matching and caps, as the duration check uses; In dataset, Speakers and Mean s: every usable clip of the group)',
+    columns: [col('Test', 'text', 1.4), col('Group', 'text', 1), col('Compared', 'int', 0.8), col('In dataset', 'int', 0.8), col('Speakers', 'int', 0.8), col('Mean s', 'num', 0.6), col('Matching', 'text', 1.2), col('Duration check', 'text', 1.6)],
     rows: s.tests.flatMap((t) =>
       [t.x, t.y].map((g, i) => {
         const f = groupFacts(results, g.label, g.value, target?.id);
@@ -89,8 +94,8 @@ export function speatTables(results: AuditResults): ReportTable[] {
           i === 0 ? t.name : '',
           `${g.label} = ${g.value}`,
           g.n,
+          f?.clips ?? null,
           f?.speakers ?? null,
-          f?.totalDurationS ?? null,
           f?.meanDurationS ?? null,
           i === 0 ? (t.matching ? `on ${t.matching.on.join(', ')}${t.matching.perCell !== null ? `, ${t.matching.perCell} per cell` : ''}` : 'none') : '',
           i === 0 && dur ? `${dur.test}: t(${fmt(dur.df)}) = ${fmt(dur.t)}, ${pText(dur.p)}` : i === 0 ? 'not run' : '',
@@ -135,19 +140,19 @@ export function speatTables(results: AuditResults): ReportTable[] {
   const res: ReportTable = {
     id: 'speat-results',
     section: 'speat',
-    title: `Results (temporal ${s.config.temporal}, layer ${s.config.layer}; p one-sided)`,
-    columns: [col('Test', 'text', 1.1), col('Model', 'text', 1.5), col('d', 'signed', 0.55), col('Size', 'text', 0.75), col('p raw', 'p', 0.6), col('p Bonf.', 'p', 0.6), col('p Holm', 'p', 0.6), col('p BH', 'p', 0.6), col('Permutations', 'text', 1.15), col('SE (n)', 'text', 0.8)],
+    title: `Results (temporal ${s.config.temporal}, layer ${s.config.layer}): the verdict uses the two-sided p adjusted (${CORRECTION_NAMES[s.config.correction]}); the one-sided p is the SpEAT paper's (H1: d > 0), shown as such; SE at the stimuli compared`,
+    columns: [col('Test', 'text', 1.1), col('Model', 'text', 1.5), col('d', 'signed', 0.55), col('Size', 'text', 0.75), col('p one-sided', 'p', 0.65), col(`p one-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.7), col('p two-sided', 'p', 0.65), col(`p two-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.7), col('Permutations', 'text', 1.1), col('SE (n)', 'text', 0.8)],
     rows: s.results.map((r) => {
-      const se = r.standardErrors[r.standardErrors.length - 1];
+      const se = speatSeAtCompared(r);
       return [
         testLabel(results, r.testId),
         modelName(results, r.modelId),
         r.effectSize,
         magnitude(r.effectSize),
         r.pValue,
-        r.pAdjusted.bonferroni,
-        r.pAdjusted.holm,
-        r.pAdjusted.bh,
+        r.pAdjusted[s.config.correction],
+        r.pTwoSided ?? null,
+        r.pTwoSidedAdjusted?.[s.config.correction] ?? null,
         `${r.permutations} ${r.exact ? 'exact' : 'sampled'}`,
         se ? `${fmt(se.standardError)} (${se.size})` : null,
       ];
@@ -238,13 +243,19 @@ export function werTables(results: AuditResults): ReportTable[] {
       }),
     },
   ];
-  if (wer.config.asrModel || results.models.length > 0) {
+  {
+    const r = wer.config.recogniser;
     out.push({
       id: 'wer-models',
       section: 'wer',
       title: 'Speech recogniser',
-      columns: [col('Hypotheses from', 'text'), col('ASR model', 'text', 2)],
-      rows: [[wer.config.hypotheses, wer.config.asrModel ?? 'imported transcripts']],
+      columns: [col('Hypotheses', 'text', 0.9), col('Recogniser', 'text', 1.4), col('Version', 'text', 1.1), col('Settings', 'text', 2.2)],
+      rows: [[
+        wer.config.hypotheses === 'model' ? 'transcribed here' : 'imported',
+        r ? r.name : recogniserName(wer),
+        r ? r.version : null,
+        r ? r.settings : wer.config.asrLanguage ? `language ${wer.config.asrLanguage}, ${wer.config.asrTask ?? 'transcribe'}` : null,
+      ]],
     });
   }
   out.push(
@@ -264,8 +275,8 @@ export function werTables(results: AuditResults): ReportTable[] {
       title: `Comparisons against ${wer.config.referenceGroup}: one verdict each, from the primary test's p (Holm-adjusted, α = ${werAlpha(wer)}); other tests are secondary`,
       columns: [
         col('Group', 'text', 1.2),
-        col('Δ WER', 'signed', 0.6),
-        col('Relative Δ', 'signed', 0.7),
+        col('Δ WER (pp)', 'pp', 0.7),
+        col('Relative Δ', 'rel', 0.7),
         col('Rate ratio', 'num', 0.6),
         col('95% CI', 'text', 0.9),
         col('Primary test', 'text', 1.1),
@@ -322,7 +333,7 @@ export function werTables(results: AuditResults): ReportTable[] {
     out.push({
       id: 'wer-calibration',
       section: 'wer',
-      title: `Confidence calibration of ${wer.config.asrModel ?? 'the recogniser'} per group (accuracy = 1 − utterance WER, clipped to [0, 1]; ECE over 10 bins)`,
+      title: `Confidence calibration of ${recogniserName(wer)} per group (accuracy = 1 − utterance WER, clipped to [0, 1]; ECE over 10 bins)`,
       columns: [col('Group', 'text', 1.4), col('Mean confidence', 'num', 0.9), col('Mean accuracy', 'num', 0.9), col('ECE', 'num', 0.7)],
       rows: Object.entries(wer.calibration).map(([g, c]) => [g, c.meanConfidence, c.accuracy, c.ece]),
     });

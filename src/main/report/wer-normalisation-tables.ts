@@ -37,7 +37,7 @@ export function werNormalisationTables(wer: WerSection): ReportTable[] {
       id: 'wer-secondary-normaliser',
       section: 'wer',
       title: `WER per group under a second normaliser, ${s}, beside the primary ${p}: descriptive, never the basis of a verdict (same bootstrap resamples)`,
-      columns: [col('Group', 'text', 1.3), col(`WER (${p})`, 'pct', 0.9), col(`WER (${s})`, 'pct', 0.9), col('95% CI low', 'pct', 0.8), col('95% CI high', 'pct', 0.8), col('Reference words', 'int', 0.8), col(`Δ WER vs ${wer.config.referenceGroup}`, 'signed', 0.9), col('Change of WER', 'signed', 0.8)],
+      columns: [col('Group', 'text', 1.3), col(`WER (${p})`, 'pct', 0.9), col(`WER (${s})`, 'pct', 0.9), col('95% CI low', 'pct', 0.8), col('95% CI high', 'pct', 0.8), col('Reference words', 'int', 0.8), col(`Δ WER vs ${wer.config.referenceGroup}`, 'pp', 0.9), col('Change of WER', 'pp', 0.8)],
       rows: groups.map((g) => {
         const a = wer.groups[g]!;
         const b = sec.groups[g];

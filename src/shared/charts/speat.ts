@@ -4,7 +4,7 @@
  * against the number of stimuli). Pure: AuditResults → ECharts option.
  */
 import type { EChartsOption } from 'echarts';
-import type { AuditResults } from '../results';
+import type { AuditResults, SpeatResult } from '../results';
 import { baseOption, DEFAULT_STYLE, whiskerSeries, withAxisFont, zeroLineY, type ChartSpec, type ChartStyle } from './common';
 import { ACCENT, GRID_LINE, HUMAN_MARKER, modelStyle, OKABE_ITO } from './palette';
 
@@ -23,6 +23,74 @@ function modelName(results: AuditResults, id: string): string {
 export function testLabel(results: AuditResults, testId: string): string {
   const t = results.speat?.tests.find((x) => x.id === testId);
   return t ? `${t.x.value} vs ${t.y.value}` : testId;
+}
+
+/**
+ * The SE of d at the stimuli actually compared (issue 21.6: whiskers at the compared n, not
+ * at the plan's largest bootstrap size); results written before it fall back to the
+ * largest bootstrap size, which is then named.
+ */
+export function speatSeAtCompared(r: SpeatResult): { size: number; standardError: number } | null {
+  const compared = Math.min(r.associations.X.length, r.associations.Y.length);
+  if (r.standardErrorAtCompared !== undefined && r.standardErrorAtCompared !== null) return { size: r.mde?.stimuli ?? compared, standardError: r.standardErrorAtCompared };
+  if (r.standardErrors.length === 0) return null;
+  return r.standardErrors.reduce((a, b) => (b.size > a.size ? b : a));
+}
+
+/** d ± 1.96 SE per (test, model) as [test index, low, high, model index], and the stimuli sizes they use. */
+export function speatWhiskers(results: AuditResults): { data: [number, number, number, number][]; sizes: number[] } {
+  const speat = results.speat;
+  if (!speat) return { data: [], sizes: [] };
+  const models = results.models.filter((m) => speat.results.some((r) => r.modelId === m.id));
+  const data: [number, number, number, number][] = [];
+  const sizes = new Set<number>();
+  models.forEach((m, mi) => {
+    speat.tests.forEach((t, ti) => {
+      const r = speat.results.find((x) => x.testId === t.id && x.modelId === m.id);
+      const se = r ? speatSeAtCompared(r) : null;
+      if (!r || !se) return;
+      sizes.add(se.size);
+      data.push([ti, r.effectSize - 1.96 * se.standardError, r.effectSize + 1.96 * se.standardError, mi]);
+    });
+  });
+  return { data, sizes: [...sizes].sort((a, b) => a - b) };
+}
+
+function whiskerCustomSeries(data: [number, number, number, number][], nModels: number, spread: number): Record<string, unknown> {
+  return {
+    type: 'custom',
+    name: '±1.96 SE',
+    silent: true,
+    itemStyle: { color: '#4D4D4D' },
+    z: 2,
+    data,
+    encode: { x: 0, y: [1, 2] },
+    // ECharts' renderItem params/api types are deep unions; typed structurally here.
+    renderItem: (_params: unknown, api: { value: (i: number) => number; coord: (v: number[]) => number[] }) => {
+      const x = api.value(0);
+      const mi = api.value(3);
+      const off = (mi - (nModels - 1) / 2) * spread;
+      const lo = api.coord([x, api.value(1)]);
+      const hi = api.coord([x, api.value(2)]);
+      const cx = lo[0]! + off;
+      const style = { stroke: modelStyle(mi).colour, lineWidth: 1.2 };
+      return {
+        type: 'group',
+        children: [
+          { type: 'line', shape: { x1: cx, y1: lo[1], x2: cx, y2: hi[1] }, style },
+          { type: 'line', shape: { x1: cx - 3, y1: lo[1], x2: cx + 3, y2: lo[1] }, style },
+          { type: 'line', shape: { x1: cx - 3, y1: hi[1], x2: cx + 3, y2: hi[1] }, style },
+        ],
+      };
+    },
+  };
+}
+
+/** "; whiskers span ±1.96 bootstrap standard errors at the stimuli compared (18–24 per group)", or ''. */
+export function whiskerCaption(sizes: number[]): string {
+  if (sizes.length === 0) return '';
+  const range = sizes.length === 1 ? `${sizes[0]}` : `${sizes[0]}–${sizes[sizes.length - 1]}`;
+  return `; whiskers span ±1.96 bootstrap standard errors at the stimuli compared (${range} per group)`;
 }
 
 export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFAULT_STYLE): ChartSpec | null {
@@ -64,7 +132,9 @@ export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFA
       data: human,
     });
   }
-  const all = [...speat.results.map((r) => r.effectSize), ...tests.map((t) => t.humanIatD ?? 0)];
+  const whiskers = speatWhiskers(results);
+  if (whiskers.data.length > 0) series.push(whiskerCustomSeries(whiskers.data, models.length, spread));
+  const all = [...whiskers.data.flatMap((w) => [w[1], w[2]]), ...speat.results.map((r) => r.effectSize), ...tests.map((t) => t.humanIatD ?? 0)];
   const lim = Math.max(1, Math.ceil(Math.max(...all.map(Math.abs)) * 2) / 2);
   const option: EChartsOption = {
     ...baseOption(style),
@@ -78,7 +148,7 @@ export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFA
     id: 'speat-effects',
     title: 'SpEAT effect size per test and model',
     caption:
-      'Each grey marker is one model\'s SpEAT effect size d for one test (shape = model); the dark bar is the mean across models; the hollow diamond is the human IAT D from the SpEAT paper. Above the zero line, the first-named group sits closer to pleasant speech in the embedding space; below it, the second-named group does. |d| of 0.2, 0.5 and 0.8 are small, medium and large.',
+      `Each grey marker is one model's SpEAT effect size d for one test (shape = model); the dark bar is the mean across models; the hollow diamond is the human IAT D from the SpEAT paper${whiskerCaption(whiskers.sizes)}. Above the zero line, the first-named group sits closer to pleasant speech in the embedding space; below it, the second-named group does. |d| of 0.2, 0.5 and 0.8 are small, medium and large.`,
     option: withAxisFont(option, style),
     height: 250,
   };

@@ -63,7 +63,14 @@ beforeAll(async () => {
 
 afterAll(() => store?.close());
 
-const werPlan = () => ({ title: 'Own data', sections: ['wer'] as const, seed: 3, wer: { dataset: clipsId, groupBy: ['accent'], bootstrap: 100, permutations: 200 } });
+const SPHINX = { name: 'pocketsphinx_continuous', version: '0.8+5prealpha+1-15', settings: 'en-us acoustic model, en-us.lm.bin' };
+type Recogniser = { name: string; version: string; settings: string };
+const werPlan = (recogniser: Recogniser | null = SPHINX) => ({
+  title: 'Own data',
+  sections: ['wer'] as const,
+  seed: 3,
+  wer: { dataset: clipsId, hypotheses: { source: 'column' as const, ...(recogniser ? { recogniser } : {}) }, groupBy: ['accent'], bootstrap: 100, permutations: 200 },
+});
 
 describe('section requirements before lock', () => {
   it('names the missing recogniser output with its fixes, and lists what is present', () => {
@@ -113,8 +120,19 @@ describe('section requirements before lock', () => {
     // The fix the wizard offers: import the same spreadsheet again with the column mapped.
     const again = await importDataset(db, { source: { kind: 'manifest', manifest: join(dir, 'clips.csv') }, role: 'asr', mapping: { ...noHypothesis, hypothesis: 'hypothesis' } });
     expect(again.datasetId).toBe(clipsId);
+    // Imported hypotheses from an unnamed recogniser do not lock, in the API and the CLI alike.
+    const why = 'WER: the recogniser output of “clips.csv” does not say which recogniser wrote it (missing: version, settings); give its name, version and settings on the Models step, or in the plan as wer.hypotheses.recogniser = { "name": …, "version": …, "settings": … }';
+    const unnamed = werPlan({ name: 'pocketsphinx', version: ' ', settings: '' });
+    expect(checkRequirements(db, unnamed).reasons).toEqual([why]);
+    expect(() => lockPlan(db, savePlan(db, { config: unnamed }).id)).toThrow(PlanNotReadyError);
+    const planFile = join(dir, 'plan-unnamed.json');
+    writeFileSync(planFile, JSON.stringify(unnamed));
+    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'audit', 'lock', '--project', projectDir, '--plan', planFile], { env: { ...process.env, EQUIVOX_HOME: home }, encoding: 'utf8' });
+    expect(cli.status, cli.stderr).toBe(1);
+    expect(cli.stderr.trim().split('\n').slice(1)).toEqual([why]);
     const r = checkRequirements(db, werPlan());
     expect(r.reasons).toEqual([]);
+    expect(r.sections[0]!.requirements.find((x) => x.id === 'wer.recogniser')!.detail).toBe('hypotheses written by pocketsphinx_continuous 0.8+5prealpha+1-15 (en-us acoustic model, en-us.lm.bin)');
     expect(r.sections[0]!.requirements.find((x) => x.id === 'wer.groups')!.detail).toBe('accent: scotland, uk, us');
     const locked = lockPlan(db, savePlan(db, { config: werPlan() }).id);
     expect(locked.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -122,7 +140,9 @@ describe('section requirements before lock', () => {
     const results = await runAudit({ db, dataDir: home, auditId: audit.id, task: inlineContext(), projectId, projectName: 'Requirements' });
     expect(results.errors).toEqual([]);
     expect(Object.keys(results.wer!.groups).sort()).toEqual(['scotland', 'uk', 'us']);
-  }, 60_000);
+    expect(results.wer!.config.asrModel).toBe(`${SPHINX.name} ${SPHINX.version} (${SPHINX.settings})`);
+    expect(results.wer!.config.recogniser).toEqual(SPHINX);
+  }, 90_000);
 
   it('checks SpEAT ratings at the plan\'s own default per speaker, and offers the number the data supports', () => {
     const db = store.db(projectId);
@@ -151,7 +171,7 @@ describe('section requirements before lock', () => {
       models: ['acoustic-baseline'],
       speat: { targetDataset: clipsId, attributeDataset: ratingsId, attributePerSpeaker: 5, tests: [{ id: 't1', name: 'female vs male', targetDataset: clipsId, x: { label: 'gender', value: 'female' }, y: { label: 'gender', value: 'male' } }] },
       ser: { valenceDataset: ratingsId },
-      wer: { dataset: clipsId, groupBy: ['accent'] },
+      wer: { dataset: clipsId, hypotheses: { source: 'column', recogniser: SPHINX }, groupBy: ['accent'] },
       fdi: { source: { kind: 'verification', modelId: 'acoustic-baseline' }, groupings: [['gender']] },
     });
     expect(r.reasons).toEqual(['FDI: no recordings for speaker-verification trials have been imported']);

@@ -29,7 +29,7 @@ function auditFixture() {
     config: {
       title: 'Lock fixture',
       sections: ['wer', 'fdi'],
-      wer: { dataset: ds.id, groupBy: ['accent'], bootstrap: 200, permutations: 200 },
+      wer: { dataset: ds.id, hypotheses: { source: 'column', recogniser: { name: 'pocketsphinx_continuous', version: '0.8+5prealpha+1-15', settings: 'en-us acoustic model' } }, groupBy: ['accent'], bootstrap: 200, permutations: 200 },
       fdi: { source: { kind: 'imported', file }, groupings: [['group']], bootstrap: 50 },
     },
   });

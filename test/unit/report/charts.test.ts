@@ -43,7 +43,17 @@ describe('chart option builders (shared with the renderer)', () => {
   it('Figure 1 has a marker per model, the mean, the human IAT D and a zero line', () => {
     const c = speatEffectChart(results, style)!;
     const series = c.option.series as { name: string; symbol?: string; markLine?: { data: { yAxis: number }[] }; data: unknown[] }[];
-    expect(series.map((s) => s.name)).toEqual([...results.models.map((m) => m.name), 'Mean across models', 'Human IAT D']);
+    expect(series.map((s) => s.name)).toEqual([...results.models.map((m) => m.name), 'Mean across models', 'Human IAT D', '±1.96 SE']);
+    // Figure 1.1 carries its uncertainty (issue 21.6): d ± 1.96 SE at the stimuli compared, one whisker per (test, model).
+    const whiskers = series.at(-1)!.data as [number, number, number, number][];
+    expect(whiskers).toHaveLength(results.speat!.results.length);
+    for (const [ti, lo, hi, mi] of whiskers) {
+      const r = results.speat!.results.find((x) => x.testId === results.speat!.tests[ti]!.id && x.modelId === results.models[mi]!.id)!;
+      const se = r.standardErrorAtCompared ?? r.standardErrors.reduce((a, b) => (b.size > a.size ? b : a)).standardError;
+      expect(lo).toBeCloseTo(r.effectSize - 1.96 * se, 12);
+      expect(hi).toBeCloseTo(r.effectSize + 1.96 * se, 12);
+    }
+    expect(c.caption).toMatch(/whiskers span ±1\.96 bootstrap standard errors at the stimuli compared/);
     expect(new Set(series.slice(0, 2).map((s) => s.symbol)).size).toBe(2);
     expect(series.some((s) => s.markLine?.data.some((d) => d.yAxis === 0))).toBe(true);
     expect(c.caption).toMatch(/closer to pleasant/);

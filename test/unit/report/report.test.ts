@@ -120,7 +120,8 @@ describe('signed PDF report', () => {
     expect(text).toContain(`FDI = ${results.fdi!.groupings[0]!.fdi.toFixed(2)}`);
     expect(text).toContain(identity.info.fingerprint.slice(0, 20));
     expect(text).toContain(results.audit.planSha256!.slice(0, 40));
-    expect(text).toContain('is unlikely to be chance (p = 0.0019, adjusted for 6 tests, Holm)');
+    // The sample predates two-sided p: the verdict says it rests on the paper's one-sided p.
+    expect(text).toContain('is unlikely to be chance (one-sided p = 0.0019, adjusted for 6 tests, Holm)');
     expect(text).toContain('could be chance');
     expect(text).toContain('very uncertain');
     expect(text).not.toMatch(/proves bias/);

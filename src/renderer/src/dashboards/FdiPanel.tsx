@@ -2,6 +2,7 @@ import { type JSX, useMemo, useState } from 'react';
 import { fdiDisparityChart, fdiSweepChart } from '../../../shared/charts';
 import type { AuditResults, FdiSection } from '../../../shared/results';
 import { wassersteinPairs } from '../../../shared/fdi-pairs';
+import { fdiVerdict } from '../../../shared/verdicts';
 import { Term } from '../components/Term';
 import { ChartFigure } from './ChartFigure';
 import { fdiAlphaChart } from './charts/fdi';
@@ -43,6 +44,7 @@ export function FdiPanel({ results, fdi }: { results: AuditResults; fdi: FdiSect
 
 function FdiGroupingView({ results, fdi, index }: { results: AuditResults; fdi: FdiSection; index: number }): JSX.Element {
   const g = fdi.groupings[index]!;
+  const verdict = fdiVerdict(g);
   const sweep = useMemo(() => fdiSweepChart(results, index), [results, index]);
   const disp = useMemo(() => fdiDisparityChart(results, index), [results, index]);
   const alpha = useMemo(() => fdiAlphaChart(results, index), [results, index]);
@@ -103,7 +105,7 @@ function FdiGroupingView({ results, fdi, index }: { results: AuditResults; fdi: 
             (95% <Term k="ci">CI</Term> <Ci ci={g.fdiCi95} />)
           </>
         ) : null}
-        : {g.fdi === 0 ? 'the metrics agree on who is worse served.' : 'the metrics do not fully agree on who is worse served (0 would be full agreement), so report them side by side.'} Worst-group accuracy:{' '}
+        : {g.fdi === 0 && g.verifier?.informative !== false ? 'the metrics agree on who is worse served.' : `${verdict.sentence}.`} Worst-group accuracy:{' '}
         <Num value={g.worstGroupAccuracy} kind="percent" />.
       </p>
       <h3>Error rates per group ({by})</h3>

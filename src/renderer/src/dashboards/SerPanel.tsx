@@ -2,6 +2,7 @@ import { type JSX, useMemo } from 'react';
 import { testLabel } from '../../../shared/charts';
 import type { AuditResults, SerSection } from '../../../shared/results';
 import { serAgreementSentence } from '../../../shared/ser-agreement';
+import { serGate } from '../../../shared/verdicts';
 import { Term } from '../components/Term';
 import { ChartFigure } from './ChartFigure';
 import { lrLabel, serAgreementChart, serLayerWeightChart, serRegressorChart } from './charts/ser';
@@ -24,6 +25,14 @@ export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSect
       <p className="dash-headline" data-testid="ser-agreement">
         {serAgreementSentence(results)}
       </p>
+      {ser.models.map((m) => {
+        const gate = serGate(m);
+        return gate.informative ? null : (
+          <p key={m.modelId} className="dash-headline" data-testid="ser-gate">
+            {modelName(results, m.modelId)}: {gate.sentence}.
+          </p>
+        );
+      })}
 
       {agreement ? (
         <ChartFigure

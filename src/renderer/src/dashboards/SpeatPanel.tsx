@@ -61,10 +61,10 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                 ±1.96 <Term k="se">SE</Term>
               </th>
               <th scope="col" className="num">
-                <Term k="p">p</Term>
+                <Term k="p">p</Term> one-sided, as in the paper
               </th>
               <th scope="col" className="num">
-                <Term k="adjusted">p adjusted</Term> ({CORRECTION_NAMES[config.correction]})
+                two-sided <Term k="adjusted">p adjusted</Term> ({CORRECTION_NAMES[config.correction]}), behind the verdict
               </th>
               <th scope="col">
                 <Term k="permutation">Shuffles</Term>
@@ -102,7 +102,7 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                           <Num value={r.pValue} kind="p" />
                         </td>
                         <td className="num">
-                          <Num value={r.pAdjusted[config.correction]} kind="p" />
+                          <Num value={r.pTwoSidedAdjusted?.[config.correction] ?? r.pAdjusted[config.correction]} kind="p" />
                         </td>
                         <td>
                           {r.exact ? 'exact' : 'sampled'} ({r.permutations.toLocaleString('en')})

@@ -1,6 +1,7 @@
 import { Fragment, type JSX, useMemo } from 'react';
-import { fmt, fmtPercent } from '../../../shared/charts';
-import type { AuditResults, WerSection } from '../../../shared/results';
+import { fmtDeltaPp, fmtRelative } from '../../../shared/format';
+import type { AuditResults, WerComparison, WerGroupResult, WerSection } from '../../../shared/results';
+import { werAbove100Text, werPowerText } from '../../../shared/verdicts';
 import { WER_TEST_SHORT, werOverallStatement, werPrimaryStatement, werRateRatio, werVerdicts, type WerVerdict } from '../../../shared/wer-verdict';
 import { Term } from '../components/Term';
 import { languageName } from '../lib/language';
@@ -146,11 +147,10 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
                       <tr className="dash-row-main">
                         <th scope="row">{c.group}</th>
                         <td className="num" title={String(c.absoluteDelta)}>
-                          {c.absoluteDelta > 0 ? '+' : c.absoluteDelta < 0 ? '−' : ''}
-                          {fmt(Math.abs(c.absoluteDelta) * 100)} points
+                          {fmtDeltaPp(c.absoluteDelta)}
                         </td>
                         <td className="num" title={c.relativeDelta === null ? undefined : String(c.relativeDelta)}>
-                          {c.relativeDelta === null ? '–' : `${c.relativeDelta > 0 ? '+' : c.relativeDelta < 0 ? '−' : ''}${fmtPercent(Math.abs(c.relativeDelta))}`}
+                          {fmtRelative(c.relativeDelta)}
                         </td>
                         <td className="num" title={`from the ${rr.from}`}>
                           <Num value={rr.value} />
@@ -169,7 +169,7 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
                       </tr>
                       <tr className="dash-row-plain">
                         <td colSpan={7} className="dash-plain" data-testid={`wer-verdict-${c.group}`}>
-                          {werSentence(c.group, ref, c.absoluteDelta, rr.value, v)}
+                          {werSentence(c.group, ref, c.absoluteDelta, rr.value, v, c, wer.groups[c.group])}
                         </td>
                       </tr>
                     </Fragment>
@@ -263,14 +263,15 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
 /** Where the recogniser output came from, and for Whisper the language it listened for and what it wrote. */
 function recogniserText(wer: WerSection): string {
   const c = wer.config;
-  if (c.hypotheses !== 'model' || !c.asrModel) return 'The recogniser output came with the recordings.';
+  if (c.hypotheses !== 'model') return c.asrModel ? `The recogniser output came with the recordings; it was written by ${c.asrModel}.` : 'The recogniser output came with the recordings; the plan does not name the recogniser that wrote it.';
+  if (!c.asrModel) return 'The recordings were transcribed on this computer.';
   if (!c.asrLanguage) return `The recordings were transcribed on this computer by ${c.asrModel}.`;
   const language = c.asrLanguage === 'auto' ? 'the language it detected in each recording' : languageName(c.asrLanguage);
   return `The recordings were transcribed on this computer by ${c.asrModel}, listening for ${language}${c.asrTask === 'translate' ? ' and writing an English translation' : ''}.`;
 }
 
-function werSentence(group: string, ref: string, delta: number, ratio: number, v: WerVerdict): string {
-  const verdict = `this ${v.unlikely ? 'is ' : ''}${v.phrase}`;
+function werSentence(group: string, ref: string, delta: number, ratio: number, v: WerVerdict, c: WerComparison, g: WerGroupResult | undefined): string {
+  const verdict = `this ${v.unlikely ? 'is ' : ''}${v.phrase}${werPowerText(c, v.unlikely)}${werAbove100Text(group, g) ? `.${werAbove100Text(group, g).replace(/\.$/, '')}` : ''}`;
   if (delta === 0) return `${group} and ${ref} have the same error rate; ${verdict}.`;
   const times = Number.isFinite(ratio) && ratio > 0 ? ` (${ratio.toFixed(2)} times the reference group's errors per word)` : '';
   return `The recogniser makes ${delta > 0 ? 'more' : 'fewer'} errors for ${group} than for ${ref}${times}; ${verdict}.`;

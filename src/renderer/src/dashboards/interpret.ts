@@ -7,6 +7,7 @@
 import { pText } from '../../../shared/charts';
 import { chancePhrase, magnitude } from '../../../shared/interpret';
 import type { Correction, Section, SpeatResult, SpeatSection, SpeatTestDesign } from '../../../shared/results';
+import { speatVerdict } from '../../../shared/verdicts';
 
 export const SECTION_NAMES: Record<Section, string> = {
   speat: 'Embedding association (SpEAT)',
@@ -31,11 +32,14 @@ export function directionText(d: number, t: SpeatTestDesign): string {
   return `Recordings of ${closer} speakers sit closer to pleasant speech than ${other} speakers' do.`;
 }
 
-/** One sentence group for one SpEAT result row. */
+/** One sentence group for one SpEAT result row: the verdict rests on the two-sided p and names the favoured group. */
 export function speatRowText(r: SpeatResult, t: SpeatTestDesign, s: SpeatSection): string {
   const mag = magnitude(r.effectSize);
   const magWord = mag.charAt(0).toUpperCase() + mag.slice(1);
-  const parts = [`${magWord} effect.`, directionText(r.effectSize, t), chanceText(r.pAdjusted[s.config.correction], s.config.alpha, s.results.length, s.config.correction)];
+  const v = speatVerdict(r, t, s);
+  const favoured = v.favoured !== null && mag !== 'negligible' ? ` ${v.favoured} favoured.` : '';
+  const verdict = `${v.phrase[0]!.toUpperCase()}${v.phrase.slice(1)}${v.power}.`;
+  const parts = [`${magWord} effect.${favoured}`, directionText(r.effectSize, t), verdict];
   const n = Math.min(t.x.n, t.y.n);
   if (n < 10) parts.push(`Very uncertain: only ${n} stimuli per group.`);
   const dur = t.confounds.duration;

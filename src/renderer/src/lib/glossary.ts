@@ -10,7 +10,7 @@ export const GLOSSARY = {
   },
   p: {
     term: 'p-value (p)',
-    means: 'How often a difference at least this large would appear by chance if the groups were treated alike; small values mean "unlikely to be chance".',
+    means: 'If the groups were really treated alike, how often chance alone would give a difference at least this large in either direction (a two-sided test: which group is named first does not matter); small values mean "unlikely to be chance". The SpEAT paper\'s one-sided p, shown beside it, counts only differences favouring the first group.',
     notMeans: 'It is not the probability that there is bias, and a large p does not prove there is none.',
   },
   ci: {
@@ -30,7 +30,7 @@ export const GLOSSARY = {
   },
   wer: {
     term: 'Word error rate (WER)',
-    means: 'The share of words the speech recogniser got wrong (substituted, deleted or inserted), compared with the reference transcript.',
+    means: 'The recogniser\'s errors (words substituted, deleted or inserted) divided by the number of words in the reference transcript. Inserted words count as errors too, so a recogniser that adds many words can score above 100%.',
     notMeans: 'It does not say why errors happen; recording quality or topic can differ between groups.',
   },
   embedding: {

@@ -6,6 +6,7 @@
 import { type ComponentType, type JSX, type KeyboardEvent, useRef, useState } from 'react';
 import type { AuditResults, Section } from '../../../shared/results';
 import { pText } from '../../../shared/charts/format';
+import { speatVerdict } from '../../../shared/verdicts';
 import { Ci, Num } from '../components/Num';
 import { ExplainList } from '../components/Explain';
 
@@ -88,7 +89,8 @@ function PlainResults({ results }: { results: AuditResults }): JSX.Element {
               <tbody>
                 {results.speat.results.map((r) => {
                   const t = results.speat!.tests.find((x) => x.id === r.testId);
-                  const p = r.pAdjusted[results.speat!.config.correction];
+                  const v = t ? speatVerdict(r, t, results.speat!) : null;
+                  const p = v?.p ?? r.pAdjusted[results.speat!.config.correction];
                   const sig = p < results.speat!.config.alpha;
                   return (
                     <tr key={`${r.testId}-${r.modelId}`}>
@@ -102,7 +104,7 @@ function PlainResults({ results }: { results: AuditResults }): JSX.Element {
                         <Num value={p} kind="p" />
                       </td>
                       <td>
-                        {t ? `Recordings of ${r.effectSize >= 0 ? t.x.value : t.y.value} sit closer to pleasant speech than ${r.effectSize >= 0 ? t.y.value : t.x.value}'s` : ''}; {sig ? `unlikely to be chance (${pText(p)}, adjusted)` : 'could be chance'}.
+                        {v?.favoured ? `Recordings of ${v.favoured} sit closer to pleasant speech than ${v.other}'s (${v.favoured} favoured)` : ''}; {sig ? `unlikely to be chance (two-sided ${pText(p)}, adjusted)` : 'could be chance'}.
                       </td>
                     </tr>
                   );

@@ -4,16 +4,16 @@
  * Pure: AuditResults → ECharts option.
  */
 import type { EChartsOption } from 'echarts';
-import { DEFAULT_STYLE, baseOption, fmt, fmtSigned, GRID_LINE, modelStyle, speatEffectChart, testLabel, withAxisFont, type ChartSpec } from '../../../../shared/charts';
+import { DEFAULT_STYLE, baseOption, fmt, fmtSigned, GRID_LINE, speatEffectChart, testLabel, withAxisFont, type ChartSpec } from '../../../../shared/charts';
+import { speatSeAtCompared, speatWhiskers, whiskerCaption } from '../../../../shared/charts/speat';
 import type { AuditResults, LayerChoice, SpeatResult, Temporal } from '../../../../shared/results';
 
 export const LAYER_ORDER: LayerChoice[] = ['first', 'second', 'q1', 'q2', 'q3', 'penultimate', 'last', 'sum', 'min', 'max'];
 export const TEMPORAL_ORDER: Temporal[] = ['mean', 'min', 'max'];
 
-/** SE at the largest sample size, or null. */
+/** The SE of d at the stimuli compared (shared with the PDF), or null. */
 export function largestSe(r: SpeatResult): { size: number; standardError: number } | null {
-  if (r.standardErrors.length === 0) return null;
-  return r.standardErrors.reduce((a, b) => (b.size > a.size ? b : a));
+  return speatSeAtCompared(r);
 }
 
 /** What each series of the effect chart is, so a click can be mapped back to test and model. */
@@ -24,7 +24,6 @@ export interface EffectChartMap {
   testIndex: (seriesIndex: number, dataIndex: number) => number | null;
 }
 
-const SPREAD = 12;
 
 export function speatEffectDashboardChart(results: AuditResults): { spec: ChartSpec; map: EffectChartMap } | null {
   const base = speatEffectChart(results);
@@ -36,47 +35,9 @@ export function speatEffectDashboardChart(results: AuditResults): { spec: ChartS
   const humanTests = tests.map((t, i) => (t.humanIatD !== null ? i : -1)).filter((i) => i >= 0);
   const series = [...((base.option.series ?? []) as Record<string, unknown>[])];
 
-  // Whiskers: d ± 1.96 SE at the largest sample size, offset like the model markers.
-  const whiskers: [number, number, number, number][] = [];
-  let sizeUsed: number | null = null;
-  models.forEach((m, mi) => {
-    tests.forEach((t, ti) => {
-      const r = speat.results.find((x) => x.testId === t.id && x.modelId === m.id);
-      const se = r ? largestSe(r) : null;
-      if (!r || !se) return;
-      sizeUsed = Math.max(sizeUsed ?? 0, se.size);
-      whiskers.push([ti, r.effectSize - 1.96 * se.standardError, r.effectSize + 1.96 * se.standardError, mi]);
-    });
-  });
-  if (whiskers.length > 0) {
-    series.push({
-      type: 'custom',
-      name: '±1.96 SE',
-      silent: true,
-      itemStyle: { color: '#4D4D4D' },
-      z: 2,
-      data: whiskers,
-      encode: { x: 0, y: [1, 2] },
-      // ECharts' renderItem params/api types are deep unions; typed structurally here.
-      renderItem: (_params: unknown, api: { value: (i: number) => number; coord: (v: number[]) => number[] }) => {
-        const x = api.value(0);
-        const mi = api.value(3);
-        const off = (mi - (models.length - 1) / 2) * SPREAD;
-        const lo = api.coord([x, api.value(1)]);
-        const hi = api.coord([x, api.value(2)]);
-        const cx = lo[0]! + off;
-        const style = { stroke: modelStyle(mi).colour, lineWidth: 1.2 };
-        return {
-          type: 'group',
-          children: [
-            { type: 'line', shape: { x1: cx, y1: lo[1], x2: cx, y2: hi[1] }, style },
-            { type: 'line', shape: { x1: cx - 3, y1: lo[1], x2: cx + 3, y2: lo[1] }, style },
-            { type: 'line', shape: { x1: cx - 3, y1: hi[1], x2: cx + 3, y2: hi[1] }, style },
-          ],
-        };
-      },
-    });
-  }
+  // Whiskers come with the shared chart (at the stimuli compared), so PDF and dashboard show the same.
+  const whiskers = speatWhiskers(results).data;
+  const sizesUsed = speatWhiskers(results).sizes;
   const extremes = [...whiskers.flatMap((w) => [w[1], w[2]]), ...speat.results.map((r) => r.effectSize), ...tests.map((t) => t.humanIatD ?? 0)];
   const lim = Math.max(1, Math.ceil(Math.max(...extremes.map(Math.abs)) * 2) / 2);
   const yAxis = { ...(base.option.yAxis as Record<string, unknown>), min: -lim, max: lim };
@@ -105,7 +66,7 @@ export function speatEffectDashboardChart(results: AuditResults): { spec: ChartS
   const caption =
     `Each grey marker is one model's SpEAT effect size d for one test (shape = model); the dark bar is the mean across models` +
     (hasHuman ? '; the hollow diamond is the human IAT D from the SpEAT paper' : '') +
-    (sizeUsed !== null ? `; whiskers span ±1.96 bootstrap standard errors with ${sizeUsed} stimuli per group` : '') +
+    whiskerCaption(sizesUsed) +
     `. Above the zero line (positive d), recordings of the first-named group (for example ${tests[0] ? `“${tests[0].x.value}” in “${testLabel(results, tests[0].id)}”` : 'X'}) sit closer to pleasant speech than the second group's; below it, the second group's do. |d| of 0.2, 0.5 and 0.8 are small, medium and large. Click a marker to list and play its stimuli.`;
   return {
     spec: { ...base, caption, option },

@@ -1,6 +1,6 @@
 import { type JSX, useEffect, useState } from 'react';
 import type { DatasetFacts, GroupFacts } from '../../../../shared/api/datasets';
-import { SPEAT_PRESETS, type AuditPlanInput, type SpeatPreset } from '../../../../shared/plan';
+import { comparisonName, derivedComparisonName, PLACEHOLDER_COMPARISON_NAME, SPEAT_PRESETS, type AuditPlanInput, type SpeatPreset } from '../../../../shared/plan';
 import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
 import type { Draft } from './draft';
@@ -10,6 +10,14 @@ import { Term } from '../../components/Term';
 type SpeatTest = NonNullable<AuditPlanInput['speat']>['tests'][number];
 
 const SMALL = 10;
+
+/** New groups for a comparison; a name that was derived from the old groups follows them, a typed one stays. */
+function regroup(t: SpeatTest, patch: Partial<Pick<SpeatTest, 'x' | 'y'>>): SpeatTest {
+  const name = t.name?.trim() ?? '';
+  const derived = name === '' || PLACEHOLDER_COMPARISON_NAME.test(name) || name === derivedComparisonName(t);
+  const next = { ...t, ...patch };
+  return derived ? { ...next, name: derivedComparisonName(next) } : next;
+}
 
 export function groupsProblem(d: Draft): string | null {
   const p = d.plan;
@@ -76,7 +84,7 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
       const label = labelsOf(target).find((l) => target.groups.filter((g) => g.label === l).length >= 2);
       if (label) {
         const [a, b] = target.groups.filter((g) => g.label === label);
-        setPlan((p) => ({ ...p, speat: { ...p.speat!, tests: [{ id: 't1', name: `${a.value} vs ${b.value}`, targetDataset: targetId!, x: { label, value: a.value }, y: { label, value: b.value }, matchOn: [] }] } }));
+        setPlan((p) => ({ ...p, speat: { ...p.speat!, tests: [{ id: 't1', name: derivedComparisonName({ x: a, y: b }), targetDataset: targetId!, x: { label, value: a.value }, y: { label, value: b.value }, matchOn: [] }] } }));
       }
     }
     if (draft.sections.includes('wer') && asr && plan.wer && plan.wer.groupBy.length === 0 && labelsOf(asr)[0]) setPlan((p) => ({ ...p, wer: { ...p.wer!, groupBy: [labelsOf(asr)[0]] } }));
@@ -112,16 +120,19 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
             return (
               <fieldset key={t.id} className="test-card">
                 <legend>
-                  Comparison {i + 1}: {t.name}
+                  Comparison {i + 1}: {comparisonName(t)}
                 </legend>
                 <div className="grid3">
                   <div className="field">
                     <label htmlFor={`test-${i}-name`}>Name</label>
-                    <input id={`test-${i}-name`} value={t.name} onChange={(e) => setTest(i, { ...t, name: e.target.value })} />
+                    <input id={`test-${i}-name`} value={t.name ?? ''} placeholder={derivedComparisonName(t)} aria-describedby={`test-${i}-name-hint`} onChange={(e) => setTest(i, { ...t, name: e.target.value })} />
+                    <span className="hint" id={`test-${i}-name-hint`}>
+                      Left empty, the comparison is named after its groups.
+                    </span>
                   </div>
                   <div className="field">
                     <label htmlFor={`test-${i}-x`}>Group X (tested for closeness to pleasant)</label>
-                    <select id={`test-${i}-x`} value={groupKey(t.x)} onChange={(e) => setTest(i, { ...t, x: parse(e.target.value) })}>
+                    <select id={`test-${i}-x`} value={groupKey(t.x)} onChange={(e) => setTest(i, regroup(t, { x: parse(e.target.value) }))}>
                       {targetGroups.map((g) => (
                         <option key={groupKey(g)} value={groupKey(g)}>
                           {g.label}: {g.value} ({g.clips})
@@ -131,7 +142,7 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
                   </div>
                   <div className="field">
                     <label htmlFor={`test-${i}-y`}>Group Y (compared with)</label>
-                    <select id={`test-${i}-y`} value={groupKey(t.y)} onChange={(e) => setTest(i, { ...t, y: parse(e.target.value) })}>
+                    <select id={`test-${i}-y`} value={groupKey(t.y)} onChange={(e) => setTest(i, regroup(t, { y: parse(e.target.value) }))}>
                       {targetGroups.map((g) => (
                         <option key={groupKey(g)} value={groupKey(g)}>
                           {g.label}: {g.value} ({g.clips})
@@ -195,7 +206,7 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
                   let n = p.speat!.tests.length + 1;
                   while (used.has(`t${n}`)) n++;
                   const [a, b] = targetGroups;
-                  return { ...p, speat: { ...p.speat!, tests: [...p.speat!.tests, { id: `t${n}`, name: `Comparison ${n}`, targetDataset: targetId!, x: { label: a.label, value: a.value }, y: { label: b.label, value: b.value }, matchOn: [] }] } };
+                  return { ...p, speat: { ...p.speat!, tests: [...p.speat!.tests, { id: `t${n}`, name: derivedComparisonName({ x: a, y: b }), targetDataset: targetId!, x: { label: a.label, value: a.value }, y: { label: b.label, value: b.value }, matchOn: [] }] } };
                 })
               }
             >

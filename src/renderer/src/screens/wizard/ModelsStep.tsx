@@ -54,8 +54,9 @@ function WerSource({ plan, asrModels, setPlan }: { plan: NonNullable<Draft['plan
         <div>
           <label htmlFor="wer-source-column">Use the recogniser output in the spreadsheet</label>
           <p className="hint" id="wer-source-column-text">
-            The recogniser was run elsewhere and its output is a column of your spreadsheet.
+            The recogniser was run elsewhere and its output is a column of your spreadsheet. Say which recogniser it was: the report names it wherever it names a model, and the plan does not lock without it.
           </p>
+          {hyp.source === 'column' && <RecogniserFields value={hyp.recogniser} onChange={(recogniser) => set({ source: 'column', recogniser })} />}
         </div>
       </div>
       <div className="choice">
@@ -99,6 +100,33 @@ function WerSource({ plan, asrModels, setPlan }: { plan: NonNullable<Draft['plan
         </div>
       </div>
     </fieldset>
+  );
+}
+
+type Recogniser = { name: string; version: string; settings: string };
+
+/** Name, version and settings of the recogniser behind imported hypotheses (METHODS.md § Verdicts that hold, Provenance). */
+function RecogniserFields({ value, onChange }: { value: Partial<Recogniser> | undefined; onChange: (r: Recogniser) => void }): JSX.Element {
+  const r: Recogniser = { name: value?.name ?? '', version: value?.version ?? '', settings: value?.settings ?? '' };
+  const field = (key: keyof Recogniser, label: string, hint: string) => (
+    <div className="field">
+      <label htmlFor={`wer-recogniser-${key}`}>{label}</label>
+      {key === 'settings' ? (
+        <textarea id={`wer-recogniser-${key}`} rows={2} value={r[key]} aria-describedby={`wer-recogniser-${key}-hint`} onChange={(e) => onChange({ ...r, [key]: e.target.value })} />
+      ) : (
+        <input id={`wer-recogniser-${key}`} type="text" value={r[key]} aria-describedby={`wer-recogniser-${key}-hint`} onChange={(e) => onChange({ ...r, [key]: e.target.value })} />
+      )}
+      <p className="hint" id={`wer-recogniser-${key}-hint`}>
+        {hint}
+      </p>
+    </div>
+  );
+  return (
+    <div className="recogniser-fields" data-testid="wer-recogniser">
+      {field('name', 'Recogniser name', 'For example pocketsphinx, Whisper large-v3, or the product or service that wrote the output.')}
+      {field('version', 'Version', 'The release or model version, as exactly as you know it.')}
+      {field('settings', 'Settings', 'Anything that changes its output: language, acoustic and language model, beam size, decoding options.')}
+    </div>
   );
 }
 

@@ -98,7 +98,7 @@ export function requirementDraft(d: Draft): PlanDraftInput {
     ser: { ...(ds.attribute ? { valenceDataset: ds.attribute } : {}), ...(p?.ser?.split ? { split: p.ser.split } : {}) },
     wer: {
       ...(ds.asr ? { dataset: ds.asr } : {}),
-      ...(p?.wer?.hypotheses ? { hypotheses: p.wer.hypotheses.source === 'model' ? { source: 'model' as const, modelId: p.wer.hypotheses.modelId } : { source: 'column' as const } } : {}),
+      ...(p?.wer?.hypotheses ? { hypotheses: p.wer.hypotheses.source === 'model' ? { source: 'model' as const, modelId: p.wer.hypotheses.modelId } : { source: 'column' as const, ...(p.wer.hypotheses.recogniser ? { recogniser: p.wer.hypotheses.recogniser } : {}) } } : {}),
       groupBy: p?.wer?.groupBy ?? [],
     },
     fdi: {

@@ -1,0 +1,111 @@
+/**
+ * The verdict behind each SpEAT, SER and FDI sentence (METHODS.md § Verdicts that hold),
+ * one rule for the PDF report and the app's dashboards, so the two cannot say different
+ * things about the same number: SpEAT on the two-sided p naming the favoured group, SER
+ * only from an informative downstream regressor, FDI only from an informative verifier
+ * whose index beats the label-shuffle null.
+ */
+import { fmt, pText } from './charts/format';
+import { CORRECTION_NAMES } from './interpret';
+import type { FdiGrouping, SerSection, SpeatResult, SpeatSection, SpeatTestDesign, WerComparison, WerGroupResult } from './results';
+
+export interface SpeatVerdict {
+  /** The adjusted p behind the verdict: two-sided when the results have it. */
+  p: number;
+  twoSided: boolean;
+  unlikely: boolean;
+  /** The group whose recordings sit closer to pleasant speech, or null when d = 0. */
+  favoured: string | null;
+  other: string | null;
+  /** "unlikely to be chance (two-sided p = …, adjusted for N tests, Holm)", lower case. */
+  phrase: string;
+  /** "; with 12 stimuli per group only |d| ≥ 1.10 could be detected reliably (80% power)", or '' (only for "could be chance"). */
+  power: string;
+}
+
+export function speatVerdict(r: SpeatResult, t: SpeatTestDesign, s: SpeatSection): SpeatVerdict {
+  const correction = s.config.correction;
+  // Results written before two-sided verdicts fall back to the paper's one-sided p, and say so.
+  const twoSided = r.pTwoSidedAdjusted !== undefined;
+  const p = r.pTwoSidedAdjusted?.[correction] ?? r.pAdjusted[correction];
+  const n = s.results.length;
+  const unlikely = p < s.config.alpha;
+  const side = r.effectSize > 0 ? 'x' : r.effectSize < 0 ? 'y' : null;
+  const favouredSide = r.favoured !== undefined ? r.favoured : side;
+  const favoured = favouredSide === 'x' ? t.x.value : favouredSide === 'y' ? t.y.value : null;
+  const other = favouredSide === 'x' ? t.y.value : favouredSide === 'y' ? t.x.value : null;
+  const adj = `adjusted for ${n} test${n === 1 ? '' : 's'}, ${CORRECTION_NAMES[correction]}`;
+  const pWords = `${twoSided ? 'two-sided ' : 'one-sided '}${pText(p)}`;
+  const phrase = `${unlikely ? 'unlikely to be chance' : 'could be chance'} (${pWords}, ${adj})`;
+  let power = '';
+  if (!unlikely && r.mde) {
+    power = r.mde.d === null
+      ? `; with ${r.mde.stimuli} stimuli per group no effect of any size could reach significance`
+      : `; with ${r.mde.stimuli} stimuli per group only |d| ≥ ${fmt(r.mde.d)} could be detected reliably (80% power)`;
+  }
+  return { p, twoSided, unlikely, favoured, other, phrase, power };
+}
+
+export interface SerGate {
+  informative: boolean;
+  /** Why no propagation conclusion is drawn, in plain words; null when informative. */
+  sentence: string | null;
+}
+
+/** Whether a SER model's selected regressor learned valence; results without the gate count as informative (as the agreement count does). */
+export function serGate(m: SerSection['models'][number]): SerGate {
+  const d = m.downstream;
+  if (!d || d.informative) return { informative: true, sentence: null };
+  return {
+    informative: false,
+    sentence: `the downstream model did not learn valence from this encoder (test-split R² = ${fmt(d.testR2)}, one-sided 95% lower bound ${fmt(d.testR2Lower)}, not above 0); no propagation conclusion`,
+  };
+}
+
+export interface FdiVerdict {
+  /** True only for an informative verifier whose FDI beats the null at the section's level. */
+  conclusive: boolean;
+  /** What can be said, in plain words, lower case, for use after "FDI = … :". */
+  sentence: string;
+}
+
+/** The level the FDI null is read at (METHODS.md § Verdicts that hold): the conventional 5%. */
+export const FDI_NULL_ALPHA = 0.05;
+
+export function fdiVerdict(g: FdiGrouping): FdiVerdict {
+  const v = g.verifier;
+  if (v && !v.informative) {
+    return {
+      conclusive: false,
+      sentence: `the verifier separates genuine from impostor trials no better than chance (AUC ${fmt(v.auc)}, 95% CI [${fmt(v.aucCi[0])}, ${fmt(v.aucCi[1])}]), so no conclusion about the fairness metrics can be drawn from it`,
+    };
+  }
+  const nul = g.null;
+  if (!nul) {
+    return { conclusive: false, sentence: 'no label-shuffle null was computed, so it cannot be told apart from what noise alone gives' };
+  }
+  if (!(nul.pValue < FDI_NULL_ALPHA)) {
+    return {
+      conclusive: false,
+      sentence: `the disagreement is within what noise produces with these group sizes (label-shuffle null: mean ${fmt(nul.mean)}, 95th percentile ${fmt(nul.q95)}; ${pText(nul.pValue)} over ${nul.permutations.toLocaleString('en')} shuffles), so it cannot be concluded that the metrics disagree`,
+    };
+  }
+  return {
+    conclusive: true,
+    sentence: `higher than noise alone gives (label-shuffle null 95th percentile ${fmt(nul.q95)}, ${pText(nul.pValue)}): the metrics disagree about who is worst off, so no single metric should be reported alone`,
+  };
+}
+
+/** "; too few speakers to detect a rate ratio smaller than 1.80 (80% power)" after a "could be chance" WER verdict, else ''. */
+export function werPowerText(c: WerComparison, unlikely: boolean): string {
+  if (unlikely || !c.mde) return '';
+  return c.mde.rateRatio === null
+    ? `; too few speakers to detect even a rate ratio of ${fmt(c.mde.maxRateRatio)} reliably (80% power)`
+    : `; too few speakers to detect a rate ratio smaller than ${fmt(c.mde.rateRatio)} (80% power)`;
+}
+
+/** Why a WER above 100% is possible, where it happens (METHODS.md § Verdicts that hold); '' otherwise. */
+export function werAbove100Text(group: string, g: WerGroupResult | undefined): string {
+  if (!g || g.wer === null || !(g.wer > 1)) return '';
+  return ` ${group}'s WER is above 100% because insertions count as errors: the recogniser wrote ${g.insertions} words that were not said, against ${g.referenceWords} words in the reference transcripts.`;
+}

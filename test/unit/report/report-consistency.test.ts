@@ -1,0 +1,178 @@
+/**
+ * The report cannot contradict itself (issue 21.6): reports built from real pipeline runs
+ * (own-data fixtures: espeak-ng speech in three accents, transcribed by pocketsphinx;
+ * test/fixtures/own-data/build.ts) are read back with `pdftotext -layout`, and every number
+ * printed for a group or comparison must equal results.json under the report's formatter
+ * (src/shared/format.ts), the recogniser must be named, and each caveat must appear once.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { lockPlan, savePlan } from '../../../src/main/audits/plans';
+import { createAudit, runAudit } from '../../../src/main/audits/run';
+import { importDataset } from '../../../src/main/data/import';
+import { createIdentity, loadSigningIdentity, type SigningIdentity } from '../../../src/main/identity';
+import { inlineContext } from '../../../src/main/jobs/task';
+import { buildReport } from '../../../src/main/report';
+import { createEngine } from '../../../src/main/engine';
+import { runDemo } from '../../../src/main/audits/demo';
+import { speatVerdict } from '../../../src/shared/verdicts';
+import { magnitude } from '../../../src/shared/interpret';
+import { caveats } from '../../../src/main/report/narrative';
+import { ProjectStore } from '../../../src/main/store/projects';
+import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtDeltaPpWords, fmtRate, fmtRelative } from '../../../src/shared/format';
+import type { AuditResults } from '../../../src/shared/results';
+import { werRateRatio } from '../../../src/shared/wer-verdict';
+import { buildOwnData, ownDataAvailable, sphinxRecogniser, type OwnDataSpec } from '../../fixtures/own-data/build';
+
+const SENTENCES = [
+  'the quick brown fox jumps over the lazy dog',
+  'please call stella and ask her to bring these things with her from the store',
+  'six spoons of fresh snow peas and five thick slabs of blue cheese',
+  'we also need a small plastic snake and a big toy frog for the kids',
+];
+
+const FIXTURES: OwnDataSpec[] = [
+  { name: 'accents-a', accents: { us: 'en-us', scotland: 'en-gb-scotland', caribbean: 'en-029' }, variants: ['m1', 'm3', 'f2', 'f4'], sentences: SENTENCES },
+  { name: 'accents-b', accents: { rp: 'en-gb-x-rp', 'west-midlands': 'en-gb-x-gbcwmd', lancaster: 'en-gb-x-gbclan' }, variants: ['m2', 'f1', 'f3', 'm4', 'm6'], sentences: SENTENCES.slice(0, 3), speed: 175 },
+];
+
+const missing = ownDataAvailable();
+const pdftotext = (file: string): string => execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+/** Whitespace as one space, page footers dropped, and a line broken after a hyphen ("two-\nsided") joined again. */
+const flatten = (s: string) => s.replace(/\s+/g, ' ').replace(/Equivox bias audit · [^·]* · page \d+ of \d+ /g, '').replace(/- /g, '-');
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A table row as pdftotext -layout prints it: the cells in order, separated by spaces, at the start of a line. */
+function rowPattern(cells: string[]): RegExp {
+  return new RegExp(`^\\s*${cells.map(esc).join('\\s+')}(\\s|$)`, 'm');
+}
+
+function occurrences(haystack: string, needle: string): number {
+  let n = 0;
+  for (let i = haystack.indexOf(needle); i >= 0; i = haystack.indexOf(needle, i + needle.length)) n += 1;
+  return n;
+}
+
+interface Built {
+  name: string;
+  results: AuditResults;
+  layout: string;
+  flat: string;
+}
+
+const built: Built[] = [];
+let identity: SigningIdentity;
+
+async function run(spec: OwnDataSpec, home: string): Promise<Built> {
+  const manifest = buildOwnData(spec);
+  const store = new ProjectStore(join(home, spec.name));
+  const project = store.create(spec.name, join(home, spec.name, 'project'));
+  const db = store.db(project.id);
+  const ds = await importDataset(db, { source: { kind: 'manifest', manifest }, role: 'asr', mapping: { path: 'path', speaker: 'speaker', groups: ['accent'], transcript: 'transcript', hypothesis: 'hypothesis', ignore: [] } });
+  const plan = savePlan(db, {
+    config: {
+      title: `Own data ${spec.name}`,
+      sections: ['wer'],
+      seed: 11,
+      wer: { dataset: ds.datasetId, hypotheses: { source: 'column', recogniser: sphinxRecogniser() }, groupBy: ['accent'], bootstrap: 200, permutations: 500, mdeSimulations: 20 },
+    },
+  });
+  const locked = lockPlan(db, plan.id);
+  const audit = createAudit(db, locked.id);
+  const results = await runAudit({ db, dataDir: join(home, 'data'), auditId: audit.id, task: inlineContext(), projectId: project.id, projectName: spec.name });
+  const report = await buildReport(results, { identity, now: new Date('2026-12-02T06:00:00Z') });
+  const pdf = join(home, `${spec.name}.pdf`);
+  writeFileSync(pdf, report.pdf);
+  const layout = pdftotext(pdf);
+  store.close();
+  return { name: spec.name, results, layout, flat: flatten(layout) };
+}
+
+beforeAll(async () => {
+  // espeak-ng and pocketsphinx are required system packages (test/system-packages.json): say which is missing.
+  if (missing) throw new Error(`report-consistency fixtures: ${missing}; install the packages test/system-packages.json lists`);
+  const home = mkdtempSync(join(tmpdir(), 'equivox-consistency-'));
+  const info = await createIdentity(join(home, 'id'), { name: 'Ada Auditor', organisation: 'Fair Speech Lab' });
+  identity = loadSigningIdentity(join(home, 'id'), info.id);
+  for (const spec of FIXTURES) built.push(await run(spec, home));
+  // The demo, as `npm run demo -- --fast` runs it: all four sections, its own signed report.
+  const engine = createEngine({ host: 'cli', dataDir: join(home, 'demo-data') });
+  try {
+    const demo = await runDemo(engine, { out: join(home, 'demo'), fast: true, task: inlineContext(), log: () => {} });
+    const layout = pdftotext(demo.reportPath);
+    built.push({ name: 'demo', results: demo.results, layout, flat: flatten(layout) });
+  } finally {
+    await engine.close();
+  }
+}, 20 * 60_000);
+
+describe('report consistency on own-data runs and the demo', () => {
+  it('the fixtures have three accents and real recogniser text', () => {
+    expect(built.map((b) => b.name)).toEqual([...FIXTURES.map((f) => f.name), 'demo']);
+    for (const b of built.filter((x) => x.name !== 'demo')) {
+      expect(Object.keys(b.results.wer!.groups)).toHaveLength(3);
+      // pocketsphinx gets some words wrong and some right: neither a copy of the reference nor empty.
+      const errors = Object.values(b.results.wer!.groups).reduce((n, g) => n + g.errors, 0);
+      const hits = Object.values(b.results.wer!.groups).reduce((n, g) => n + g.hits, 0);
+      expect(errors).toBeGreaterThan(0);
+      expect(hits).toBeGreaterThan(0);
+    }
+  });
+
+  it('every number in the WER data, group and comparison tables equals results.json under the formatter', () => {
+    for (const b of built) {
+      const wer = b.results.wer!;
+      for (const [g, r] of Object.entries(wer.groups)) {
+        expect(b.layout, `${b.name} data row ${g}`).toMatch(rowPattern([g, fmtCount(r.utterances), fmtCount(r.speakers), fmtCount(r.referenceWords)]));
+        expect(b.layout, `${b.name} results row ${g}`).toMatch(
+          rowPattern([g, fmtRate(r.wer), fmtRate(r.ci95?.[0]), fmtRate(r.ci95?.[1]), fmtRate(r.cer), fmtCount(r.substitutions), fmtCount(r.deletions), fmtCount(r.insertions), fmtRate(r.mer), fmtRate(r.wil)]),
+        );
+      }
+      for (const c of wer.comparisons) {
+        const rr = werRateRatio(c);
+        expect(b.layout, `${b.name} comparison row ${c.group}`).toMatch(rowPattern([c.group, fmtDeltaPp(c.absoluteDelta), fmtRelative(c.relativeDelta), fmt(rr.value), rr.ci95 ? fmtCi(rr.ci95) : '–']));
+        // The sentence gives the same figures as the tables.
+        const g = wer.groups[c.group]!;
+        expect(b.flat).toContain(`${c.group}: word error rate ${fmtRate(g.wer)}`);
+        expect(b.flat).toContain(`(${fmtDeltaPpWords(c.absoluteDelta)}, rate ratio ${fmt(rr.value)}`);
+      }
+    }
+  });
+
+  it('names the recogniser wherever the model is named, and ticks "Models with versions" only then', () => {
+    const rec = sphinxRecogniser();
+    for (const b of built.filter((x) => x.name !== 'demo')) {
+      expect(b.results.wer!.config.asrModel).toBe(`${rec.name} ${rec.version} (${rec.settings})`);
+      expect(b.flat).toContain(`Hypotheses: imported with the recordings, written by ${rec.name} ${rec.version}`);
+      expect(b.layout).toMatch(rowPattern(['imported', rec.name, rec.version]));
+      expect(b.flat).not.toContain('imported transcripts');
+    }
+  });
+
+  it('the demo names its recogniser too, and its SpEAT sentences carry the table\'s d and the favoured group', () => {
+    const demo = built.find((b) => b.name === 'demo')!;
+    expect(demo.results.wer!.config.asrModel).toMatch(/^pocketsphinx_continuous /);
+    expect(demo.flat).toContain(`written by ${demo.results.wer!.config.asrModel}`);
+    const s = demo.results.speat!;
+    for (const r of s.results) {
+      const t = s.tests.find((x) => x.id === r.testId)!;
+      const v = speatVerdict(r, t, s);
+      expect(demo.flat).toContain(flatten(`(d = ${fmtD(r.effectSize)}, ${magnitude(r.effectSize)}); this ${v.unlikely ? 'is ' : ''}${v.phrase}`));
+      if (magnitude(r.effectSize) !== 'negligible') expect(demo.flat).toContain(`(${v.favoured} favoured)`);
+    }
+  });
+
+  it('prints each caveat once', () => {
+    for (const b of built) {
+      const list = caveats(b.results);
+      expect(list.length).toBeGreaterThan(0);
+      for (const c of list) expect(occurrences(b.flat, flatten(c)), `${b.name}: ${c}`).toBe(1);
+      expect(occurrences(b.flat, "field guide's floor")).toBe(1);
+      // The same confound in other words is still the same caveat.
+      for (const t of b.results.speat?.tests ?? []) expect(list.filter((c) => c.includes(t.name) && /length|duration/i.test(c)).length, t.name).toBeLessThanOrEqual(1);
+    }
+  });
+});
