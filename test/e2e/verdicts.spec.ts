@@ -49,6 +49,10 @@ function chanceScores(file: string): void {
   writeFileSync(file, rows.join('\n') + '\n');
 }
 
+function esc(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** The PDF's text, whitespace collapsed, footers dropped and hyphen line breaks joined (as dashboards.spec reads it). */
 function reportText(pdf: string): string {
   return execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ').replace(/Equivox bias audit · [^·]* · page \d+ of \d+ /g, '').replace(/- /g, '-');
@@ -150,9 +154,18 @@ test('uninformative SER model: no propagation conclusion, in the dashboard and t
   await page.goto(previewUrl());
   await page.getByRole('tab', { name: 'SER propagation', exact: true }).click();
   await expect(page.getByRole('tabpanel').getByText(/did not learn valence from this encoder/).first()).toBeVisible();
+  // The scatter still shows that model's pair, and its caption says the count leaves it out (the count the agreement sentence states).
+  const a = results.ser!.agreement;
+  const name = results.models.find((m) => m.id === failed[0]!.modelId)!.name;
+  expect(a.skippedModels).toContain(failed[0]!.modelId);
+  const counted = new RegExp(`the agreement count uses ${a.total} of them; the 1 pair of ${esc(name)} is shown but not counted, because its downstream model did not learn valence`);
+  await expect(page.getByRole('tabpanel').getByText(counted)).toBeVisible();
+  await expect(page.getByRole('tabpanel').getByText(`${a.agree} of the ${a.total} counted point`, { exact: false })).toBeVisible();
   await page.screenshot({ path: test.info().outputPath('verdicts-ser.png'), fullPage: true });
 
-  expect(pdfText).toMatch(/the downstream model did not learn valence from this encoder \(test-split R² = -?[0-9.−]+, one-sided 95% lower bound [−-]?[0-9.]+, not above 0\); no propagation conclusion/);
+  expect(pdfText).toMatch(new RegExp(`${esc(name)}, selected regressor \\(learning rate [0-9.e-]+\\): the downstream model did not learn valence from this encoder \\(test-split R² = [−-]?[0-9.]+, one-sided 95% lower bound [−-]?[0-9.]+, not above 0\\); no propagation conclusion\\.`));
+  expect(pdfText).toMatch(counted);
+  expect(pdfText).toContain(`In ${a.agree} of ${a.total} (test × model) pairs`);
 });
 
 test('chance-level verifier: no FDI verdict, in the dashboard and the PDF', async ({ page }) => {
