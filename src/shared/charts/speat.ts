@@ -154,6 +154,21 @@ export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFA
   };
 }
 
+/**
+ * Which markers the agreement count uses: all of them, or (when a model's downstream
+ * regressor did not learn valence, METHODS.md § Verdicts that hold) only the other
+ * models' pairs, so the caption never claims a count the agreement sentence does not make.
+ */
+function countedText(results: AuditResults, points: { m: { modelId: string }; tests: unknown[] }[], n: number): string {
+  const skipped = new Set(results.ser?.agreement.skippedModels ?? []);
+  const left = points.filter((p) => skipped.has(p.m.modelId) && p.tests.length > 0);
+  if (left.length === 0) return `the ${n} pair${n === 1 ? '' : 's'} the agreement count uses`;
+  const k = left.reduce((acc, p) => acc + p.tests.length, 0);
+  const used = n - k;
+  const names = left.map((p) => modelName(results, p.m.modelId)).join(', ');
+  return `the agreement count uses ${used} of them; the ${k} pair${k === 1 ? '' : 's'} of ${names} ${k === 1 ? 'is' : 'are'} shown but not counted, because ${left.length === 1 ? 'its downstream model' : 'their downstream models'} did not learn valence`;
+}
+
 export function speatSerChart(results: AuditResults, style: ChartStyle = DEFAULT_STYLE): ChartSpec | null {
   const ser = results.ser;
   if (!ser || ser.models.length === 0) return null;
@@ -195,7 +210,7 @@ export function speatSerChart(results: AuditResults, style: ChartStyle = DEFAULT
   return {
     id: 'speat-ser',
     title: "SpEAT d against SER Cohen's d",
-    caption: `Each of the ${n} marker${n === 1 ? ' is' : 's is'} one (test × model) pair (shape = model), scored with the emotion (valence) regressor that model selected on validation: the ${n} pair${n === 1 ? '' : 's'} the agreement count uses. x: association in the embedding space (SpEAT d); y: difference in predicted valence between the two groups (Cohen's d). Points in the top-right or bottom-left quadrant agree in direction: the embedding's bias carries into the downstream emotion model.`,
+    caption: `Each of the ${n} marker${n === 1 ? ' is' : 's is'} one (test × model) pair (shape = model), scored with the emotion (valence) regressor that model selected on validation: ${countedText(results, points, n)}. x: association in the embedding space (SpEAT d); y: difference in predicted valence between the two groups (Cohen's d). Points in the top-right or bottom-left quadrant agree in direction: the embedding's bias carries into the downstream emotion model.`,
     option: withAxisFont(option, style),
     height: 260,
   };

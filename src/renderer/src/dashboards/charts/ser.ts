@@ -90,7 +90,9 @@ export function serAgreementChart(results: AuditResults): ChartSpec | null {
     trigger: 'item',
     formatter: (p: { seriesIndex: number; dataIndex: number; value: [number, number] }) => {
       const m = ser.models[p.seriesIndex];
-      const t = m?.tests[p.dataIndex];
+      // The markers are the selected regressor's pairs only (speatSerChart), so index those, not every learning rate's.
+      const lr = m ? (m.regressors.find((r) => r.selected) ?? m.regressors[0])?.learningRate : undefined;
+      const t = m?.tests.filter((x) => x.learningRate === lr)[p.dataIndex];
       if (!m || !t) return '';
       const name = results.models.find((x) => x.id === m.modelId)?.name ?? m.modelId;
       return `${esc(name)}, ${esc(testLabel(results, t.testId))}, learning rate ${lrLabel(t.learningRate)}<br/>SpEAT d = ${fmtSigned(t.speatD)}, SER Cohen's d = ${fmtSigned(t.cohensD)}<br/>${t.agree ? 'Directions agree' : 'Directions disagree'}`;
@@ -98,7 +100,7 @@ export function serAgreementChart(results: AuditResults): ChartSpec | null {
   };
   return {
     ...base,
-    caption: `${base.caption} The shaded quadrants are where the two agree; ${ser.agreement.agree} of ${ser.agreement.total} points fall there.`,
+    caption: `${base.caption} The shaded quadrants are where the two agree; ${ser.agreement.agree} of the ${ser.agreement.total} counted point${ser.agreement.total === 1 ? '' : 's'} fall${ser.agreement.total === 1 ? 's' : ''} there.`,
     option: { ...base.option, tooltip: tooltip as unknown as EChartsOption['tooltip'], series: series as EChartsOption['series'] },
   };
 }
