@@ -179,8 +179,6 @@ export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
       let grouping: FdiGrouping;
       try {
         grouping = fdiGrouping(items, groupBy, tau, thresholds, { alpha: fdi.alpha, orientation: fdi.orientation, bootstrap: fdi.bootstrap, nullPermutations: fdi.nullPermutations }, seed);
-        // The scores travel with the grouping so that the report can attach them (report-data fdi-trials-*.csv).
-        grouping.trials = items.groups.map((g, i) => ({ group: g, label: items.labels[i] === 1 ? 1 : 0, score: items.scores[i]! }));
       } catch (err) {
         throw new UserError(`FDI (${groupBy.join(' × ')}): ${(err as Error).message}`, 'plan.fdi');
       }
