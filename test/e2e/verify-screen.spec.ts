@@ -6,6 +6,7 @@
  * signature is "not a signed Equivox report". The reports are built by the real
  * pipeline (buildReport with an identity made in the host's own data folder).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +77,11 @@ test('Verify a report: a Unicode signer as written, an edited file not judged, a
   await expect(result).toContainText('Valid: the report is unchanged since it was signed. The signer is an identity trusted on this computer.');
   await expect(result.locator('dt:has-text("Signed by") + dd')).toHaveText(`${NAME}, ${ORG}`);
   await expect(result.locator('dt:has-text("Trusted signer") + dd')).toHaveText(/^yes: /);
+  // The files inside, counted against what the PDF really holds (pdfdetach), each matching the signed statement.
+  const attached = spawnSync('pdfdetach', ['-list', signed], { encoding: 'utf8' }).stdout.split('\n').filter((l) => /^\d+: /.test(l)).length;
+  expect(attached).toBeGreaterThan(3);
+  await expect(result.locator('dt:has-text("Data inside the report") + dd summary')).toHaveText(`${attached} files: the signed statement and ${attached - 1} data files, each matching the signed statement`);
+  await expect(result.locator('dt:has-text("Attestation (in-toto)") + dd')).toHaveText(/^verified: signed with the same certificate as the PDF, and it gives the files inside the same digests \(\d+ subjects in all, with the models, datasets and plan\)$/);
   await app.record('verify-unicode-signer');
 
   await verify(page, app, edited);

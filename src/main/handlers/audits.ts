@@ -14,20 +14,22 @@ import { ROLE_PLAIN } from '../../shared/roles';
 import type { Engine } from '../engine';
 import type { HandlerMap } from './types';
 
-/** Audit id → job id of runs this process is working on. */
-const activeRuns = new Map<string, string>();
+/** The job working on an audit run now, if any: read from the job runner, so runs resumed by a restarted engine count too. */
+function activeJob(engine: Engine, auditId: string): string | undefined {
+  return engine.jobs.runningOf('audits.run').find((j) => (j.input as { auditId?: unknown } | null)?.auditId === auditId)?.jobId;
+}
 
-function info(a: AuditRow): AuditRunInfo {
-  const active = activeRuns.has(a.id);
-  return { ...a, active, resumable: !active && (a.status === 'running' || a.status === 'cancelled' || a.status === 'pending') };
+/** A run can be resumed unless it is under way or finished: stopped, cancelled, never started, or failed (finished units are kept; a run that failed on a full disk resumes once there is room). */
+function info(engine: Engine, a: AuditRow): AuditRunInfo {
+  const active = activeJob(engine, a.id) !== undefined;
+  return { ...a, active, resumable: !active && (a.status === 'running' || a.status === 'cancelled' || a.status === 'pending' || a.status === 'failed') };
 }
 
 function startRun(engine: Engine, projectId: string, auditId: string): { auditId: string; jobId: string } {
-  if (activeRuns.has(auditId)) return { auditId, jobId: activeRuns.get(auditId)! };
+  const running = activeJob(engine, auditId);
+  if (running !== undefined) return { auditId, jobId: running };
   const project = engine.store.get(projectId);
-  const { jobId, result } = engine.jobs.start('audits.run', { projectPath: project.path, dataDir: engine.dataDir, auditId });
-  activeRuns.set(auditId, jobId);
-  void result.finally(() => activeRuns.delete(auditId)).catch(() => {});
+  const { jobId } = engine.jobs.start('audits.run', { projectPath: project.path, dataDir: engine.dataDir, auditId });
   return { auditId, jobId };
 }
 
@@ -56,10 +58,10 @@ export const auditHandlers: HandlerMap<
     const db = engine.store.db(projectId);
     const a = getAudit(db, auditId);
     if (a.status === 'finished') throw new UserError('this run has already finished', 'auditId');
-    if (!activeRuns.has(a.id)) assertPlanFree(db, a.planId);
+    if (activeJob(engine, a.id) === undefined) assertPlanFree(db, a.planId);
     return startRun(engine, projectId, a.id);
   },
-  'audits.list': ({ projectId }, { store }) => listAudits(store.db(projectId)).map(info),
+  'audits.list': ({ projectId }, engine) => listAudits(engine.store.db(projectId)).map((a) => info(engine, a)),
   'audits.results': ({ projectId, auditId }, { store }) => {
     const db = store.db(projectId);
     const a = getAudit(db, auditId);

@@ -25,6 +25,7 @@ function workerEntry(): { file: string; entryUrl: string | undefined } {
 
 interface Running {
   info: JobInfo;
+  input: unknown;
   cancelFlag: Int32Array;
   worker: Worker;
   started: number;
@@ -104,6 +105,7 @@ export class JobRunner {
     const worker = new Worker(entry.file, { workerData: start });
     const running: Running = {
       info: { jobId, kind, state: 'running', progress: null },
+      input,
       cancelFlag,
       worker,
       started: Date.now(),
@@ -185,6 +187,14 @@ export class JobRunner {
     const timer = setTimeout(() => void running.worker.terminate(), graceMs);
     timer.unref();
     return true;
+  }
+
+  /**
+   * Jobs of `kind` running now, with their inputs: how a handler tells whether its work is under
+   * way, also for jobs a restarted engine process took over (they were not started by the handler).
+   */
+  runningOf(kind: string): { jobId: string; input: unknown }[] {
+    return [...this.jobs.values()].filter((r) => r.info.kind === kind).map((r) => ({ jobId: r.info.jobId, input: r.input }));
   }
 
   list(): JobInfo[] {

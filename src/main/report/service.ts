@@ -81,8 +81,15 @@ export async function buildReportFiles(engine: Engine, input: OperationInputRepo
     results = parseResults(row.result_json, `results of audit run ${input.auditId}`);
     lockedPlan = lockedPlanBytes(db, results);
     record = (r) => {
+      // A rebuild to the same file replaced that file: its row is updated, not joined by a second one naming the same path.
+      const now = new Date().toISOString();
+      const same = db.prepare('SELECT id FROM reports WHERE audit_id = ? AND path = ? ORDER BY created_at DESC LIMIT 1').get(input.auditId!, r.path) as { id: string } | undefined;
+      if (same) {
+        db.prepare('UPDATE reports SET sha256 = ?, signer = ?, fingerprint = ?, created_at = ? WHERE id = ?').run(r.sha256, r.signer, r.fingerprint, now, same.id);
+        return same.id;
+      }
       const id = randomUUID();
-      db.prepare('INSERT INTO reports (id, audit_id, path, sha256, signer, fingerprint, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(id, input.auditId!, r.path, r.sha256, r.signer, r.fingerprint, new Date().toISOString());
+      db.prepare('INSERT INTO reports (id, audit_id, path, sha256, signer, fingerprint, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(id, input.auditId!, r.path, r.sha256, r.signer, r.fingerprint, now);
       return id;
     };
   }

@@ -7,7 +7,7 @@
 import { createHash, createPublicKey, verify as rsaVerify } from 'node:crypto';
 
 /** The embedded statement's file name inside the PDF. */
-export const STATEMENT_ATTACHMENT = 'report.statement.json';
+export { STATEMENT_ATTACHMENT } from '../../shared/report-files';
 
 export type AttachmentRelationship = 'Data' | 'Supplement' | 'Source';
 

@@ -22,6 +22,17 @@ describe('JobRunner', () => {
     expect(runner.list().find((j) => j.state === 'finished')).toBeTruthy();
   });
 
+  it('says which jobs of a kind are running, with their inputs, also for a job started under a given id (a restarted engine taking one over)', async () => {
+    const runner = new JobRunner();
+    const input = { units: 100_000, unitMs: 5 };
+    const { result } = runner.start('selftest.count', input, { jobId: 'taken-over' });
+    expect(runner.runningOf('selftest.count')).toEqual([{ jobId: 'taken-over', input }]);
+    expect(runner.runningOf('audits.run')).toEqual([]);
+    runner.cancel('taken-over');
+    await expect(result).rejects.toMatchObject({ code: 'cancelled' });
+    expect(runner.runningOf('selftest.count')).toEqual([]);
+  });
+
   it('cancels a running job and the job stops', async () => {
     const events: string[] = [];
     const runner = new JobRunner((e) => events.push(e.type === 'job.ended' ? `ended:${e.state}` : 'progress'));

@@ -299,6 +299,16 @@ describe('reports.build from a project database', () => {
       const v = await api.invoke('reports.verify', { path: built.path });
       expect(v.valid).toBe(true);
       expect((await api.invoke('identities.list', {})).length).toBe(1);
+      // Built again to the same file: the file is new (a new signature time), the row is the same one, updated.
+      const again = await api.invoke('reports.build', { project: project.path, auditId: 'a-0001', out: join(dir, 'out', 'r.pdf') });
+      expect(again.reportId).toBe(built.reportId);
+      expect(again.sha256).not.toBe(built.sha256);
+      const rows = db.prepare('SELECT id, sha256 FROM reports WHERE audit_id = ?').all('a-0001');
+      expect(rows).toEqual([{ id: built.reportId, sha256: again.sha256 }]);
+      // Another file is another report.
+      const other = await api.invoke('reports.build', { project: project.path, auditId: 'a-0001', out: join(dir, 'out', 'second.pdf') });
+      expect(other.reportId).not.toBe(built.reportId);
+      expect(db.prepare('SELECT COUNT(*) AS n FROM reports WHERE audit_id = ?').get('a-0001')).toEqual({ n: 2 });
     } finally {
       await engine.close();
     }

@@ -1,5 +1,6 @@
 import { type JSX } from 'react';
 import type { ReportVerification } from '../../../shared/api/reports';
+import { STATEMENT_ATTACHMENT } from '../../../shared/report-files';
 import { Term } from './Term';
 
 /** The verdict first, in words; then who signed, when, the fingerprint and what the signature covers. */
@@ -80,7 +81,19 @@ export function VerificationResult({ v, file }: { v: ReportVerification; file?: 
         {v.attachments.length > 0 && (
           <>
             <dt>Data inside the report</dt>
-            <dd>{v.attachments.map((a) => a.name).join(', ')}</dd>
+            <dd>
+              <AttachmentsSummary attachments={v.attachments} />
+            </dd>
+          </>
+        )}
+        {v.attestation != null && (
+          <>
+            <dt>Attestation (in-toto)</dt>
+            <dd>
+              {v.attestation.valid
+                ? `verified: signed with the same certificate as the PDF, and it gives the files inside the same digests (${v.attestation.subjects} subjects in all, with the models, datasets and plan)`
+                : 'not valid: its signature or its list of files does not match this report'}
+            </dd>
           </>
         )}
       </dl>
@@ -95,5 +108,37 @@ export function VerificationResult({ v, file }: { v: ReportVerification; file?: 
         </>
       )}
     </div>
+  );
+}
+
+type Attachment = ReportVerification['attachments'][number];
+
+/** How many files, whether each matches the signed statement, then the list on demand (a report carries dozens). */
+export function attachmentsText(all: readonly Attachment[]): string {
+  const hasStatement = all.some((a) => a.name === STATEMENT_ATTACHMENT);
+  const attachments = all.filter((a) => a.name !== STATEMENT_ATTACHMENT);
+  const changed = attachments.filter((a) => a.matchesStatement === false).length;
+  const unlisted = attachments.filter((a) => a.matchesStatement == null).length;
+  const n = `${all.length} file${all.length === 1 ? '' : 's'}${hasStatement ? ': the signed statement and' : ''}`;
+  if (attachments.length === 0) return n.replace(/ and$/, '');
+  const rest = `${attachments.length} data file${attachments.length === 1 ? '' : 's'}`;
+  const lead = hasStatement ? `${n} ${rest}` : n;
+  if (changed > 0) return `${lead}; ${changed} differ${changed === 1 ? 's' : ''} from the signed statement`;
+  if (unlisted === attachments.length) return `${lead} (the statement does not list their hashes)`;
+  return unlisted > 0 ? `${lead}; ${attachments.length - unlisted} match the signed statement, ${unlisted} not listed in it` : `${lead}, each matching the signed statement`;
+}
+
+function AttachmentsSummary({ attachments }: { attachments: readonly Attachment[] }): JSX.Element {
+  return (
+    <details>
+      <summary>{attachmentsText(attachments)}</summary>
+      <ul className="attachment-list">
+        {attachments.map((a) => (
+          <li key={a.name}>
+            <code>{a.name}</code> ({a.size.toLocaleString()} bytes){a.matchesStatement === false ? ': differs from the signed statement' : ''}
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }

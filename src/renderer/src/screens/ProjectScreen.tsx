@@ -92,7 +92,8 @@ export function ProjectScreen({ project, nav }: { project: Project; nav: Nav }):
           {resumable.map((r) => (
             <div key={r.id} className="row">
               <p>
-                “{planName(r.planId)}” started {when(r.startedAt)} stopped{r.stage ? ` during “${r.stage}”` : ''}. Finished work is kept: resuming continues where it stopped.
+                “{planName(r.planId)}” started {when(r.startedAt)} stopped{r.stage ? ` during “${r.stage}”` : ''}
+                {r.status === 'failed' && r.error ? `, with a problem: ${r.error}. Put its cause right first (for example free disk space), then resume` : ''}. Finished work is kept: resuming continues where it stopped.
               </p>
               <button type="button" className="primary" onClick={() => void resume(r)}>
                 Resume the audit
@@ -177,7 +178,7 @@ export function ProjectScreen({ project, nav }: { project: Project; nav: Nav }):
             {runs.map((r) => (
               <li key={r.id} className="row spread">
                 <span>
-                  <strong>{planName(r.planId)}</strong> <span className="muted">— {r.resumable ? 'stopped, can be resumed' : STATUS_TEXT[r.status]}, started {when(r.startedAt)}</span>
+                  <strong>{planName(r.planId)}</strong> <span className="muted">— {r.resumable ? (r.status === 'failed' ? 'stopped with a problem, can be resumed' : 'stopped, can be resumed') : STATUS_TEXT[r.status]}, started {when(r.startedAt)}</span>
                   {r.error && <span className="error"> — {r.error}</span>}
                 </span>
                 {r.status === 'finished' && (
