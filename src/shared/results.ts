@@ -443,6 +443,18 @@ export interface FdiGrouping {
    * (0 permutations).
    */
   null?: FdiNull | null;
+  /**
+   * Every scored trial of this grouping (group, genuine label, score; no ids, no audio), so
+   * `stats fdi` on the report data reproduces the numbers. Absent in results written before.
+   */
+  trials?: FdiTrialScore[];
+}
+
+export interface FdiTrialScore {
+  group: string;
+  /** 1 genuine (same speaker), 0 impostor. */
+  label: 0 | 1;
+  score: number;
 }
 
 /** Verifier quality (METHODS.md § Verdicts that hold, Verifier quality), over all trials of the grouping. */

@@ -49,6 +49,8 @@ export function fdiGrouping(
     alphaSensitivity: a.alphaSensitivity,
     verifier: { auc: a.verifier.auc, aucCi: a.verifier.aucCi, eer: a.verifier.eer, informative: a.verifier.informative, genuine: a.verifier.genuine, impostor: a.verifier.impostor },
     null: a.null,
+    // The scores travel with the grouping so that the report can attach them (report-data fdi-trials-*.csv).
+    trials: items.groups.map((g, i) => ({ group: g, label: items.labels[i] === 1 ? 1 : 0, score: items.scores[i]! })),
     sweepRange: observed
       ? { from: observed.from, to: observed.to, step: observed.step, rule: 'observed-range' }
       : { from: grid[0]!, to: grid[grid.length - 1]!, step: grid.length > 1 ? grid[1]! - grid[0]! : 0, rule: 'given' },

@@ -65,11 +65,43 @@ function readInput(input: string): { emb: SpeatInput; strata?: unknown } {
   };
 }
 
+function parseAssociations(value: unknown, key: 'X' | 'Y'): Float64Array {
+  if (!Array.isArray(value) || value.length === 0) throw new UserError(`"${key}" must be a non-empty array of associations (one number per stimulus)`, key);
+  value.forEach((v: unknown, i) => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new UserError(`${key}[${i}] is not a finite number (${quoteUserText(JSON.stringify(v) ?? String(v))})`, `${key}[${i}]`);
+  });
+  return Float64Array.from(value as number[]);
+}
+
+/**
+ * --associations: s(w, A, B) per X and Y stimulus, as a report attaches them (report/reproduce-data.ts),
+ * for a second auditor who has the report but not the embeddings. Other keys (ids) are ignored.
+ */
+function readAssociations(path: string): { X: Float64Array; Y: Float64Array } {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readBytes(path, 'embeddings').toString('utf8'));
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`${path} is not valid JSON: ${quoteUserText((err as Error).message)}`, 'associations');
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UserError(`${path} must hold an object with keys X and Y (arrays of numbers)`, 'associations');
+  const obj = doc as Record<string, unknown>;
+  try {
+    return { X: parseAssociations(obj.X, 'X'), Y: parseAssociations(obj.Y, 'Y') };
+  } catch (err) {
+    if (err instanceof UserError) throw new UserError(`${path}: ${err.message}`, err.field);
+    throw err;
+  }
+}
+
 export const speatCommand: CliCommand = {
   path: ['stats', 'speat'],
-  usage: 'stats speat --input FILE.json [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--mde [--alpha A]] [--threads T]',
+  usage: 'stats speat (--input FILE.json | --associations FILE.json) [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--mde [--alpha A]] [--threads T]',
   async run(opts: Options, _rest, ctx) {
-    const input = opts.requireString('input');
+    const embeddingsPath = opts.string('input');
+    const associationsPath = opts.string('associations');
+    if ((embeddingsPath === undefined) === (associationsPath === undefined)) throw new UsageError('give one of --input FILE.json (embeddings X, Y, A, B) or --associations FILE.json (associations X, Y)');
     const permutations = opts.int('permutations', 100_000, 1, 1e9);
     const seed = opts.int('seed', 0, 0, 2 ** 52);
     const bootstrapGiven = opts.string('bootstrap') !== undefined;
@@ -99,15 +131,15 @@ export const speatCommand: CliCommand = {
       }
     }
     try {
-      const { emb, strata } = readInput(input);
-      const s = guard(() => speatAssociations(emb));
+      const { emb, strata } = embeddingsPath !== undefined ? readInput(embeddingsPath) : { emb: null, strata: undefined };
+      const s = emb ? guard(() => speatAssociations(emb)) : readAssociations(associationsPath!);
       let design: BootstrapDesign = { kind: 'independent' };
       if (paired) {
-        if (emb.X.length !== emb.Y.length) throw new UserError(`--paired needs as many X rows as Y rows (${emb.X.length} vs ${emb.Y.length})`, 'Y');
+        if (s.X.length !== s.Y.length) throw new UserError(`--paired needs as many X rows as Y rows (${s.X.length} vs ${s.Y.length})`, 'Y');
         design = { kind: 'paired' };
       } else if (strata !== undefined) {
         const st = strata as Record<string, unknown>;
-        design = { kind: 'stratified', strataX: parseStrata(st?.X, 'X', emb.X.length), strataY: parseStrata(st?.Y, 'Y', emb.Y.length) };
+        design = { kind: 'stratified', strataX: parseStrata(st?.X, 'X', s.X.length), strataY: parseStrata(st?.Y, 'Y', s.Y.length) };
       }
       const bootstrapOptions = { resamples, seed, design };
       // The workers start on the bootstrap while this thread runs the permutation test.

@@ -18,6 +18,7 @@ import { CadesSigner } from './cms';
 import { createDocument } from './document';
 import { allTables } from './tables';
 import { werUtteranceTable } from './wer-normalisation-tables';
+import { fdiTrialTables, speatAssociationFiles } from './reproduce-data';
 import { REPRODUCE_ATTACHMENT, reproduceJson } from './reproduce';
 import { attestationSubjects, buildStatement, INTOTO_ATTACHMENT, signEnvelope, type DsseEnvelope } from './intoto';
 import { canonicalJson, sha256Hex, STATEMENT_ATTACHMENT, type AttachmentRelationship, type ReportStatement } from './statement';
@@ -67,9 +68,9 @@ const sha256 = sha256Hex;
 
 /** The report-data tables as CSV files: the same bytes in the PDF and in the exports folder. */
 export function reportDataFiles(results: AuditResults): EvidenceFile[] {
-  // The utterance table is report data only: too long for the PDF's pages.
+  // The utterance and trial tables are report data only: too long for the PDF's pages.
   const utterances = werUtteranceTable(results.wer);
-  return [...allTables(results), ...(utterances ? [utterances] : [])].map((t) => ({
+  return [...allTables(results), ...(utterances ? [utterances] : []), ...fdiTrialTables(results)].map((t) => ({
     name: `${t.id}.csv`,
     data: Buffer.from(toCsv(t.columns.map((c) => c.title), t.rows), 'utf8'),
     mime: 'text/csv',
@@ -89,6 +90,13 @@ export function evidenceFiles(results: AuditResults, lockedPlan?: Buffer): Evide
       : []),
     { name: MANIFESTS_ATTACHMENT, data: Buffer.from(`${JSON.stringify(manifests, null, 2)}\n`, 'utf8'), mime: 'application/json', relationship: 'Supplement', description: 'SHA-256 of each dataset manifest the audit read' },
     ...reportDataFiles(results),
+    ...speatAssociationFiles(results).map((f) => ({
+      name: f.name,
+      data: f.data,
+      mime: 'application/json',
+      relationship: 'Data' as const,
+      description: `SpEAT associations s(w, A, B) per stimulus, test ${f.result.testId}, model ${f.result.modelId} (input of stats speat --associations)`,
+    })),
     ...(reproduce ? [{ name: REPRODUCE_ATTACHMENT, data: reproduce, mime: 'application/json', relationship: 'Supplement' as const, description: 'The stats command lines (with their seeds) that recompute the report’s numbers from the attached data' }] : []),
   ];
 }

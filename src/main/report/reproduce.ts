@@ -7,11 +7,12 @@
  */
 import type { AuditResults } from '../../shared/results';
 import { unitSeed } from '../audits/units';
+import { fdiTrialsId, speatAssociationFiles } from './reproduce-data';
 
 export const REPRODUCE_ATTACHMENT = 'reproduce.json';
 
 export interface ReproduceStep {
-  section: 'wer';
+  section: 'wer' | 'speat' | 'fdi';
   /** Arguments after `equivox` (file names relative to the folder report extract wrote). */
   argv: string[];
   /** Where in results.json the same numbers are. */
@@ -38,6 +39,43 @@ export function reproduceSteps(results: AuditResults): ReproduceStep[] {
       ],
       compare: 'wer.groups (wer, ci95, errors, referenceWords) and wer.comparisons (primary test p-values)',
       note: `The texts in wer-utterances.csv were normalised with "${w.config.normalize}" by the audit; the rerun compares them as they are.`,
+    });
+  }
+  const sp = results.speat;
+  for (const f of sp ? speatAssociationFiles(results) : []) {
+    const r = f.result;
+    const n = r.associations.X.length;
+    // The audit bootstraps paired stimuli at the plan's sizes up to the number compared (speat-audit.ts).
+    const sizes = sp!.config.sampleSizes.filter((k) => k <= n);
+    steps.push({
+      section: 'speat',
+      argv: [
+        'stats', 'speat', '--associations', f.name,
+        '--permutations', String(sp!.config.permutations),
+        '--seed', String(unitSeed(results.audit.seed, `speat/${r.modelId}/${r.testId}/${r.temporal}/${r.layer}`)),
+        ...(sp!.config.bootstrap > 0 && sizes.length > 0 ? ['--bootstrap', String(sp!.config.bootstrap), '--sample-sizes', sizes.join(','), '--paired'] : []),
+      ],
+      compare: `speat.results where testId is ${JSON.stringify(r.testId)} and modelId is ${JSON.stringify(r.modelId)} (effectSize, pValue, pTwoSided, standardErrors)`,
+      note: `The associations are the audit's, after ${r.temporal} pooling over time at layer ${String(r.layer)}; recomputing them needs the embeddings, which the report does not carry.`,
+    });
+  }
+  const fdi = results.fdi;
+  for (const [i, g] of (fdi?.groupings ?? []).entries()) {
+    if (!g.trials || g.trials.length === 0) continue;
+    steps.push({
+      section: 'fdi',
+      argv: [
+        'stats', 'fdi', '--input', `${fdiTrialsId(g, i)}.csv`,
+        // The reported threshold (given, or the equal-error-rate one the audit found) exactly as stored.
+        '--threshold', String(g.threshold),
+        '--alpha', String(fdi!.config.alpha),
+        '--orientation', fdi!.config.orientation,
+        '--bootstrap', String(fdi!.config.bootstrap),
+        '--null-permutations', String(g.null === null ? 0 : (g.null?.permutations ?? fdi!.config.nullPermutations ?? 1000)),
+        '--seed', String(unitSeed(results.audit.seed, `fdi/${g.groupBy.join('+')}`)),
+      ],
+      compare: `fdi.groupings[${i}] (fdi, groups, disparities, wasserstein, fdiCi95, null.pValue) at its threshold`,
+      note: 'The sweep over thresholds is not rerun by this step; add --thresholds FROM:TO:STEP from the grouping\'s sweepRange to see it.',
     });
   }
   return steps;

@@ -37,7 +37,7 @@ describe('CLI usage text', () => {
     const group = await run(['stats', '--help']);
     expect(group.code).toBe(0);
     expect(group.err.trim()).toBe(usageText('stats'));
-    expect(group.err).toMatch(/stats speat --input/);
+    expect(group.err).toMatch(/stats speat \(--input FILE\.json \| --associations FILE\.json\)/);
     expect(group.err).not.toMatch(/projects create/);
     const help = await run(['--help']);
     expect(help.code).toBe(0);

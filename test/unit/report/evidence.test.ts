@@ -5,7 +5,12 @@
  * them, and `stats wer` on the extracted utterances reproduces the report's WER numbers.
  *
  * The WER section is made by the audit's own code (analyseWer, werSectionFrom) from the
- * demo corpus's real recogniser output (resources/demo/asr.csv).
+ * demo corpus's real recogniser output (resources/demo/asr.csv). The SpEAT results are
+ * computed as the audit's unit does (speatAssociations on embeddings, then
+ * speatFromAssociations and the paired bootstrap with the unit's seed) from seeded random
+ * embeddings, and the FDI grouping by the audit's fdiGrouping from seeded scored trials;
+ * stats speat and stats fdi on the extracted files must give the same numbers, and
+ * stats speat on the embeddings themselves the same as on the attached associations.
  */
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -18,7 +23,9 @@ import { createIdentity, loadSigningIdentity } from '../../../src/main/identity'
 import { buildReport, STATEMENT_ATTACHMENT, verifyReport, type DetachedStatement } from '../../../src/main/report';
 import { runCli } from '../../../src/main/cli';
 import { parseCsvTable } from '../../../src/main/data/csv';
-import { analyseWer, type WerRow } from '../../../src/main/stats';
+import { analyseWer, bootstrapSpeatSE, speatAssociations, speatFromAssociations, type FdiItems, type WerRow } from '../../../src/main/stats';
+import { fdiGrouping } from '../../../src/main/audits/fdi-grouping';
+import { equalErrorThreshold } from '../../../src/main/audits/fdi-audit';
 import { werSectionFrom } from '../../../src/main/audits/wer-section';
 import { extractReport } from '../../../src/main/report/extract';
 import PDFDocument from 'pdfkit';
@@ -33,6 +40,7 @@ let pdfPath: string;
 let pdf: Buffer;
 let statement: DetachedStatement;
 let results: AuditResults;
+const embeddings: { X: number[][]; Y: number[][]; A: number[][]; B: number[][] }[] = [];
 
 function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const io = { out: '', err: '', stdout(s: string) { io.out += s; }, stderr(s: string) { io.err += s; } };
@@ -65,7 +73,32 @@ beforeAll(async () => {
   const rows: WerRow[] = corpus.rows.map(({ values }) => ({ id: values.path!, group: values.accent!, speaker: values.speaker!, reference: values.transcript!, hypothesis: values.hypothesis! }));
   const analysis = analyseWer(rows, { normalize: 'basic', referenceGroup: 'us', bootstrap: 200, permutations: 400, by: 'speaker', nAGQ: 1, seed: unitSeed(base.audit.seed, 'wer/accent') });
   const wer: WerSection = werSectionFrom(rows, analysis, { hypotheses: 'model', asrModel: 'pocketsphinx en-us', groupBy: ['accent'], alpha: 0.05, nAGQ: 1, datasetId: base.datasets[0]!.id });
-  results = { ...base, wer };
+  // SpEAT: two comparisons on seeded embeddings (8 stimuli per set, 6 dimensions), the unit's steps.
+  let state = 7;
+  const rand = (): number => {
+    state = (state * 1664525 + 1013904223) % 4294967296;
+    return state / 4294967296;
+  };
+  const sp = base.speat!;
+  const speatResults = sp.results.slice(0, 2).map((r, k) => {
+    const rows = (shift: number): number[][] => Array.from({ length: 8 }, () => Array.from({ length: 6 }, () => rand() - 0.5 + shift));
+    const emb = { X: rows(0.1 * (k + 1)), Y: rows(0), A: rows(0.2), B: rows(-0.2) };
+    embeddings.push(emb);
+    const seed = unitSeed(base.audit.seed, `speat/${r.modelId}/${r.testId}/${sp.config.temporal}/${sp.config.layer}`);
+    const s = speatAssociations(emb);
+    const t = speatFromAssociations(s.X, s.Y, { permutations: sp.config.permutations, seed });
+    const se = bootstrapSpeatSE(s.X, s.Y, sp.config.sampleSizes.filter((n) => n <= s.X.length), { resamples: sp.config.bootstrap, seed, design: { kind: 'paired' } });
+    return { ...r, temporal: sp.config.temporal, layer: sp.config.layer, effectSize: t.effectSize, pValue: t.pValue, pTwoSided: t.pTwoSided, favoured: t.favoured, exact: t.exact, permutations: t.permutations, standardErrors: se.map((p) => ({ size: p.size, standardError: p.standardError })), associations: { X: Array.from(s.X), Y: Array.from(s.Y) } };
+  });
+  // FDI: 400 scored trials in two groups, the equal-error-rate threshold and the observed sweep, as runFdi does.
+  const fdiNames = Array.from({ length: 400 }, (_, i) => (i % 2 === 0 ? 'female' : 'male'));
+  const fdiLabels = Int8Array.from({ length: 400 }, (_, i) => (i % 4 < 2 ? 1 : 0));
+  const items: FdiItems = { groups: fdiNames, labels: fdiLabels, scores: Float64Array.from(fdiNames, (g, i) => (fdiLabels[i] ? 0.65 : 0.35) + (g === 'male' ? 0.05 : 0) + 0.3 * (rand() - 0.5)) };
+  const f = base.fdi!;
+  const tau = equalErrorThreshold(items.scores, items.labels);
+  const grouping = fdiGrouping(items, ['gender'], tau, null, { alpha: f.config.alpha, orientation: f.config.orientation, bootstrap: 200, nullPermutations: 300 }, unitSeed(base.audit.seed, 'fdi/gender'));
+  const fdi = { ...f, config: { ...f.config, threshold: tau, thresholdRule: 'equal-error-rate' as const, bootstrap: 200, nullPermutations: 300 }, groupings: [grouping] };
+  results = { ...base, wer, speat: { ...sp, results: speatResults }, fdi };
   const info = await createIdentity(join(dir, 'data'), { name: 'Ada Auditor', organisation: 'Fair Speech Lab' });
   const built = await buildReport(results, { identity: loadSigningIdentity(join(dir, 'data'), info.id), now: new Date('2026-11-29T12:00:00Z') });
   pdf = built.pdf;
@@ -82,6 +115,8 @@ describe('evidence inside the report', () => {
     expect(listed).toContain('reproduce.json');
     expect(listed).toContain(STATEMENT_ATTACHMENT);
     expect(listed).toContain('wer-utterances.csv');
+    expect(listed).toContain('fdi-trials-1-gender.csv');
+    expect(listed.filter((n) => n.startsWith('speat-associations-')).length).toBe(2);
     expect(listed.filter((n) => n.endsWith('.csv')).length).toBeGreaterThan(10);
     // Every attachment but the statement is listed in the detached statement with its hash.
     expect(statement.attachments!.map((a) => a.name).sort()).toEqual(listed.filter((n) => n !== STATEMENT_ATTACHMENT).sort());
@@ -90,7 +125,7 @@ describe('evidence inside the report', () => {
       const r = spawnSync('pdfdetach', ['-savefile', a.name, '-o', out, pdfPath], { encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
       expect(sha256(readFileSync(out)), a.name).toBe(a.sha256);
-      expect(a.relationship).toBe(a.name.endsWith('.csv') || a.name === 'results.json' ? 'Data' : 'Supplement');
+      expect(a.relationship).toBe(a.name.endsWith('.csv') || a.name === 'results.json' || a.name.startsWith('speat-associations-') ? 'Data' : 'Supplement');
     }
     // The manifests' hashes attached are the results' ones.
     const manifests = JSON.parse(readFileSync(join(dir, 'detached-datasets.manifests.json'), 'utf8')) as { id: string; manifestSha256: string | null }[];
@@ -135,6 +170,64 @@ describe('evidence inside the report', () => {
       expect(a.permutationPValue, c.group).toBe(c.permutationPValue);
       expect(a.primary?.pValue, c.group).toBe(c.primary?.pValue);
     }
+  });
+
+  it('stats speat on each attached associations file gives the report’s d, p and two-sided p, as stats speat on the embeddings does', async () => {
+    const out = join(dir, 'extracted');
+    const reproduce = JSON.parse(readFileSync(join(out, 'reproduce.json'), 'utf8')) as { steps: { section: string; argv: string[] }[] };
+    const steps = reproduce.steps.filter((s) => s.section === 'speat');
+    const reported = (JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as AuditResults).speat!.results;
+    expect(steps.length).toBe(reported.length);
+    for (const [k, step] of steps.entries()) {
+      const file = step.argv[step.argv.indexOf('--associations') + 1]!;
+      const attached = JSON.parse(readFileSync(join(out, file), 'utf8')) as { testId: string; modelId: string };
+      const r = reported.find((x) => x.testId === attached.testId && x.modelId === attached.modelId)!;
+      const rerun = await cli(step.argv.map((a) => (a === file ? join(out, a) : a)));
+      expect(rerun.code, rerun.err).toBe(0);
+      const again = JSON.parse(rerun.out) as { effectSize: number; pValue: number; pTwoSided: number; standardErrors: { size: number; standardError: number }[] };
+      expect(again.effectSize, file).toBe(r.effectSize);
+      expect(again.pValue, file).toBe(r.pValue);
+      expect(again.pTwoSided, file).toBe(r.pTwoSided);
+      expect(again.standardErrors, file).toEqual(r.standardErrors);
+      expect(r.standardErrors.length).toBeGreaterThan(0);
+      // The same test from the embeddings the associations came from.
+      const embFile = join(dir, `embeddings-${k}.json`);
+      writeFileSync(embFile, JSON.stringify(embeddings[k]));
+      const seed = step.argv[step.argv.indexOf('--seed') + 1]!;
+      const fromEmb = await cli(['stats', 'speat', '--input', embFile, '--permutations', String(r.permutations), '--seed', seed]);
+      expect(fromEmb.code, fromEmb.err).toBe(0);
+      const e = JSON.parse(fromEmb.out) as { effectSize: number; pValue: number; pTwoSided: number };
+      expect(e.effectSize).toBeCloseTo(r.effectSize, 12);
+      expect(e.pValue).toBe(r.pValue);
+      expect(e.pTwoSided).toBe(r.pTwoSided);
+    }
+  });
+
+  it('stats fdi on the attached trials gives the report’s FDI, per-group rates, CI and null p', async () => {
+    const out = join(dir, 'extracted');
+    const reproduce = JSON.parse(readFileSync(join(out, 'reproduce.json'), 'utf8')) as { steps: { section: string; argv: string[] }[] };
+    const step = reproduce.steps.find((s) => s.section === 'fdi')!;
+    const rerun = await cli(step.argv.map((a) => (a.endsWith('.csv') ? join(out, a) : a)));
+    expect(rerun.code, rerun.err).toBe(0);
+    const again = JSON.parse(rerun.out) as { threshold: number; fdi: number; groups: Record<string, { n: number; fpr: number; fnr: number; accuracy: number }>; disparities: unknown; wasserstein: unknown; fdiCi95: [number, number]; null: { pValue: number } };
+    const g = (JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as AuditResults).fdi!.groupings[0]!;
+    expect(again.threshold).toBe(g.threshold);
+    expect(again.fdi).toBe(g.fdi);
+    expect(Object.keys(again.groups).sort()).toEqual(['female', 'male']);
+    for (const [name, m] of Object.entries(g.groups)) {
+      expect(again.groups[name]!.n, name).toBe(m.n);
+      expect(again.groups[name]!.fpr, name).toBe(m.fpr);
+      expect(again.groups[name]!.fnr, name).toBe(m.fnr);
+      expect(again.groups[name]!.accuracy, name).toBe(m.accuracy);
+    }
+    expect(again.disparities).toEqual(g.disparities);
+    expect(again.wasserstein).toEqual(g.wasserstein);
+    expect(again.fdiCi95).toEqual(g.fdiCi95);
+    expect(again.null.pValue).toBe(g.null!.pValue);
+    // The attached CSV holds the scores exactly (no rounding) and no trial or speaker ids.
+    const csv = parseCsvTable(readFileSync(join(out, 'fdi-trials-1-gender.csv'), 'utf8'), { requiredColumns: ['group', 'label', 'score'] });
+    expect(csv.header).toEqual(['group', 'label', 'score']);
+    expect(csv.rows.map((r) => Number(r.values.score))).toEqual(g.trials!.map((t) => t.score));
   });
 
   it('report verify fails when one attached CSV is replaced, naming it', async () => {

@@ -12,6 +12,7 @@ import { WER_TEST_SHORT, werPrimaryStatement, werVerdicts } from '../../../src/s
 import { createApi } from '../../../src/main/api';
 import { createEngine } from '../../../src/main/engine';
 import { createIdentity, importIdentity, listIdentities, loadSigningIdentity, type SigningIdentity } from '../../../src/main/identity';
+import { speatAssociationsName } from '../../../src/main/report/reproduce-data';
 import { buildReport, extractAttachments, resultsJson, SECTION_HEADINGS, verifyReport, verifyStatement, writeExports, type DetachedStatement } from '../../../src/main/report';
 import { runCli } from '../../../src/main/cli';
 import { parseCsvTable } from '../../../src/main/data/csv';
@@ -65,7 +66,10 @@ describe('signed PDF report', () => {
     expect(v).toMatchObject({ valid: true, coversWholeFile: true, signer: 'Ada Auditor, Fair Speech Lab', fingerprint: identity.info.fingerprint, signedAt: '2026-11-29T12:00:00.000Z', subFilter: 'ETSI.CAdES.detached' });
     const csvs = readdirSync(join(dir, 'exports-for-names')).filter((f) => f.endsWith('.csv'));
     expect(csvs.length).toBeGreaterThan(5);
-    expect(v.attachments.map((a) => a.name).sort()).toEqual(['audit.intoto.json', 'datasets.manifests.json', 'report.statement.json', 'results.json', ...csvs].sort());
+    // Beside those, one associations file per SpEAT result and the reproduce steps that use them.
+    const associations = results.speat!.results.map((r, i) => speatAssociationsName(r, i));
+    expect(associations).toHaveLength(6);
+    expect(v.attachments.map((a) => a.name).sort()).toEqual(['audit.intoto.json', 'datasets.manifests.json', 'report.statement.json', 'results.json', 'reproduce.json', ...associations, ...csvs].sort());
   });
 
   it('openssl cms accepts the signature over the ByteRange bytes', () => {

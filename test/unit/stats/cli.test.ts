@@ -49,6 +49,35 @@ describe('stats speat CLI', () => {
   });
 });
 
+describe('stats speat CLI: --associations (what a report attaches)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'equivox-speat-assoc-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, body: unknown): string => {
+    const file = join(dir, name);
+    writeFileSync(file, typeof body === 'string' ? body : JSON.stringify(body));
+    return file;
+  };
+
+  it('on the associations the embeddings give, the golden d and exact p, and the same output as --input', async () => {
+    const fromEmb = await cli(['stats', 'speat', '--input', fixture('speat_mid.json'), '--seed', '3', '--bootstrap', '200', '--sample-sizes', '2,8', '--paired']);
+    const file = write('assoc.json', { testId: 't', modelId: 'm', ...(fromEmb.associations as object) });
+    const r = await cli(['stats', 'speat', '--associations', file, '--seed', '3', '--bootstrap', '200', '--sample-sizes', '2,8', '--paired']);
+    expect(r.effectSize).toBeCloseTo(golden('speat_mid.d'), 12);
+    expect(r.pValue).toBeCloseTo(golden<number[]>('speat_mid.exact_p')[0]!, 14);
+    expect(r).toEqual(fromEmb);
+  });
+
+  it('bad associations exit 1 naming the file and the entry; neither or both inputs is a usage error', async () => {
+    await expect(cli(['stats', 'speat', '--associations', write('nan.json', '{"X":[0.1,"x"],"Y":[0.2]}')])).rejects.toThrow(/nan\.json: X\[1\] is not a finite number/);
+    await expect(cli(['stats', 'speat', '--associations', write('noy.json', { X: [0.1, 0.2] })])).rejects.toMatchObject({ field: 'Y', message: expect.stringMatching(/noy\.json: "Y" must be a non-empty array/) });
+    await expect(cli(['stats', 'speat', '--associations', write('bad.json', '{"X": [')])).rejects.toThrow(/bad\.json is not valid JSON/);
+    await expect(cli(['stats', 'speat', '--associations', write('arr.json', [1, 2])])).rejects.toThrow(/must hold an object with keys X and Y/);
+    await expect(cli(['stats', 'speat', '--associations', write('pair.json', { X: [0.1, 0.2, 0.3], Y: [0.1] }), '--bootstrap', '10', '--sample-sizes', '2', '--paired'])).rejects.toThrow(/--paired needs as many X rows as Y rows \(3 vs 1\)/);
+    await expect(cli(['stats', 'speat'])).rejects.toThrow(UsageError);
+    await expect(cli(['stats', 'speat', '--input', fixture('speat_mid.json'), '--associations', fixture('speat_mid.json')])).rejects.toThrow(/give one of --input/);
+  });
+});
+
 describe('stats speat CLI: input paths and threads', () => {
   const dir = mkdtempSync(join(tmpdir(), 'equivox-speat-cli-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
