@@ -18,3 +18,13 @@ export function serAgreementSentence(results: AuditResults): string {
   return `In ${agree} of ${total} (test × model) pairs, the emotion (valence) model's difference between the groups points the same way as the SpEAT effect size; each pair is scored with one regressor per model, the one selected on the validation split.${chance}${pooled}`;
 }
 
+
+/**
+ * A pair's "same direction?" cell: yes or no, except for a model whose downstream regressor did
+ * not learn valence, whose pairs the agreement count leaves out (METHODS.md § Verdicts that hold):
+ * a yes there would read as a propagation conclusion the gate forbids.
+ */
+export function agreementCell(model: { downstream?: { informative: boolean } }, agree: boolean): string {
+  if (model.downstream?.informative === false) return 'not counted';
+  return agree ? 'yes' : 'no';
+}

@@ -161,11 +161,22 @@ test('uninformative SER model: no propagation conclusion, in the dashboard and t
   const counted = new RegExp(`the agreement count uses ${a.total} of them; the 1 pair of ${esc(name)} is shown but not counted, because its downstream model did not learn valence`);
   await expect(page.getByRole('tabpanel').getByText(counted)).toBeVisible();
   await expect(page.getByRole('tabpanel').getByText(`${a.agree} of the ${a.total} counted point`, { exact: false })).toBeVisible();
+  // Its rows of the data table say "not counted" rather than a yes/no that would read as a conclusion.
+  const rows = page.getByRole('tabpanel').locator('table.dash-table', { hasText: 'SpEAT d and SER Cohen’s d per test' }).locator('tbody tr', { has: page.locator(`th:text-is("${name}")`) });
+  const pairs = failed[0]!.tests.length + (failed[0]!.pooled?.length ?? 0);
+  await expect(rows).toHaveCount(pairs);
+  for (let i = 0; i < pairs; i += 1) await expect(rows.nth(i).locator('td').last()).toHaveText('not counted');
   await page.screenshot({ path: test.info().outputPath('verdicts-ser.png'), fullPage: true });
 
   expect(pdfText).toMatch(new RegExp(`${esc(name)}, selected regressor \\(learning rate [0-9.e-]+\\): the downstream model did not learn valence from this encoder \\(test-split R² = [−-]?[0-9.]+, one-sided 95% lower bound [−-]?[0-9.]+, not above 0\\); no propagation conclusion\\.`));
   expect(pdfText).toMatch(counted);
   expect(pdfText).toContain(`In ${a.agree} of ${a.total} (test × model) pairs`);
+  // The results table: that model's rows (one per learning rate and the pooled row) say "not counted"
+  // in the agreement column; the caption's "shown but not counted" is the only other use of the words.
+  // Read from the layout, where a narrow column puts "not" and "counted" on two lines of one row.
+  const lines = execFileSync('pdftotext', ['-layout', join(dir, 'report.pdf'), '-'], { encoding: 'utf8' }).split('\n');
+  const cells = lines.filter((l, i) => /\bnot(?: counted)?$/.test(l.trimEnd()) && (l.trimEnd().endsWith('not counted') || /^\s+.*counted$/.test(lines[i + 1] ?? ''))).length;
+  expect(cells).toBe(pairs);
 });
 
 test('chance-level verifier: no FDI verdict, in the dashboard and the PDF', async ({ page }) => {

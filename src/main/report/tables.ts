@@ -9,6 +9,7 @@ import { speatSeAtCompared, testLabel } from '../../shared/charts/speat';
 import { CORRECTION_NAMES, magnitude, modelName, recogniserName } from './narrative';
 import { plural, WER_TEST_SHORT, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
 import { wassersteinPairs } from '../../shared/fdi-pairs';
+import { agreementCell } from '../../shared/ser-agreement';
 import { werNormalisationTables } from './wer-normalisation-tables';
 
 export type Cell = string | number | boolean | null;
@@ -207,8 +208,8 @@ export function serTables(results: AuditResults): ReportTable[] {
       rows: ser.models.flatMap((m) => {
         const sel = m.regressors.find((r) => r.selected)?.learningRate;
         return [
-          ...m.tests.map((t) => [testLabel(results, t.testId), modelName(results, m.modelId), `lr ${t.learningRate}${t.learningRate === sel ? ' (selected)' : ''}`, t.speatD, t.cohensD, t.meanX, t.meanY, t.agree] as Cell[]),
-          ...(m.pooled ?? []).map((t) => [testLabel(results, t.testId), modelName(results, m.modelId), 'all pooled', t.speatD, t.cohensD, null, null, t.agree] as Cell[]),
+          ...m.tests.map((t) => [testLabel(results, t.testId), modelName(results, m.modelId), `lr ${t.learningRate}${t.learningRate === sel ? ' (selected)' : ''}`, t.speatD, t.cohensD, t.meanX, t.meanY, agreementCell(m, t.agree)] as Cell[]),
+          ...(m.pooled ?? []).map((t) => [testLabel(results, t.testId), modelName(results, m.modelId), 'all pooled', t.speatD, t.cohensD, null, null, agreementCell(m, t.agree)] as Cell[]),
         ];
       }),
     },

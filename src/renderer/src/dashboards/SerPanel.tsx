@@ -1,7 +1,7 @@
 import { type JSX, useMemo } from 'react';
 import { testLabel } from '../../../shared/charts';
 import type { AuditResults, SerSection } from '../../../shared/results';
-import { serAgreementSentence } from '../../../shared/ser-agreement';
+import { agreementCell, serAgreementSentence } from '../../../shared/ser-agreement';
 import { serGate } from '../../../shared/verdicts';
 import { Term } from '../components/Term';
 import { ChartFigure } from './ChartFigure';
@@ -67,7 +67,7 @@ export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSect
                       <td className="num">
                         <Num value={t.meanX} /> / <Num value={t.meanY} />
                       </td>
-                      <td>{t.agree ? 'yes' : 'no'}</td>
+                      <td>{agreementCell(m, t.agree)}</td>
                     </tr>
                   )).concat(
                     (m.pooled ?? []).map((t) => (
@@ -82,7 +82,7 @@ export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSect
                           <Num value={t.cohensD} kind="signed" />
                         </td>
                         <td className="num">–</td>
-                        <td>{t.agree ? 'yes' : 'no'}</td>
+                        <td>{agreementCell(m, t.agree)}</td>
                       </tr>
                     )),
                   ),
