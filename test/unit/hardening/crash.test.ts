@@ -5,7 +5,7 @@
  * re-run must complete without redoing or duplicating finished work. Also: opening a
  * project whose schema is older backs the file up before migrating.
  *
- * About 2.5 minutes on 2 cores; most of it is the demo (c) and the 150-file import and
+ * About 2.5 minutes on 2 cores; most of it is the demo (c) and the 600-file import and
  * embedding (a, b), which each run once in total across their killed and resumed halves.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,10 +19,13 @@ import { projectMigrations } from '../../../src/main/store/schema';
 import { writeWav } from '../../fixtures/data/make-audio';
 import { progressAtLeast, reopen, runCli, runNode } from './crash-helpers';
 
-const CLIPS = 150;
+// Enough that the import outlasts the CLI's first throttled progress line (at most one a second,
+// src/main/cli/progress-lines.ts) on a fast, idle machine: with 150 a quiet CI imported them all
+// between the first line and the last, and the kill never came.
+const CLIPS = 600;
 const tempDir = (p: string) => mkdtempSync(join(tmpdir(), `equivox-crash-${p}-`));
 
-/** 150 distinct half-second tones and their manifest. */
+/** CLIPS distinct half-second tones and their manifest. */
 function corpus(dir: string): string {
   const rows = ['file,speaker,gender'];
   for (let i = 0; i < CLIPS; i += 1) {
@@ -49,7 +52,7 @@ describe('SIGKILL during an import and during embedding extraction', () => {
     const importArgs = ['datasets', 'import', '--project', project, '--manifest', manifest, '--map', 'file=path,speaker=speaker,gender=group'];
 
     // (a) import, killed once 20 clips are reported done. Measured by ffmpeg (as for
-    // formats read nowhere else): in process, 150 short WAVs import before a kill lands.
+    // formats read nowhere else): in process, short WAVs import before a kill lands.
     const killed = await runCli(importArgs, home, progressAtLeast(/importing/, 20), { EQUIVOX_ANALYSE: 'ffmpeg' });
     expect(killed.killedAt, killed.stderr.slice(-2000)).not.toBeNull();
     expect(killed.signal).toBe('SIGKILL');
