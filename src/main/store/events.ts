@@ -9,8 +9,3 @@ import type Database from 'better-sqlite3';
 export function recordEvent(db: Database.Database, kind: string, detail: unknown, at: string = new Date().toISOString()): void {
   db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(at, kind, JSON.stringify(detail));
 }
-
-/** The project's own row: its id and display name. */
-export function projectIdentity(db: Database.Database): { id: string; name: string } {
-  return db.prepare('SELECT id, name FROM project').get() as { id: string; name: string };
-}
