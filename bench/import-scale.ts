@@ -22,6 +22,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, rmSync, statfsSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pcm16WavHeader } from '../src/main/audio/wav';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -69,18 +70,7 @@ const BASES = Array.from({ length: 8 }, (_, v) => {
 function clipBytes(k: number): Buffer {
   const n = CLIP_S * RATE;
   const b = Buffer.alloc(CLIP_BYTES);
-  b.write('RIFF', 0, 'latin1');
-  b.writeUInt32LE(CLIP_BYTES - 8, 4);
-  b.write('WAVEfmt ', 8, 'latin1');
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(RATE, 24);
-  b.writeUInt32LE(RATE * 2, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36, 'latin1');
-  b.writeUInt32LE(n * 2, 40);
+  pcm16WavHeader(n, RATE).copy(b, 0);
   const base = BASES[k % BASES.length]!;
   const gain = 0.6 + 0.4 * ((k * 0.618034) % 1);
   const pcm = new Int16Array(b.buffer, b.byteOffset + 44, n);

@@ -37,6 +37,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as ort from '../src/main/inference/ort';
 import { decodeAudio } from '../src/main/audio';
+import { pcm16WavHeader } from '../src/main/audio/wav';
 import { createRecognizer, embedDataset, importModel, type ProviderName } from '../src/main/inference';
 import { normalizeWaveform } from '../src/main/inference/frontends';
 import { allowSpinning, createSession, defaultThreads } from '../src/main/inference/providers';
@@ -55,23 +56,7 @@ function arg(name: string): string | undefined {
 }
 const flag = (name: string) => process.argv.includes(`--${name}`);
 
-function wavHeader(samples: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + samples * 2, 4);
-  h.write('WAVE', 8);
-  h.write('fmt ', 12);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(SR, 24);
-  h.writeUInt32LE(SR * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(samples * 2, 40);
-  return h;
-}
+const wavHeader = (samples: number): Buffer => pcm16WavHeader(samples, SR);
 
 /** A speech-like test signal (harmonics, slow envelope, noise), written block by block so an hour never sits in memory. */
 function writeClip(file: string, seconds: number, f0: number, seed: number): void {

@@ -38,24 +38,12 @@ function tone(file, { freq = 440, seconds = 1, rate = 16000, channels = 1, volum
   return file;
 }
 
+// The app's one WAV writer (src/main/audio/wav.ts), loaded through tsx like the ONNX and report builders below.
+const { encodeWav16 } = await import(pathToFileURL(join(ROOT, 'src/main/audio/wav.ts')).href);
+
 /** 16-bit mono PCM WAV with the header sizes given (defaults: the true ones). */
 function wav(samples, { rate = 16000, riffSize, dataSize, fmtSize = 16 } = {}) {
-  const data = Buffer.alloc(samples.length * 2);
-  samples.forEach((v, i) => data.writeInt16LE(Math.round(Math.max(-1, Math.min(1, v)) * 32767), i * 2));
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'latin1');
-  h.writeUInt32LE(riffSize ?? 36 + data.length, 4);
-  h.write('WAVEfmt ', 8, 'latin1');
-  h.writeUInt32LE(fmtSize, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'latin1');
-  h.writeUInt32LE(dataSize ?? data.length, 40);
-  return Buffer.concat([h, data]);
+  return encodeWav16(samples, rate, { riff: riffSize, data: dataSize, fmt: fmtSize });
 }
 
 const sine = (freq, seconds, rate = 16000) => Float32Array.from({ length: Math.round(seconds * rate) }, (_, i) => 0.3 * Math.sin((2 * Math.PI * freq * i) / rate));

@@ -197,3 +197,43 @@ export function readWavFile(file: string): Float32Array | null {
     closeSync(w.fd);
   }
 }
+
+/** Header sizes a writer may set against the truth (hostile test fixtures); by default the true ones. */
+export interface WavHeaderSizes {
+  riff?: number;
+  data?: number;
+  fmt?: number;
+}
+
+/**
+ * The one WAV writer (app, tests, benches, scripts): the 44-byte header of 16-bit PCM
+ * mono WAV holding `samples` samples at `rate` Hz.
+ */
+export function pcm16WavHeader(samples: number, rate = 16000, sizes: WavHeaderSizes = {}): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'latin1');
+  h.writeUInt32LE(sizes.riff ?? 36 + samples * 2, 4);
+  h.write('WAVEfmt ', 8, 'latin1');
+  h.writeUInt32LE(sizes.fmt ?? 16, 16);
+  h.writeUInt16LE(1, 20); // PCM
+  h.writeUInt16LE(1, 22); // mono
+  h.writeUInt32LE(rate, 24);
+  h.writeUInt32LE(rate * 2, 28); // byte rate
+  h.writeUInt16LE(2, 32); // block align
+  h.writeUInt16LE(16, 34); // bits per sample
+  h.write('data', 36, 'latin1');
+  h.writeUInt32LE(sizes.data ?? samples * 2, 40);
+  return h;
+}
+
+/** Float samples as 16-bit PCM: clipped to [-1, 1], scaled by 32767 and rounded. */
+export function pcm16Bytes(samples: ArrayLike<number>): Buffer {
+  const data = Buffer.alloc(samples.length * 2);
+  for (let i = 0; i < samples.length; i += 1) data.writeInt16LE(Math.round(Math.max(-1, Math.min(1, samples[i]!)) * 32767), i * 2);
+  return data;
+}
+
+/** A whole 16-bit PCM mono WAV file's bytes. */
+export function encodeWav16(samples: ArrayLike<number>, rate = 16000, sizes: WavHeaderSizes = {}): Buffer {
+  return Buffer.concat([pcm16WavHeader(samples.length, rate, sizes), pcm16Bytes(samples)]);
+}

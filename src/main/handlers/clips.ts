@@ -1,5 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import { decodeAudio } from '../audio';
+import { encodeWav16 } from '../audio/wav';
 import { CLIP_AUDIO_MAX_S, type ClipAudio, type ClipInfo } from '../../shared/api/clips';
 import type { ClipIssue, SourceKind } from '../../shared/api/datasets';
 import { NotFoundError, UserError } from '../../shared/errors';
@@ -28,30 +29,6 @@ function parseGroups(json: string): Record<string, string> {
   } catch {
     return {};
   }
-}
-
-/** 16-bit PCM mono WAV (RIFF) from float samples in [-1, 1] (clipped). */
-export function encodeWav16(samples: Float32Array, sampleRate: number): Buffer {
-  const dataBytes = samples.length * 2;
-  const buf = Buffer.alloc(44 + dataBytes);
-  buf.write('RIFF', 0, 'ascii');
-  buf.writeUInt32LE(36 + dataBytes, 4);
-  buf.write('WAVE', 8, 'ascii');
-  buf.write('fmt ', 12, 'ascii');
-  buf.writeUInt32LE(16, 16); // fmt chunk size
-  buf.writeUInt16LE(1, 20); // PCM
-  buf.writeUInt16LE(1, 22); // mono
-  buf.writeUInt32LE(sampleRate, 24);
-  buf.writeUInt32LE(sampleRate * 2, 28); // byte rate
-  buf.writeUInt16LE(2, 32); // block align
-  buf.writeUInt16LE(16, 34); // bits per sample
-  buf.write('data', 36, 'ascii');
-  buf.writeUInt32LE(dataBytes, 40);
-  for (let i = 0; i < samples.length; i++) {
-    const s = Math.max(-1, Math.min(1, samples[i]!));
-    buf.writeInt16LE(Math.round(s < 0 ? s * 0x8000 : s * 0x7fff), 44 + i * 2);
-  }
-  return buf;
 }
 
 interface PlayableRow {

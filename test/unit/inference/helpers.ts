@@ -6,29 +6,14 @@ import type Database from 'better-sqlite3';
 import { openDatabase } from '../../../src/main/store/open';
 import { projectMigrations } from '../../../src/main/store/schema';
 
+import { encodeWav16 } from '../../../src/main/audio/wav';
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `equivox-${prefix}-`));
 }
 
-/** 16-bit PCM mono WAV. */
+/** 16-bit PCM mono WAV (the app's one writer, src/main/audio/wav.ts). */
 export function writeWav(file: string, samples: Float32Array, rate = 16000): void {
-  const data = Buffer.alloc(samples.length * 2);
-  for (let i = 0; i < samples.length; i += 1) data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32767))), i * 2);
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + data.length, 4);
-  h.write('WAVE', 8);
-  h.write('fmt ', 12);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(data.length, 40);
-  writeFileSync(file, Buffer.concat([h, data]));
+  writeFileSync(file, encodeWav16(samples, rate));
 }
 
 /** A voiced-ish test clip: harmonics of f0 with a slow amplitude envelope and seeded noise. */
