@@ -4,6 +4,10 @@
  * results.json carries schemaVersion, and a change of meaning bumps it.
  * Plain data only (JSON-serialisable); full precision numbers.
  */
+import type { GroupFacts } from './api/datasets';
+
+export type { GroupFacts };
+
 export const RESULTS_SCHEMA_VERSION = 1 as const;
 
 export type Section = 'speat' | 'ser' | 'wer' | 'fdi';
@@ -62,16 +66,6 @@ export interface RunDecoder {
   version: string;
   /** SHA-256 of the binary. */
   sha256: string;
-}
-
-export interface GroupFacts {
-  /** The label's column, e.g. "gender". */
-  label: string;
-  value: string;
-  clips: number;
-  speakers: number;
-  totalDurationS: number;
-  meanDurationS: number;
 }
 
 export interface DatasetSummary {

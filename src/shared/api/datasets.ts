@@ -158,7 +158,9 @@ export interface DatasetSummary {
   updatedAt: string;
 }
 
+/** One value of one group label in a dataset (usable clips only); the same shape in the API and in results.json. */
 export interface GroupFacts {
+  /** The label's column, e.g. "gender". */
   label: string;
   value: string;
   clips: number;
