@@ -43,6 +43,36 @@ for (const runner of ['vitest', 'playwright']) {
 rmSync(skipsDir, { recursive: true, force: true });
 
 let failed = outcomes.some((o) => o.includes('FAILED'));
+// CI keeps only the tail of the log: name every failed test there, with its first line.
+const failures = [];
+if (process.env.VITEST_JSON && existsSync(process.env.VITEST_JSON)) {
+  const v = JSON.parse(readFileSync(process.env.VITEST_JSON, 'utf8'));
+  for (const file of v.testResults ?? []) {
+    for (const t of file.assertionResults ?? []) {
+      if (t.status === 'failed') failures.push(`vitest ${file.name.replace(process.cwd() + '/', '')} › ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`);
+    }
+    if ((file.assertionResults ?? []).length === 0 && file.status === 'failed') failures.push(`vitest ${file.name.replace(process.cwd() + '/', '')}: ${firstLine(file.message)}`);
+  }
+}
+if (process.env.PLAYWRIGHT_JSON && existsSync(process.env.PLAYWRIGHT_JSON)) {
+  const walk = (suite, titles) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        if (t.status === 'unexpected') failures.push(`playwright ${spec.file} › ${[...titles, spec.title].join(' › ')}: ${firstLine(t.results?.at(-1)?.error?.message)}`);
+      }
+    }
+    for (const s of suite.suites ?? []) walk(s, s.title && !s.title.endsWith('.ts') ? [...titles, s.title] : titles);
+  };
+  for (const s of JSON.parse(readFileSync(process.env.PLAYWRIGHT_JSON, 'utf8')).suites ?? []) walk(s, []);
+}
+function firstLine(text) {
+  // Strip ANSI colours; one line of at most 300 characters is enough to find the test.
+  return String(text ?? '').replace(/\u001b\[[0-9;]*m/g, '').split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 300) ?? '';
+}
+if (failures.length > 0) {
+  console.log(`\nfailed: ${failures.length}`);
+  for (const f of failures) console.log(`  ${f}`);
+}
 console.log(`\n== npm test: ${outcomes.join(' · ')}`);
 if (skipped.length > 0) {
   console.log(`skipped: ${skipped.length} (the reasons, with the tests' files)`);
