@@ -14,6 +14,10 @@ import { UserError } from '../../shared/errors';
 import { sha256File } from '../audio';
 import { cachedAudioShas, datasetClips, ensureModel, modelsDir, type ModelGraphs, type ModelManifest } from '../inference';
 import { isInside } from '../security/path-policy';
+import { datasetNameAndRole } from '../store/cluster-inputs';
+import { insertClusterJob } from '../store/cluster-jobs';
+import { recordEvent } from '../store/events';
+import { projectIdentity } from '../store/project-row';
 import { VERSION } from '../version';
 import { balanceShards } from './balance';
 import { FORMAT_VERSION, JOB_FILE, JOB_FORMAT, SHARD_FORMAT, sha256Hex, type JobFile, type ShardManifest } from './format';
@@ -87,14 +91,14 @@ async function copyModel(dataDir: string, manifest: ModelManifest, graphs: Model
 export async function exportJob(db: Database.Database, dataDir: string, o: ExportOptions): Promise<ClusterExportSummary> {
   const { manifest, graphs } = await ensureModel(dataDir, o.model);
   if (manifest.task === 'asr' || manifest.dims.length === 0) throw new UserError(`${manifest.name} is a speech recogniser: it has no embeddings to extract`, 'modelId');
-  const project = db.prepare('SELECT id, name FROM project').get() as { id: string; name: string };
+  const project = projectIdentity(db);
 
   // Recordings of the chosen datasets, the same selection `embed` uses, distinct by audio.
   const datasets: JobFile['datasets'] = [];
   const bySha = new Map<string, ExportClip>();
   for (const id of [...new Set(o.datasetIds)]) {
     const clips = datasetClips(db, id);
-    const ds = db.prepare('SELECT name, role FROM datasets WHERE id = ?').get(id) as { name: string; role: string };
+    const ds = datasetNameAndRole(db, id);
     datasets.push({ id, name: ds.name, role: ds.role, clips: clips.length });
     for (const c of clips) {
       if (!isAbsolute(c.path)) throw new UserError(`row path ${c.path} of dataset ${ds.name} is not absolute; import the dataset again`, 'datasetIds');
@@ -185,21 +189,22 @@ export async function exportJob(db: Database.Database, dataDir: string, o: Expor
 
     const now = new Date().toISOString();
     db.transaction(() => {
-      db.prepare('INSERT INTO cluster_jobs (id, name, model_sha256, settings_key, shards, clips, job_dir, datasets_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-        jobId,
-        jobName,
-        manifest.id,
-        manifest.settingsKey,
-        o.shards,
-        clips.length,
-        out,
-        JSON.stringify(datasets),
-        now,
-      );
-      db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(
-        now,
+      insertClusterJob(db, {
+        id: jobId,
+        name: jobName,
+        model_sha256: manifest.id,
+        settings_key: manifest.settingsKey,
+        shards: o.shards,
+        clips: clips.length,
+        job_dir: out,
+        datasets_json: JSON.stringify(datasets),
+        created_at: now,
+      });
+      recordEvent(
+        db,
         'cluster.export',
-        JSON.stringify({ jobId, model: manifest.id, settingsKey: manifest.settingsKey, shards: o.shards, clips: clips.length, datasets: datasets.map((d) => d.id), jobDir: out }),
+        { jobId, model: manifest.id, settingsKey: manifest.settingsKey, shards: o.shards, clips: clips.length, datasets: datasets.map((d) => d.id), jobDir: out },
+        now,
       );
     })();
     return {

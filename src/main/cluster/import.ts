@@ -14,27 +14,11 @@ import { UserError } from '../../shared/errors';
 import { cachedAudioShas, ensureModel, recordProjectModel } from '../inference';
 import type { TaskContext } from '../jobs/task';
 import { readJob, readManifest, shardOutput, type JobFile } from './format';
-import { problems as shardProblems, readShardDb, shardInfo } from './shard-db';
-
-interface EmbeddingRow {
-  audio_sha256: string;
-  model_sha256: string;
-  settings_key: string;
-  layer_count: number;
-  dims_json: string;
-  frames: number;
-  mean: Buffer;
-  min: Buffer;
-  max: Buffer;
-  provider: string;
-  created_at: string;
-}
-
-interface Run {
-  started_at: string;
-  host: string | null;
-  scheduler_job: string | null;
-}
+import { clipsWithAudio } from '../store/cluster-inputs';
+import { embeddingOriginInserter, recordClusterJobIfAbsent } from '../store/cluster-jobs';
+import { embeddingInserter, embeddingRowCount, embeddingRows, type EmbeddingRow } from '../store/embeddings';
+import { recordEvent } from '../store/events';
+import { readShardDb, shardInfo, shardProblems, shardRuns, type ShardRunRow } from '../store/shard-db';
 
 /** Why a row of a shard may not enter the cache, or null when it may. */
 function rowProblem(r: EmbeddingRow, job: JobFile, inManifest: ReadonlySet<string>, dimsJson: string, floats: number): string | null {
@@ -47,15 +31,10 @@ function rowProblem(r: EmbeddingRow, job: JobFile, inManifest: ReadonlySet<strin
 }
 
 /** The run that wrote a row: the latest one started before the row was. */
-function runFor(runs: readonly Run[], createdAt: string): Run | null {
-  let found: Run | null = null;
+function runFor(runs: readonly ShardRunRow[], createdAt: string): ShardRunRow | null {
+  let found: ShardRunRow | null = null;
   for (const r of runs) if (r.started_at <= createdAt) found = r;
   return found ?? runs[0] ?? null;
-}
-
-function projectClipsBySha(db: Database.Database): (sha: string) => ClipProblem['clips'] {
-  const stmt = db.prepare('SELECT c.dataset_id AS datasetId, d.name AS datasetName, c.row_index AS row, c.path FROM clips c JOIN datasets d ON d.id = c.dataset_id WHERE c.sha256 = ? ORDER BY d.created_at, c.row_index');
-  return (sha) => stmt.all(sha) as ClipProblem['clips'];
 }
 
 export async function importJob(db: Database.Database, dataDir: string, dir: string, ctx: TaskContext): Promise<ClusterImportSummary> {
@@ -73,30 +52,25 @@ export async function importJob(db: Database.Database, dataDir: string, dir: str
   if (JSON.stringify(manifest.dims) !== JSON.stringify(job.model.dims)) throw new UserError(`job.json gives layer widths ${JSON.stringify(job.model.dims)}; ${manifest.name} has ${JSON.stringify(manifest.dims)}`, 'jobDir');
   const dimsJson = JSON.stringify(job.model.dims);
   const floats = job.model.dims.reduce((a, b) => a + b, 0);
-  const clipsOf = projectClipsBySha(db);
+  const clipsOf: (sha: string) => ClipProblem['clips'] = clipsWithAudio(db);
   const now = new Date().toISOString();
 
   db.transaction(() => {
     recordProjectModel(db, manifest);
-    db.prepare('INSERT OR IGNORE INTO cluster_jobs (id, name, model_sha256, settings_key, shards, clips, job_dir, datasets_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-      job.jobId,
-      job.jobName,
-      job.modelSha256,
-      job.settingsKey,
-      job.shardCount,
-      job.clips,
-      jobDir,
-      JSON.stringify(job.datasets),
-      job.createdAt,
-    );
+    recordClusterJobIfAbsent(db, {
+      id: job.jobId,
+      name: job.jobName,
+      model_sha256: job.modelSha256,
+      settings_key: job.settingsKey,
+      shards: job.shardCount,
+      clips: job.clips,
+      job_dir: jobDir,
+      datasets_json: JSON.stringify(job.datasets),
+      created_at: job.createdAt,
+    });
   })();
-  const insert = db.prepare(
-    `INSERT OR IGNORE INTO embeddings (audio_sha256, model_sha256, settings_key, layer_count, dims_json, frames, mean, min, max, provider, created_at)
-     VALUES (@audio_sha256, @model_sha256, @settings_key, @layer_count, @dims_json, @frames, @mean, @min, @max, @provider, @created_at)`,
-  );
-  const origin = db.prepare(
-    'INSERT OR IGNORE INTO embedding_origins (audio_sha256, model_sha256, settings_key, job_id, shard, host, scheduler_job, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-  );
+  const insert = embeddingInserter(db);
+  const origin = embeddingOriginInserter(db);
 
   const shards: ShardImport[] = [];
   for (const entry of job.shards) {
@@ -115,14 +89,14 @@ export async function importJob(db: Database.Database, dataDir: string, dir: str
         const info = shardInfo(sdb);
         if (info.job_id !== job.jobId || info.shard !== String(entry.shard)) {
           result.state = 'refused';
-          result.refused.push({ reason: `the output belongs to job ${info.job_id ?? '?'} shard ${info.shard ?? '?'}`, rows: (sdb.prepare('SELECT COUNT(*) AS n FROM embeddings').get() as { n: number }).n });
+          result.refused.push({ reason: `the output belongs to job ${info.job_id ?? '?'} shard ${info.shard ?? '?'}`, rows: embeddingRowCount(sdb) });
         } else {
           result.problems = shardProblems(sdb).map((p) => ({ shard: entry.shard, relPath: p.relPath, sha256: p.sha256, kind: p.kind, detail: p.detail, clips: clipsOf(p.sha256) }));
           // Only a finished shard merges: a partial one may still be written by its task.
           if (result.state === 'finished') {
-            const runs = sdb.prepare('SELECT started_at, host, scheduler_job FROM shard_runs ORDER BY run').all() as Run[];
+            const runs = shardRuns(sdb);
             const refused = new Map<string, number>();
-            const rows = sdb.prepare('SELECT audio_sha256, model_sha256, settings_key, layer_count, dims_json, frames, mean, min, max, provider, created_at FROM embeddings').iterate() as IterableIterator<EmbeddingRow>;
+            const rows = embeddingRows(sdb);
             db.transaction(() => {
               for (const r of rows) {
                 const why = rowProblem(r, job, shas, dimsJson, floats);
@@ -130,9 +104,9 @@ export async function importJob(db: Database.Database, dataDir: string, dir: str
                   refused.set(why, (refused.get(why) ?? 0) + 1);
                   continue;
                 }
-                if (insert.run(r).changes === 1) {
+                if (insert(r)) {
                   const run = runFor(runs, r.created_at);
-                  origin.run(r.audio_sha256, r.model_sha256, r.settings_key, job.jobId, entry.shard, run?.host ?? null, run?.scheduler_job ?? null, now);
+                  origin({ audio_sha256: r.audio_sha256, model_sha256: r.model_sha256, settings_key: r.settings_key, job_id: job.jobId, shard: entry.shard, host: run?.host ?? null, scheduler_job: run?.scheduler_job ?? null, imported_at: now });
                   result.merged += 1;
                 } else result.alreadyPresent += 1;
               }
@@ -175,10 +149,11 @@ export async function importJob(db: Database.Database, dataDir: string, dir: str
     problems: total((s) => s.problems.length),
     complete: lacking === 0 && shards.every((s) => s.refused.length === 0),
   };
-  db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(
-    now,
+  recordEvent(
+    db,
     'cluster.import',
-    JSON.stringify({ jobId: job.jobId, jobDir, merged: summary.merged, alreadyPresent: summary.alreadyPresent, missing: summary.missing, problems: summary.problems, complete: summary.complete }),
+    { jobId: job.jobId, jobDir, merged: summary.merged, alreadyPresent: summary.alreadyPresent, missing: summary.missing, problems: summary.problems, complete: summary.complete },
+    now,
   );
   return summary;
 }

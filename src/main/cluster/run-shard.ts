@@ -17,7 +17,23 @@ import { cachedAudioShas, embedDataset, ensureModel, type EmbedProgress, type Em
 import { inlineContext } from '../jobs/task';
 import { VERSION } from '../version';
 import { readJob, readManifest, shardOutput, type JobFile, type ShardManifest } from './format';
-import { openShardDb, problems, readShardDb, SHARD_DATASET_ID, shardInfo } from './shard-db';
+import {
+  beginShardRun,
+  closeAsOneFile,
+  endShardRun,
+  openShardDb,
+  readShardDb,
+  removeShardClips,
+  setShardInfo,
+  SHARD_DATASET_ID,
+  shardClipAdder,
+  shardClipShas,
+  shardInfo,
+  shardOwner,
+  shardProblemClearer,
+  shardProblems,
+  shardProblemWriter,
+} from '../store/shard-db';
 import { checkInputFileSync } from '../security/input-file';
 
 export interface RunShardOptions {
@@ -96,34 +112,22 @@ function threadsFor(o: RunShardOptions, job: JobFile): number {
   return job.resources.cpusPerTask;
 }
 
-function setInfo(db: Database.Database, key: string, value: string): void {
-  db.prepare('INSERT INTO shard_info (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
-}
-
 /**
  * Claim the shard database for this job (refusing another job's), record this run (host,
  * Slurm ids) and make the shard a dataset, so embedDataset runs over it exactly as over a
  * project's. Returns the run's row id.
  */
 function startRun(db: Database.Database, jobDir: string, job: JobFile, shard: number, file: string): number {
-  const owner = db.prepare('SELECT value FROM shard_info WHERE key = ?').get('job_id') as { value: string } | undefined;
-  if (owner && owner.value !== job.jobId) throw new UserError(`${file} belongs to job ${owner.value}, not ${job.jobId}; move it away and run again`, 'jobDir');
+  const owner = shardOwner(db);
+  if (owner !== undefined && owner !== job.jobId) throw new UserError(`${file} belongs to job ${owner}, not ${job.jobId}; move it away and run again`, 'jobDir');
   const now = new Date().toISOString();
-  return db.transaction(() => {
-    setInfo(db, 'job_id', job.jobId);
-    setInfo(db, 'shard', String(shard));
-    setInfo(db, 'model_sha256', job.modelSha256);
-    setInfo(db, 'settings_key', job.settingsKey);
-    db.prepare('DELETE FROM shard_info WHERE key = ?').run('finished_at');
-    db.prepare(
-      `INSERT OR IGNORE INTO datasets (id, name, role, source_kind, source_path, status, created_at, updated_at) VALUES (?, ?, 'target', 'cluster-shard', ?, 'ready', ?, ?)`,
-    ).run(SHARD_DATASET_ID, `${job.jobName} shard ${shard}`, join(jobDir, job.shards[shard]!.manifest), now, now);
-    return Number(db.prepare('INSERT INTO shard_runs (started_at, host, scheduler_job, equivox_version) VALUES (?, ?, ?, ?)').run(now, hostname(), schedulerJob(), VERSION).lastInsertRowid);
-  })();
+  return beginShardRun(
+    db,
+    { jobId: job.jobId, shard, modelSha256: job.modelSha256, settingsKey: job.settingsKey },
+    { name: `${job.jobName} shard ${shard}`, sourcePath: join(jobDir, job.shards[shard]!.manifest) },
+    { startedAt: now, host: hostname(), schedulerJob: schedulerJob(), equivoxVersion: VERSION },
+  );
 }
-
-const UPSERT_PROBLEM =
-  'INSERT INTO shard_problems (audio_sha256, rel_path, kind, detail, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(audio_sha256) DO UPDATE SET rel_path = excluded.rel_path, kind = excluded.kind, detail = excluded.detail, at = excluded.at';
 
 /**
  * The shard's recordings as the clips of its dataset: those already embedded here, and
@@ -139,10 +143,10 @@ async function checkRecordings(
   cancelled: (() => boolean) | undefined,
 ): Promise<{ checked: number; relBySha: Map<string, string> }> {
   const stamp = () => new Date().toISOString();
-  const problem = db.prepare(UPSERT_PROBLEM);
-  const clearProblem = db.prepare('DELETE FROM shard_problems WHERE audio_sha256 = ?');
-  const addClip = db.prepare(`INSERT INTO clips (id, dataset_id, row_index, path, rel_path, sha256, duration_s) VALUES (?, ?, ?, ?, ?, ?, ?)`);
-  db.prepare('DELETE FROM clips WHERE dataset_id = ?').run(SHARD_DATASET_ID);
+  const problem = shardProblemWriter(db);
+  const clearProblem = shardProblemClearer(db);
+  const addClip = shardClipAdder(db);
+  removeShardClips(db);
   let checked = 0;
   const relBySha = new Map<string, string>();
   for (const [i, c] of manifest.clips.entries()) {
@@ -152,19 +156,19 @@ async function checkRecordings(
     let ok = embedded.has(c.sha256);
     if (!ok) {
       if (!existsSync(file)) {
-        problem.run(c.sha256, c.path, 'missing-file', `no file at ${file}`, stamp());
+        problem(c.sha256, c.path, 'missing-file', `no file at ${file}`, stamp());
         say(`${c.path}: missing (no file at ${file}); not embedded`);
       } else {
         const actual = await sha256File(file);
         if (actual !== c.sha256) {
-          problem.run(c.sha256, c.path, 'sha256-mismatch', `the file's SHA-256 is ${actual}, the manifest says ${c.sha256}: it changed after export`, stamp());
+          problem(c.sha256, c.path, 'sha256-mismatch', `the file's SHA-256 is ${actual}, the manifest says ${c.sha256}: it changed after export`, stamp());
           say(`${c.path}: SHA-256 mismatch (the audio changed after export); not embedded`);
         } else ok = true;
       }
     }
     if (ok) {
-      clearProblem.run(c.sha256);
-      addClip.run(`${SHARD_DATASET_ID}-${i}`, SHARD_DATASET_ID, i + 1, file, c.path, c.sha256, c.durationS);
+      clearProblem(c.sha256);
+      addClip({ id: `${SHARD_DATASET_ID}-${i}`, rowIndex: i + 1, path: file, relPath: c.path, sha256: c.sha256, durationS: c.durationS });
     }
     checked += 1;
   }
@@ -188,9 +192,7 @@ function progressLines(say: (m: string) => void, seconds: number): (p: EmbedProg
 
 /** Close the database so that one file holds everything (no -wal), then rename it into place. */
 function finishFile(db: ReturnType<typeof openShardDb>, partial: string, final: string): void {
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.pragma('journal_mode = DELETE');
-  db.close();
+  closeAsOneFile(db);
   const fd = openSync(partial, 'r');
   fsyncSync(fd);
   closeSync(fd);
@@ -212,7 +214,7 @@ export async function runShard(o: RunShardOptions): Promise<RunShardSummary> {
   if (existsSync(out.final)) {
     const done = readShardDb(out.final);
     const owner = shardInfo(done);
-    const left = problems(done);
+    const left = shardProblems(done);
     done.close();
     if (owner.job_id !== job.jobId || owner.shard !== String(o.shard)) {
       throw new UserError(`${out.final} belongs to job ${owner.job_id ?? '?'} shard ${owner.shard ?? '?'}, not to this job's shard ${o.shard}; move it away and run again`, 'jobDir');
@@ -247,17 +249,17 @@ export async function runShard(o: RunShardOptions): Promise<RunShardSummary> {
       inlineContext(() => {}, () => o.cancelled?.() ?? false),
       progressLines(say, o.progressEvery ?? 10),
     );
-    const shaById = new Map((db.prepare('SELECT id, sha256 FROM clips WHERE dataset_id = ?').all(SHARD_DATASET_ID) as { id: string; sha256: string }[]).map((r) => [r.id, r.sha256]));
-    const problem = db.prepare(UPSERT_PROBLEM);
+    const shaById = shardClipShas(db);
+    const problem = shardProblemWriter(db);
     for (const f of summary.failed) {
       const sha = shaById.get(f.clipId)!;
-      problem.run(sha, relBySha.get(sha) ?? f.path, 'decode-failed', f.error, stamp());
+      problem(sha, relBySha.get(sha) ?? f.path, 'decode-failed', f.error, stamp());
       say(`${relBySha.get(sha) ?? f.path}: could not be decoded (${f.error}); not embedded`);
     }
-    db.prepare('UPDATE shard_runs SET finished_at = ?, provider = ?, computed = ?, cached = ?, failed = ? WHERE run = ?').run(stamp(), summary.provider, summary.computed, summary.cached, summary.failed.length, run);
+    endShardRun(db, run, { finishedAt: stamp(), provider: summary.provider, computed: summary.computed, cached: summary.cached, failed: summary.failed.length });
     if (checked < manifest.clips.length) throw new UserError('stopped before every recording was checked; run the shard again to resume', 'shard');
-    setInfo(db, 'finished_at', stamp());
-    const left = problems(db);
+    setShardInfo(db, 'finished_at', stamp());
+    const left = shardProblems(db);
     const count = cachedAudioShas(db, job.modelSha256, job.settingsKey).size;
     finishFile(db, out.partial, out.final);
     finished = true;

@@ -9,7 +9,8 @@ import { resolve } from 'node:path';
 import type { ClusterStatus, ShardState, ShardStatus } from '../../shared/api/cluster';
 import { readJob, readManifest, shardOutput, type JobFile } from './format';
 import { schedulerView } from './scheduler';
-import { countEmbeddings, lastRun, readShardDb, shardInfo } from './shard-db';
+import { countEmbeddings } from '../store/embeddings';
+import { lastRun, readShardDb, shardInfo, shardProblemCount } from '../store/shard-db';
 
 /** One shard's state and counts from its output file, if any. */
 export function shardStatus(jobDir: string, job: JobFile, shard: number): ShardStatus {
@@ -28,7 +29,7 @@ export function shardStatus(jobDir: string, job: JobFile, shard: number): ShardS
       return {
         ...base,
         embedded: countEmbeddings(db, job.modelSha256, job.settingsKey),
-        problems: (db.prepare('SELECT COUNT(*) AS n FROM shard_problems').get() as { n: number }).n,
+        problems: shardProblemCount(db),
         lastRun: lastRun(db),
       };
     } finally {

@@ -2,9 +2,12 @@
  * The embedding cache: per clip × model × settings, the per-layer temporal mean, min and
  * max as float32 blobs (layers concatenated). Keyed by content (audio SHA-256, model
  * SHA-256, settings key), so re-imports and re-runs skip inference and two shards merge
- * with INSERT OR IGNORE.
+ * with INSERT OR IGNORE. The rows themselves are read and written by store/embeddings.ts;
+ * here the vectors are packed into and out of their blobs.
  */
 import type Database from 'better-sqlite3';
+import { embeddingReader, insertEmbedding } from '../store/embeddings';
+import { recordProjectModelRow } from '../store/models';
 import type { ClipEmbedding } from './embedder';
 import type { ModelManifest } from './manifest';
 import type { RunInfo } from './providers';
@@ -47,25 +50,31 @@ export function providerLabel(info: RunInfo): string {
 }
 
 export function saveEmbedding(db: Database.Database, audioSha: string, modelSha: string, settingsKey: string, e: ClipEmbedding, provider: string): void {
-  db.prepare(
-    `INSERT OR IGNORE INTO embeddings (audio_sha256, model_sha256, settings_key, layer_count, dims_json, frames, mean, min, max, provider, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(audioSha, modelSha, settingsKey, e.dims.length, JSON.stringify(e.dims), e.frames, concat(e.mean), concat(e.min), concat(e.max), provider, new Date().toISOString());
+  insertEmbedding(db, {
+    audio_sha256: audioSha,
+    model_sha256: modelSha,
+    settings_key: settingsKey,
+    layer_count: e.dims.length,
+    dims_json: JSON.stringify(e.dims),
+    frames: e.frames,
+    mean: concat(e.mean),
+    min: concat(e.min),
+    max: concat(e.max),
+    provider,
+    created_at: new Date().toISOString(),
+  });
 }
 
 /** Audio hashes already embedded with this model and settings. */
-export function cachedAudioShas(db: Database.Database, modelSha: string, settingsKey: string): Set<string> {
-  const rows = db.prepare('SELECT audio_sha256 AS s FROM embeddings WHERE model_sha256 = ? AND settings_key = ?').all(modelSha, settingsKey) as { s: string }[];
-  return new Set(rows.map((r) => r.s));
-}
+export { cachedAudioShas } from '../store/embeddings';
 
 /** Embeddings of the given clips (missing ones are absent from the map). */
 export function loadEmbeddings(db: Database.Database, modelSha: string, settingsKey: string, audioShas: readonly string[]): Map<string, StoredEmbedding> {
   const out = new Map<string, StoredEmbedding>();
-  const stmt = db.prepare('SELECT dims_json, frames, mean, min, max, provider FROM embeddings WHERE audio_sha256 = ? AND model_sha256 = ? AND settings_key = ?');
+  const read = embeddingReader(db, modelSha, settingsKey);
   for (const sha of audioShas) {
     if (out.has(sha)) continue;
-    const r = stmt.get(sha, modelSha, settingsKey) as { dims_json: string; frames: number; mean: Buffer; min: Buffer; max: Buffer; provider: string } | undefined;
+    const r = read(sha);
     if (!r) continue;
     const dims = JSON.parse(r.dims_json) as number[];
     out.set(sha, { dims, frames: r.frames, mean: split(r.mean, dims), min: split(r.min, dims), max: split(r.max, dims), provider: r.provider });
@@ -118,7 +127,15 @@ export function aggregate(e: Pick<StoredEmbedding, 'dims' | 'mean' | 'min' | 'ma
 
 /** Record in the project that it used this model (models table; idempotent). */
 export function recordProjectModel(db: Database.Database, m: ModelManifest): void {
-  db.prepare(
-    `INSERT OR IGNORE INTO models (id, name, family, front_end, sha256, layers, dims_json, manifest_json, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(m.id, m.name, m.family, m.frontEnd.kind, m.sha256, m.dims.length, JSON.stringify(m.dims), JSON.stringify(m), new Date().toISOString());
+  recordProjectModelRow(db, {
+    id: m.id,
+    name: m.name,
+    family: m.family,
+    front_end: m.frontEnd.kind,
+    sha256: m.sha256,
+    layers: m.dims.length,
+    dims_json: JSON.stringify(m.dims),
+    manifest_json: JSON.stringify(m),
+    added_at: new Date().toISOString(),
+  });
 }

@@ -6,7 +6,7 @@ import type { Migration } from './migrate';
  *
  * Migration numbers are reserved by area so parallel work never collides:
  * 1 base, 10–19 data import, 20–29 inference, 30–39 audits, 40–49 reports, 50–59 hardening,
- * 60–69 cluster (shard databases add their own tables from 65 up: src/main/cluster/shard-db.ts).
+ * 60–69 cluster (shard databases add their own tables from 65 up: src/main/store/shard-db.ts).
  */
 export const projectMigrations: Migration[] = [
   {
