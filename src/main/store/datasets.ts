@@ -53,6 +53,10 @@ export function datasetNameLookup(db: Database.Database): (datasetId: string) =>
   return (datasetId) => (stmt.get(datasetId) as { name: string } | undefined)?.name;
 }
 
+export function datasetName(db: Database.Database, datasetId: string): string | undefined {
+  return datasetNameLookup(db)(datasetId);
+}
+
 /** Add roles a dataset serves (existing ones are kept); one statement, run per role, in the caller's transaction. */
 export function insertDatasetRoles(db: Database.Database, datasetId: string, roles: readonly DatasetRole[]): void {
   const stmt = db.prepare('INSERT OR IGNORE INTO dataset_roles (dataset_id, role) VALUES (?, ?)');
@@ -73,8 +77,9 @@ export interface SourceDatasetRow {
 }
 
 /**
- * The dataset made from this source (kind and canonical path), preferring one that
- * serves `role`, then the oldest; none if the source was never imported.
+ * The dataset an import of this source fills: the one already made from the same source
+ * (kind and canonical path), preferring one that serves `role`, then the oldest; none if
+ * the source was never imported.
  */
 export function datasetForSource(db: Database.Database, kind: SourceKind, sourcePath: string, role: DatasetRole): SourceDatasetRow | undefined {
   return db
