@@ -23,6 +23,8 @@ import type { AuditPlanConfig } from '../../shared/plan';
 import type { ModelManifest } from '../inference';
 import type { ProgressDetail, TaskContext } from '../jobs/task';
 import { rateFor, recordRate, type RateBook } from '../jobs/rates';
+import { unembeddedAudioCounter, usableClipCounter } from '../store/clips';
+import { datasetNameLookup } from '../store/datasets';
 
 export interface WorkStage {
   key: string;
@@ -115,16 +117,13 @@ export function auditStages(plan: AuditPlanConfig, models: Map<string, ModelMani
 
 /** Work facts read from a project database. */
 export function databaseFacts(db: Database.Database): WorkFacts {
-  const name = db.prepare('SELECT name FROM datasets WHERE id = ?');
-  const usable = db.prepare("SELECT count(*) AS n FROM clips WHERE dataset_id = ? AND status != 'excluded' AND excluded_by_user = 0");
-  const todo = db.prepare(
-    `SELECT count(DISTINCT c.sha256) AS n FROM clips c WHERE c.dataset_id = ? AND c.status != 'excluded' AND c.excluded_by_user = 0
-       AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.audio_sha256 = c.sha256 AND e.model_sha256 = ? AND e.settings_key = ?)`,
-  );
+  const name = datasetNameLookup(db);
+  const usable = usableClipCounter(db);
+  const todo = unembeddedAudioCounter(db);
   return {
-    datasetName: (id) => (name.get(id) as { name: string } | undefined)?.name ?? 'recordings',
-    clips: (id) => (usable.get(id) as { n: number }).n,
-    toEmbed: (id, m) => (todo.get(id, m.id, m.settingsKey) as { n: number }).n,
+    datasetName: (id) => name(id) ?? 'recordings',
+    clips: (id) => usable(id),
+    toEmbed: (id, m) => todo(id, m.id, m.settingsKey),
   };
 }
 
