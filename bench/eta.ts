@@ -11,7 +11,7 @@
  * Figures only; tests never assert timings. State the machine's load beside the figures.
  */
 import '../src/main/security/telemetry-off';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobProgress } from '../src/shared/api';
@@ -29,6 +29,10 @@ const home = mkdtempSync(join(tmpdir(), 'equivox-bench-eta-'));
 const engine = createEngine({ host: 'cli', dataDir: home });
 const MARKS = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 const ratios: number[] = [];
+let jumped = 0;
+const samplesArg = process.argv.indexOf('--samples');
+/** Every progress report of every run, for a look at where the estimate goes wrong (--samples FILE). */
+const dump: { run: string; t: number; stage: string; label?: string; done: number; total: number; fraction?: number; eta: number | null }[] = [];
 
 /** Run a job, then print shown and actual time left at each mark. */
 async function measure(title: string, kind: string, input: unknown, note: string): Promise<void> {
@@ -37,15 +41,26 @@ async function measure(title: string, kind: string, input: unknown, note: string
   const { result } = engine.jobs.start(kind, input, { onProgress: (p) => samples.push({ t: Date.now(), p }) });
   await result;
   const total = (Date.now() - start) / 1000;
-  console.log(`\n${title}: ${note}, took ${total.toFixed(0)} s`);
+  for (const x of samples) dump.push({ run: title, t: (x.t - start) / 1000, stage: x.p.stage, ...(x.p.label ? { label: x.p.label } : {}), done: x.p.done, total: x.p.total, ...(x.p.fraction !== undefined ? { fraction: x.p.fraction } : {}), eta: x.p.etaSeconds });
+  console.log(`\n${title}: ${note}, took ${total.toFixed(0)} s (load average ${loadavg()[0]!.toFixed(1)})`);
   console.log('  done   shown left   actually left   shown / actual');
+  const last = samples[samples.length - 1];
   for (const mark of MARKS) {
     const s = samples.find((x) => (x.p.fraction ?? 0) >= mark && x.p.etaSeconds !== null);
     if (!s) continue;
+    // The job's last report is its end, not a time left: a mark the bar first reached there was
+    // jumped over (the bar went from below it to 100 %), and its "reading" would be 0 s against
+    // the few milliseconds the job took to return. Said as such, not counted as a ratio.
+    if (s === last && (s.p.fraction ?? 0) >= 1) {
+      const before = samples.filter((x) => x !== last).reduce((a, x) => Math.max(a, x.p.fraction ?? 0), 0);
+      jumped += 1;
+      console.log(`  ${String(Math.round(mark * 100)).padStart(3)} %   never shown: the bar went from ${Math.round(before * 100)} % to the end`);
+      continue;
+    }
     const left = (start + total * 1000 - s.t) / 1000;
     const ratio = s.p.etaSeconds! / left;
     ratios.push(ratio);
-    console.log(`  ${String(Math.round(mark * 100)).padStart(3)} %   ${s.p.etaSeconds!.toFixed(0).padStart(6)} s   ${left.toFixed(0).padStart(9)} s   ${ratio.toFixed(2).padStart(10)}${ratio < 0.7 || ratio > 1.5 ? '   outside 0.7–1.5' : ''}`);
+    console.log(`  ${String(Math.round(mark * 100)).padStart(3)} %   ${s.p.etaSeconds!.toFixed(1).padStart(6)} s   ${left.toFixed(1).padStart(9)} s   ${ratio.toFixed(2).padStart(10)}${ratio < 0.7 || ratio > 1.5 ? '   outside 0.7–1.5' : ''}`);
   }
 }
 
@@ -99,8 +114,9 @@ try {
     await measure(`own-data run ${run}`, 'audits.run', { projectPath, dataDir: home, auditId }, run === 1 ? 'audit speeds as recorded by the demo runs' : 'speeds recorded by the run before');
   }
   const outside = ratios.filter((r) => r < 0.7 || r > 1.5).length;
-  console.log(`\nshown / actual from 20 % on: ${ratios.length} readings, min ${Math.min(...ratios).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)}, ${outside} outside 0.7–1.5`);
+  console.log(`\nshown / actual from 20 % on: ${ratios.length} readings, min ${Math.min(...ratios).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)}, ${outside} outside 0.7–1.5${jumped ? `; ${jumped} mark(s) never shown before the end (the bar jumped to 100 %)` : ''}`);
   console.log(`load average at end: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  if (samplesArg > 0) writeFileSync(process.argv[samplesArg + 1]!, `${JSON.stringify(dump, null, 1)}\n`);
 } finally {
   await engine.close();
   rmSync(home, { recursive: true, force: true });
