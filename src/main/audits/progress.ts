@@ -285,6 +285,8 @@ interface StageTimes {
   /** The stage's first report with work done: its pace is measured from there, its start-up excluded. */
   anchor?: { t: number; f: number };
   last?: { t: number; f: number };
+  /** Reports since the anchor's half-way point to now, for the recent pace. */
+  points: { t: number; f: number }[];
 }
 
 /**
@@ -305,7 +307,7 @@ export class StagePace {
     private readonly around: WorkAround,
     private readonly created: number,
   ) {
-    this.times = stages.map(() => ({}));
+    this.times = stages.map(() => ({ points: [] }));
   }
 
   enter(index: number, t: number): void {
@@ -323,6 +325,13 @@ export class StagePace {
     if (!s || s.start === undefined) return;
     s.last = { t, f };
     if (!s.anchor && f > 0) s.anchor = { t, f };
+    if (!s.anchor) return;
+    s.points.push({ t, f });
+    // Only the second half of what was measured is read: older reports are not needed again.
+    const mid = (s.anchor.t + t) / 2;
+    let drop = 0;
+    while (drop + 1 < s.points.length && s.points[drop + 1]!.t <= mid) drop += 1;
+    if (drop > 0) s.points.splice(0, drop);
   }
 
   /** Seconds spent so far and seconds left, at time `now`. */
@@ -359,9 +368,14 @@ export class StagePace {
     let measuredShare = 0;
     let measuredSeconds = 0;
     if (s.anchor && s.last && s.last.f > s.anchor.f && s.last.t > s.anchor.t) {
-      perStage = (s.last.t - s.anchor.t) / (s.last.f - s.anchor.f);
       measuredShare = s.last.f - s.anchor.f;
       measuredSeconds = s.last.t - s.anchor.t;
+      perStage = measuredSeconds / measuredShare;
+      // The pace of the second half of what was measured, when it has moved: a stage's units
+      // can change speed (SER trains one model's predictors, then a larger model's), and the
+      // rest goes as the latest part did, not as the average since the start.
+      const recent = s.points[0];
+      if (recent && s.last.f > recent.f && s.last.t - recent.t >= TRUST_SECONDS / 2) perStage = (s.last.t - recent.t) / (s.last.f - recent.f);
     } else if (f > 0 && elapsed > 0) {
       // Only the first count so far: its time includes the stage's start-up, an upper bound.
       perStage = elapsed / f;
@@ -384,13 +398,20 @@ export class StagePace {
     return out;
   }
 
-  /** How this run goes against the rates, for a stage: same rate key, else same origin of rates, else everything measured so far. */
+  /**
+   * How this run goes against the rates, for a stage: its rate key's stages, else those whose
+   * rates came from the same place, else the work before the tracker; a rate measured here is
+   * not judged by how far the build machine's were off, but one from the build machine is
+   * judged by anything measured.
+   */
   private ratioFor(stage: PacedStage, evidence: Evidence[]): number {
     const same = evidence.filter((e) => e.stage?.key === stage.key);
     if (same.length) return ratioOf(same);
     const origin = evidence.filter((e) => e.stage !== null && e.stage.measuredHere === stage.measuredHere);
     if (origin.length) return ratioOf(origin);
-    return ratioOf(evidence);
+    const before = evidence.filter((e) => e.stage === null);
+    if (before.length) return ratioOf(before);
+    return stage.measuredHere ? 1 : ratioOf(evidence);
   }
 }
 
