@@ -351,7 +351,7 @@ export class StagePace {
       const stage = this.stages[j]!;
       left += stage.estimated * this.ratioFor(stage, evidence);
     }
-    left += this.around.after * ratioOf(evidence) ;
+    left += this.around.after * ratioOf(evidence);
     const before = this.around.beforeTook ?? this.around.before;
     return { done: before + Math.max(0, now - this.created), left };
   }
