@@ -22,7 +22,7 @@ import { deviations, getPlan } from './plans';
 import { runSer } from './ser-audit';
 import { designTests, runSpeat } from './speat-audit';
 import { UnitStore } from './units';
-import { auditStages, databaseFacts, embeddingJobs, WorkTracker } from './progress';
+import { auditStages, databaseFacts, embeddingJobs, WorkTracker, type WorkAround } from './progress';
 import { loadRates } from '../jobs/rates';
 import { runWer } from './wer-audit';
 import { bytesText, SQLITE_HEADROOM_BYTES, storageError } from '../error-shape';
@@ -184,7 +184,7 @@ export interface RunAuditOptions {
   projectName: string;
   projectId: string;
   /** Estimated seconds of work the caller does before and after the audit (the demo's import), for the time left. */
-  around?: { before: number; after: number };
+  around?: WorkAround;
   /** The plan's lock when the caller took it (startOrResumeRun); otherwise runAudit takes it. */
   lock?: RunLock;
 }
