@@ -3,6 +3,7 @@ import type { AuditResults } from '../../shared/results';
 import type { Task } from '../jobs/task';
 import { openDatabase } from '../store/open';
 import { PROJECT_FILE } from '../store/projects';
+import { projectIdentity } from '../store/project-row';
 import { projectMigrations } from '../store/schema';
 import { runAudit } from './run';
 import { importDataset } from '../data/import';
@@ -25,7 +26,7 @@ export interface AuditTaskInput {
 export const auditTask: Task<AuditTaskInput, { auditId: string; sections: string[]; errors: AuditResults['errors'] }> = async (input, ctx) => {
   const db = openDatabase(join(input.projectPath, PROJECT_FILE), projectMigrations);
   try {
-    const project = db.prepare('SELECT id, name FROM project').get() as { id: string; name: string };
+    const project = projectIdentity(db);
     const r = await runAudit({ db, dataDir: input.dataDir, auditId: input.auditId, task: ctx, projectId: project.id, projectName: project.name });
     return { auditId: input.auditId, sections: r.audit.sections, errors: r.errors };
   } finally {
@@ -107,7 +108,7 @@ export const demoRunTask: Task<{ projectPath: string; dataDir: string; quick: bo
     const existing = listPlans(db).find((p) => canonicalJson(p.config) === canonicalJson(config));
     const plan = lockPlan(db, (existing ?? savePlan(db, { config })).id);
     const { auditId, lock } = startOrResumeRun(db, plan.id);
-    const project = db.prepare('SELECT id, name FROM project').get() as { id: string; name: string };
+    const project = projectIdentity(db);
     await runAudit({ db, dataDir: input.dataDir, auditId, task: ctx, projectId: project.id, projectName: project.name, around: { before: importTotal, after: 0, beforeTook: importing.took }, lock });
     return { auditId };
   } finally {

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
 import { UserError } from '../../shared/errors';
 import { usableClipWhere } from './clips';
+import { recordEvent } from './events';
 
 /** A lock whose holder has not refreshed it for this long is taken over, even if its process id is alive (reused ids, a hung process). */
 export const RUN_LOCK_STALE_MS = 10 * 60_000;
@@ -90,8 +91,7 @@ export function claimRunLock(db: Database.Database, planId: string, chooseAudit:
          started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`,
     ).run(planId, auditId, process.pid, hostname(), token, now, now);
     if (row) {
-      db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(
-        now, 'audit.lock-taken-over', JSON.stringify({ planId, auditId, from: { auditId: row.auditId, pid: row.pid, host: row.host, heartbeatAt: row.heartbeatAt } }));
+      recordEvent(db, 'audit.lock-taken-over', { planId, auditId, from: { auditId: row.auditId, pid: row.pid, host: row.host, heartbeatAt: row.heartbeatAt } }, now);
     }
     return { planId, auditId, token, tookOver: row ?? null };
   })();
