@@ -1,5 +1,5 @@
 import type { Task } from './task';
-import { countTask } from './selftest-task';
+import { countTask, sessionsTask } from './selftest-task';
 import { importTask } from '../data/import-task';
 import { embedTask } from '../inference/embed';
 import { auditTask, demoImportTask, demoRunTask } from '../audits/task';
@@ -12,6 +12,7 @@ import { renderReportTask } from '../report/render-task';
  */
 export const taskRegistry: Record<string, Task<never, unknown>> = {
   'selftest.count': countTask,
+  'selftest.sessions': sessionsTask,
   'datasets.import': importTask,
   'inference.embed': embedTask,
   'audits.run': auditTask,
