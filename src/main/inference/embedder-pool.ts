@@ -1,13 +1,19 @@
 /**
- * Embedders kept between jobs of a long-lived job worker (jobs/worker.ts), so a second
- * embedding run with the same model and settings, of the same or another dataset, sets
- * up no onnxruntime session. Inline callers (the CLI's `embed`, a cluster shard, tests)
- * keep nothing unless they ask: there an embedder is created and released per run, as
- * before.
+ * Embedders kept between jobs of a job worker (jobs/worker.ts, which runs job after job),
+ * so a second embedding run with the same model and settings, of the same or another
+ * dataset, sets up no onnxruntime session. Elsewhere (the CLI's `embed` command, a cluster
+ * shard, tests calling embedDataset) nothing is kept: an embedder is created and released
+ * per run, as before.
  */
+import { threadId } from 'node:worker_threads';
+import { atThreadEnd, threadOutlivesJobs } from '../jobs/thread-life';
+import type { Task } from '../jobs/task';
 import { createEmbedder, type Embedder, type ModelGraphs } from './embedder';
 import type { ModelManifest } from './manifest';
-import { allowSpinning, defaultThreads, type SessionOptions } from './providers';
+import { allowSpinning, defaultThreads, sessionCount, type SessionOptions } from './providers';
+
+/** Idle embedders a job worker keeps: one model, so an idle worker holds one model's memory. */
+const KEPT_IN_A_WORKER = 1;
 
 export interface EmbedderLease {
   readonly embedder: Embedder;
@@ -23,8 +29,8 @@ interface Entry {
   busy: boolean;
 }
 
-/** How many idle embedders this thread keeps (0: none, release after each run). */
-let capacity = 0;
+/** How many idle embedders this thread keeps (0: none, release after each run); decided at the first run. */
+let capacity: number | undefined;
 /** Kept embedders, the most recently returned last; busy ones are lent out now. */
 const entries: Entry[] = [];
 const counts = { created: 0, reused: 0 };
@@ -39,9 +45,12 @@ export function embedderKey(manifest: ModelManifest, graphs: ModelGraphs, o: Ses
   return JSON.stringify([manifest.id, manifest.sha256, manifest.settingsKey, typeof graphs.main === 'string' ? graphs.main : null, o.provider ?? 'auto', o.threads ?? defaultThreads(), allowSpinning()]);
 }
 
-/** Keep up to `n` idle embedders in this thread from now on (set once, before the first run). */
-export function keepEmbedders(n: number): void {
-  capacity = Math.max(0, n);
+function kept(): number {
+  if (capacity === undefined) {
+    capacity = threadOutlivesJobs() ? KEPT_IN_A_WORKER : 0;
+    if (capacity > 0) atThreadEnd(releaseEmbedders);
+  }
+  return capacity;
 }
 
 /** Sessions set up and runs served from a kept embedder, in this thread (tests, benches). */
@@ -81,7 +90,7 @@ export async function borrowEmbedder(manifest: ModelManifest, graphs: ModelGraph
   } else {
     // Another model's sessions go first, so memory holds at most `capacity` models' worth
     // besides the runs under way.
-    await evict(Math.max(0, capacity - 1));
+    await evict(Math.max(0, kept() - 1));
     entry = { key, embedder: await createEmbedder(manifest, graphs, o), busy: true };
     session = 'created';
     counts.created += 1;
@@ -96,13 +105,20 @@ export async function borrowEmbedder(manifest: ModelManifest, graphs: ModelGraph
       returned = true;
       const i = entries.indexOf(lent);
       if (i >= 0) entries.splice(i, 1);
-      if (capacity === 0) {
+      if (kept() === 0) {
         await lent.embedder.release();
         return;
       }
       lent.busy = false;
       entries.push(lent);
-      await evict(capacity);
+      await evict(kept());
     },
   };
 }
+
+/** What the worker that runs it holds (the selftest.sessions job): how tests see that a second embedding job set up no session. */
+export const sessionsTask: Task<Record<string, never>, { threadId: number; sessions: number; embedders: ReturnType<typeof embedderCounts> }> = async () => ({
+  threadId,
+  sessions: sessionCount(),
+  embedders: embedderCounts(),
+});

@@ -1,7 +1,8 @@
 import type { Task } from './task';
-import { countTask, sessionsTask } from './selftest-task';
+import { countTask } from './selftest-task';
 import { importTask } from '../data/import-task';
 import { embedTask } from '../inference/embed';
+import { sessionsTask } from '../inference/embedder-pool';
 import { auditTask, demoImportTask, demoRunTask } from '../audits/task';
 import { clusterImportTask } from '../cluster/task';
 import { renderReportTask } from '../report/render-task';

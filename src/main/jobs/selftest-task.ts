@@ -1,6 +1,4 @@
 import { threadId } from 'node:worker_threads';
-import { embedderCounts } from '../inference/embedder-pool';
-import { sessionCount } from '../inference/providers';
 import type { Task } from './task';
 
 /** Busy-work that counts units; proves jobs run off the main thread, report and stop. */
@@ -18,9 +16,3 @@ export const countTask: Task<{ units: number; unitMs: number }, { counted: numbe
   return { counted, threadId };
 };
 
-/** What the worker that runs it holds: how tests see that a second embedding job set up no session. */
-export const sessionsTask: Task<Record<string, never>, { threadId: number; sessions: number; embedders: ReturnType<typeof embedderCounts> }> = async () => ({
-  threadId,
-  sessions: sessionCount(),
-  embedders: embedderCounts(),
-});

@@ -2,9 +2,9 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { CancelledError } from '../../shared/errors';
 import { toErrorShape } from '../error-shape';
-import { keepEmbedders, releaseEmbedders } from '../inference/embedder-pool';
 import type { RunnerMessage, WorkerBoot, WorkerMessage, WorkerStart } from './protocol';
 import { taskRegistry } from './registry';
+import { endThread, markThreadOutlivesJobs } from './thread-life';
 import type { TaskContext } from './task';
 
 const PROGRESS_INTERVAL_MS = 100;
@@ -61,9 +61,9 @@ function main(): void {
       // Not allowed here (a container's limits): the jobs run at normal priority.
     }
   }
-  // This thread outlives its job (jobs/runner.ts): the last model embedded stays loaded
-  // for the next job, one at a time so an idle worker holds one model's memory.
-  keepEmbedders(1);
+  // This thread outlives its job (jobs/runner.ts): what a job loaded (the last model's
+  // sessions, inference/embedder-pool.ts) may serve the next one.
+  markThreadOutlivesJobs();
   const post = (m: WorkerMessage) => port.postMessage(m);
   // The runner posts a job only to an idle worker; the chain keeps them in order regardless.
   let current: Promise<void> = Promise.resolve();
@@ -72,7 +72,7 @@ function main(): void {
       current = current.then(() => runJob(post, m));
     } else {
       current = current
-        .then(() => releaseEmbedders())
+        .then(() => endThread())
         .catch(() => {})
         .finally(() => process.exit(0));
     }
