@@ -15,4 +15,3 @@ export const countTask: Task<{ units: number; unitMs: number }, { counted: numbe
   // threadId 0 is the main thread: anything else proves the work ran elsewhere.
   return { counted, threadId };
 };
-
