@@ -217,6 +217,23 @@ export const AuditPlan = z.strictObject({
 export type AuditPlanInput = z.input<typeof AuditPlan>;
 export type AuditPlanConfig = z.output<typeof AuditPlan>;
 
+/**
+ * Every dataset a plan reads, in the order of its sections (SpEAT's attribute set, its
+ * targets, SER's ratings, WER's recordings, FDI's trials), each once: what a lock pins and
+ * a run fingerprints and summarises.
+ */
+export function planDatasetIds(plan: AuditPlanConfig): string[] {
+  const ids = new Set<string>();
+  if (plan.speat) {
+    ids.add(plan.speat.attributeDataset);
+    for (const t of plan.speat.tests) ids.add(t.targetDataset);
+  }
+  if (plan.ser) ids.add(plan.ser.valenceDataset);
+  if (plan.wer) ids.add(plan.wer.dataset);
+  if (plan.fdi?.source.kind === 'verification') ids.add(plan.fdi.source.dataset);
+  return [...ids];
+}
+
 /** JSON with sorted keys and no whitespace: the form that is hashed when a plan is locked. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { NotFoundError, UserError } from '../../shared/errors';
-import { AuditPlan, canonicalJson, planDifferences, type AuditPlanConfig, type AuditPlanInput } from '../../shared/plan';
+import { AuditPlan, canonicalJson, planDatasetIds, planDifferences, type AuditPlanConfig, type AuditPlanInput } from '../../shared/plan';
 import { zodToApiError } from '../../shared/validate';
 import type { PlanInfo } from '../../shared/api/audits';
 import { assertRequirements, type ModelFacts } from './requirements';
@@ -81,14 +81,7 @@ export function savePlan(db: Database.Database, input: { planId?: string; config
 
 /** The hashes a lock pins: each dataset's manifest and each model file. */
 export function planInputs(db: Database.Database, config: AuditPlanConfig): NonNullable<PlanRecord['inputs']> {
-  const datasetIds = new Set<string>();
-  if (config.speat) {
-    datasetIds.add(config.speat.attributeDataset);
-    for (const t of config.speat.tests) datasetIds.add(t.targetDataset);
-  }
-  if (config.ser) datasetIds.add(config.ser.valenceDataset);
-  if (config.wer) datasetIds.add(config.wer.dataset);
-  if (config.fdi?.source.kind === 'verification') datasetIds.add(config.fdi.source.dataset);
+  const datasetIds = planDatasetIds(config);
   const datasets: Record<string, string | null> = {};
   for (const id of [...datasetIds].sort()) {
     const manifest = datasetManifestSha256(db, id);

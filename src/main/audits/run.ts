@@ -8,7 +8,7 @@ import { arch, cpus, platform } from 'node:os';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ApiError, CancelledError, NotFoundError, UserError } from '../../shared/errors';
-import type { AuditPlanConfig } from '../../shared/plan';
+import { planDatasetIds, type AuditPlanConfig } from '../../shared/plan';
 import { RESULTS_SCHEMA_VERSION, type AuditResults, type DatasetSummary as ResultDataset, type ModelSummary, type Section } from '../../shared/results';
 import { datasetFacts } from '../data/repository';
 import { decoderFacts } from '../ffmpeg';
@@ -58,7 +58,7 @@ export function resumeBlocker(db: Database.Database, audit: AuditRow): string | 
   const stored = storedInputsFingerprint(db, audit.id);
   if (stored === null) return null;
   const plan = getPlan(db, audit.planId);
-  if (inputsFingerprint(db, datasetIds(plan.config)) === stored) return null;
+  if (inputsFingerprint(db, planDatasetIds(plan.config)) === stored) return null;
   return `the recordings or their labels changed since run ${audit.id} started (a dataset was imported again, or recordings were excluded or included), so its finished parts no longer describe the data`;
 }
 
@@ -138,18 +138,6 @@ function modelSummary(db: Database.Database, m: ModelManifest): ModelSummary {
     ...(m.licence ? { licence: m.licence } : {}),
     ...(m.source ? { source: m.source } : {}),
   };
-}
-
-function datasetIds(plan: AuditPlanConfig): string[] {
-  const ids = new Set<string>();
-  if (plan.speat) {
-    ids.add(plan.speat.attributeDataset);
-    for (const t of plan.speat.tests) ids.add(t.targetDataset);
-  }
-  if (plan.ser) ids.add(plan.ser.valenceDataset);
-  if (plan.wer) ids.add(plan.wer.dataset);
-  if (plan.fdi?.source.kind === 'verification') ids.add(plan.fdi.source.dataset);
-  return [...ids];
 }
 
 function datasetSummary(db: Database.Database, id: string): ResultDataset {
@@ -266,7 +254,7 @@ async function runLocked(o: RunAuditOptions, audit: AuditRow, plan: ReturnType<t
   const { db } = o;
   const config = plan.config;
   // A stopped run resumes only on the data it started with; its first start records them.
-  const fingerprint = inputsFingerprint(db, datasetIds(config));
+  const fingerprint = inputsFingerprint(db, planDatasetIds(config));
   const stored = storedInputsFingerprint(db, audit.id);
   if (stored !== null && stored !== fingerprint) {
     throw new UserError(`run ${audit.id} cannot be resumed: ${resumeBlocker(db, audit) ?? 'its data changed'}. Run the plan again (audit run --plan) for a new run on the data as they are now`, 'runId');
@@ -347,7 +335,7 @@ async function runLocked(o: RunAuditOptions, audit: AuditRow, plan: ReturnType<t
     tracker.finish();
     const dev = deviations(db, plan);
     if (dev.differences.length) warn(`The plan was changed after it was locked (${dev.differences.map((d) => d.path).join(', ')}); see the deviations.`);
-    const summaries = datasetIds(config).map((id) => datasetSummary(db, id));
+    const summaries = planDatasetIds(config).map((id) => datasetSummary(db, id));
     if (summaries.some((d) => d.synthetic)) warn('The recordings are the synthetic demo corpus (speech synthesisers, not people): the numbers show how Equivox works, not how any model treats real speakers.');
     const started = audit.startedAt ?? new Date().toISOString();
     const results: AuditResults = {
