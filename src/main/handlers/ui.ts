@@ -3,7 +3,7 @@ import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import type { ReportFile, ReportRecord } from '../../shared/api/ui';
 import { NotFoundError, UserError } from '../../shared/errors';
-import type { Engine } from '../engine';
+import type { HandlerServices as Engine } from '../engine-services';
 import type { HandlerMap } from './types';
 
 /**

@@ -11,7 +11,7 @@ import { RESULTS_SCHEMA_VERSION, type AuditResults } from '../../shared/results'
 import { NotFoundError, UserError } from '../../shared/errors';
 import { completeness, completenessText } from '../../shared/completeness';
 import { SECTION_SHORT } from '../../shared/requirements';
-import type { Engine } from '../engine';
+import type { JobServices } from '../engine-services';
 import { listIdentities } from '../identity';
 import type { RenderInput, RenderOutput } from './render-task';
 import { readInputFile } from '../security/input-file';
@@ -61,7 +61,7 @@ function lockedPlanBytes(db: Parameters<typeof listPlans>[0], results: AuditResu
   return createHash('sha256').update(bytes).digest('hex') === want ? bytes : undefined;
 }
 
-export async function buildReportFiles(engine: Engine, input: OperationInputReportsBuild): Promise<BuiltReport> {
+export async function buildReportFiles(engine: JobServices, input: OperationInputReportsBuild): Promise<BuiltReport> {
   let results: AuditResults;
   let lockedPlan: Buffer | undefined;
   let record: ((row: { path: string; sha256: string; signer: string; fingerprint: string }) => string) | null = null;
