@@ -176,8 +176,8 @@ const layering = {
       },
       // `import('../x').T` in a type position.
       TSImportType(node) {
-        const arg = node.argument;
-        const lit = arg && arg.type === 'TSLiteralType' ? arg.literal : arg;
+        // typescript-eslint 8 names the specifier `source` (older versions: `argument`, a literal type).
+        const lit = node.source ?? (node.argument?.type === 'TSLiteralType' ? node.argument.literal : undefined);
         if (lit && lit.type === 'Literal') check(lit, lit.value);
       },
     };
