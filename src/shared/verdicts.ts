@@ -7,7 +7,7 @@
  */
 import { fmt, pText } from './charts/format';
 import { CORRECTION_NAMES } from './interpret';
-import type { FdiGrouping, SerSection, SpeatResult, SpeatSection, SpeatTestDesign, WerComparison, WerGroupResult } from './results';
+import type { FdiGrouping, ModelSummary, SerSection, SpeatResult, SpeatSection, SpeatTestDesign, WerComparison, WerGroupResult } from './results';
 
 export interface SpeatVerdict {
   /** The adjusted p behind the verdict: two-sided when the results have it. */
@@ -44,6 +44,18 @@ export function speatVerdict(r: SpeatResult, t: SpeatTestDesign, s: SpeatSection
       : `; with ${r.mde.stimuli} stimuli per group only |d| ≥ ${fmt(r.mde.d)} could be detected reliably (80% power)`;
   }
   return { p, twoSided, unlikely, favoured, other, phrase, power };
+}
+
+/**
+ * The acoustic baseline (log-mel / MFCC statistics) was trained on nothing, so an effect
+ * in its space cannot be an association a model learned: it says how the two groups'
+ * recordings differ acoustically (pitch, loudness, channel), which is the reference the
+ * learned models' effects should be read against. Without this note an auditor reads the
+ * baseline's "large effect, unlikely to be chance" as a biased model.
+ */
+export function speatControlNote(model: Pick<ModelSummary, 'family'> | undefined): string {
+  if (model?.family !== 'acoustic-baseline') return '';
+  return 'The acoustic baseline learned nothing, so this is not a bias of a model: it measures how the two groups\' recordings differ acoustically, the reference against which the learned models\' effects are read.';
 }
 
 export interface SerGate {

@@ -6,21 +6,12 @@ import { zodToApiError } from '../../shared/validate';
 import type { PlanInfo } from '../../shared/api/audits';
 import { assertRequirements, type ModelFacts } from './requirements';
 import { readInputFileSync } from '../security/input-file';
+import { recordEvent } from '../store/events';
+import { datasetManifestSha256, modelSha256 } from '../store/plan-inputs';
+import { insertPlan, planRow, planRows, recordPlanLock, updatePlanConfig, type PlanRow } from '../store/plans';
 
 /** A stored plan: the shape the API returns (src/shared/api/audits.ts). */
 export type PlanRecord = PlanInfo;
-
-interface PlanRow {
-  id: string;
-  name: string;
-  version: number;
-  parent_id: string | null;
-  config_json: string;
-  canonical_sha256: string | null;
-  inputs_json: string | null;
-  locked_at: string | null;
-  created_at: string;
-}
 
 function toRecord(r: PlanRow): PlanRecord {
   return {
@@ -50,17 +41,13 @@ export function sha256Hex(text: string): string {
 }
 
 export function getPlan(db: Database.Database, id: string): PlanRecord {
-  const row = db.prepare('SELECT * FROM plans WHERE id = ?').get(id) as PlanRow | undefined;
+  const row = planRow(db, id);
   if (!row) throw new NotFoundError(`no audit plan with id ${id}`, 'planId');
   return toRecord(row);
 }
 
 export function listPlans(db: Database.Database): PlanRecord[] {
-  return (db.prepare('SELECT * FROM plans ORDER BY created_at DESC, version DESC').all() as PlanRow[]).map(toRecord);
-}
-
-function logEvent(db: Database.Database, kind: string, detail: unknown): void {
-  db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(new Date().toISOString(), kind, JSON.stringify(detail));
+  return planRows(db).map(toRecord);
 }
 
 /**
@@ -76,19 +63,18 @@ export function savePlan(db: Database.Database, input: { planId?: string; config
       const existing = getPlan(db, input.planId);
       if (canonicalJson(existing.config) === canonicalJson(config)) return existing;
       if (!existing.lockedAt) {
-        db.prepare('UPDATE plans SET config_json = ?, name = ? WHERE id = ?').run(JSON.stringify(config), config.title, existing.id);
-        logEvent(db, 'plan.updated', { planId: existing.id });
+        updatePlanConfig(db, existing.id, config);
+        recordEvent(db, 'plan.updated', { planId: existing.id });
         return getPlan(db, existing.id);
       }
       const id = randomUUID();
-      db.prepare('INSERT INTO plans (id, name, version, parent_id, config_json, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-        id, config.title, existing.version + 1, existing.id, JSON.stringify(config), now);
-      logEvent(db, 'plan.versioned', { planId: id, parentId: existing.id, differences: planDifferences(existing.config, config).map((d) => d.path) });
+      insertPlan(db, { id, version: existing.version + 1, parentId: existing.id, config, createdAt: now });
+      recordEvent(db, 'plan.versioned', { planId: id, parentId: existing.id, differences: planDifferences(existing.config, config).map((d) => d.path) });
       return getPlan(db, id);
     }
     const id = randomUUID();
-    db.prepare('INSERT INTO plans (id, name, version, parent_id, config_json, created_at) VALUES (?, ?, 1, NULL, ?, ?)').run(id, config.title, JSON.stringify(config), now);
-    logEvent(db, 'plan.created', { planId: id });
+    insertPlan(db, { id, version: 1, parentId: null, config, createdAt: now });
+    recordEvent(db, 'plan.created', { planId: id });
     return getPlan(db, id);
   })();
 }
@@ -105,17 +91,16 @@ export function planInputs(db: Database.Database, config: AuditPlanConfig): NonN
   if (config.fdi?.source.kind === 'verification') datasetIds.add(config.fdi.source.dataset);
   const datasets: Record<string, string | null> = {};
   for (const id of [...datasetIds].sort()) {
-    const row = db.prepare('SELECT manifest_sha256 FROM datasets WHERE id = ?').get(id) as { manifest_sha256: string | null } | undefined;
-    if (!row) throw new UserError(`the plan names dataset ${id}, which is not in this project`, 'plan.datasets');
-    datasets[id] = row.manifest_sha256;
+    const manifest = datasetManifestSha256(db, id);
+    if (manifest === undefined) throw new UserError(`the plan names dataset ${id}, which is not in this project`, 'plan.datasets');
+    datasets[id] = manifest;
   }
   const models: Record<string, string> = {};
   const modelIds = new Set(config.models);
   if (config.wer?.hypotheses.source === 'model') modelIds.add(config.wer.hypotheses.modelId);
   if (config.fdi?.source.kind === 'verification') modelIds.add(config.fdi.source.modelId);
   for (const id of [...modelIds].sort()) {
-    const row = db.prepare('SELECT sha256 FROM models WHERE id = ?').get(id) as { sha256: string } | undefined;
-    models[id] = row?.sha256 ?? id;
+    models[id] = modelSha256(db, id) ?? id;
   }
   const files: Record<string, string> = {};
   if (config.fdi?.source.kind === 'imported') files[config.fdi.source.file] = fileSha256(config.fdi.source.file);
@@ -142,8 +127,8 @@ export function lockPlan(db: Database.Database, planId: string, options: { model
   const sha = sha256Hex(canonical);
   const now = new Date().toISOString();
   db.transaction(() => {
-    db.prepare('UPDATE plans SET canonical_sha256 = ?, inputs_json = ?, locked_at = ? WHERE id = ?').run(sha, JSON.stringify(inputs), now, planId);
-    logEvent(db, 'plan.locked', { planId, sha256: sha });
+    recordPlanLock(db, planId, sha, inputs, now);
+    recordEvent(db, 'plan.locked', { planId, sha256: sha });
   })();
   return getPlan(db, planId);
 }

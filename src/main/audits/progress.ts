@@ -23,6 +23,8 @@ import type { AuditPlanConfig } from '../../shared/plan';
 import type { ModelManifest } from '../inference';
 import type { ProgressDetail, TaskContext } from '../jobs/task';
 import { rateFor, recordRate, type RateBook } from '../jobs/rates';
+import { unembeddedAudioCounter, usableClipCounter } from '../store/clips';
+import { datasetNameLookup } from '../store/datasets';
 
 export interface WorkStage {
   key: string;
@@ -115,16 +117,13 @@ export function auditStages(plan: AuditPlanConfig, models: Map<string, ModelMani
 
 /** Work facts read from a project database. */
 export function databaseFacts(db: Database.Database): WorkFacts {
-  const name = db.prepare('SELECT name FROM datasets WHERE id = ?');
-  const usable = db.prepare("SELECT count(*) AS n FROM clips WHERE dataset_id = ? AND status != 'excluded' AND excluded_by_user = 0");
-  const todo = db.prepare(
-    `SELECT count(DISTINCT c.sha256) AS n FROM clips c WHERE c.dataset_id = ? AND c.status != 'excluded' AND c.excluded_by_user = 0
-       AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.audio_sha256 = c.sha256 AND e.model_sha256 = ? AND e.settings_key = ?)`,
-  );
+  const name = datasetNameLookup(db);
+  const usable = usableClipCounter(db);
+  const todo = unembeddedAudioCounter(db);
   return {
-    datasetName: (id) => (name.get(id) as { name: string } | undefined)?.name ?? 'recordings',
-    clips: (id) => (usable.get(id) as { n: number }).n,
-    toEmbed: (id, m) => (todo.get(id, m.id, m.settingsKey) as { n: number }).n,
+    datasetName: (id) => name(id) ?? 'recordings',
+    clips: (id) => usable(id),
+    toEmbed: (id, m) => todo(id, m.id, m.settingsKey),
   };
 }
 
@@ -136,12 +135,21 @@ export function estimatedSeconds(stages: readonly WorkStage[], rates: RateBook):
  * Turns the stages' own progress reports into whole-job progress. Section code keeps
  * reporting its short stage names ("SpEAT", "SER training"); `stageOf` says which work
  * stage each name belongs to. Stages before the current one count as done.
+ *
+ * Each report carries two views: `overall` and `estimatedSecondsLeft` from the rate book
+ * alone, and `pacedOverall` and `pacedSecondsLeft` from this run's own measurements
+ * (StagePace below): one stage's estimate can be off five-fold while another's is right,
+ * which no single correction for the whole job can mend.
  */
 export class WorkTracker {
   private readonly est: number[];
   private readonly total: number;
   private current = -1;
-  private started = Date.now();
+  private started: number;
+  private readonly created: number;
+  private readonly pace: StagePace;
+  /** The paced fraction last reported: the bar never moves back when an estimate grows. */
+  private shownFraction = 0;
 
   constructor(
     private readonly task: TaskContext,
@@ -149,11 +157,20 @@ export class WorkTracker {
     rates: RateBook,
     /** Where measured rates are recorded; null: do not record (a resumed run's cached work would look fast). */
     private readonly recordIn: string | null,
-    /** Seconds of work done before this tracker (e.g. the demo's import) and still to come after it. */
-    private readonly around: { before: number; after: number } = { before: 0, after: 0 },
+    /** Work done before this tracker (e.g. the demo's import) and still to come after it. */
+    private readonly around: WorkAround = { before: 0, after: 0 },
+    /** Milliseconds; a test passes a simulated clock. */
+    private readonly clock: () => number = Date.now,
   ) {
     this.est = estimatedSeconds(stages, rates);
     this.total = this.est.reduce((a, b) => a + b, 0) + around.before + around.after;
+    this.created = clock();
+    this.started = this.created;
+    this.pace = new StagePace(
+      stages.map((s, i) => ({ key: s.rateKey, estimated: this.est[i]!, measuredHere: rates[s.rateKey] !== undefined })),
+      around,
+      this.created / 1000,
+    );
   }
 
   /** Estimated seconds of the tracked stages, for a caller that adds its own. */
@@ -161,16 +178,28 @@ export class WorkTracker {
     return this.est.reduce((a, b) => a + b, 0);
   }
 
+  /** Seconds since this tracker was made: what its work took, for the tracker that follows it (`around.beforeTook`). */
+  get took(): number {
+    return (this.clock() - this.created) / 1000 + (this.around.beforeTook ?? this.around.before);
+  }
+
   private enter(index: number): void {
     if (index <= this.current) return;
     this.leaveCurrent();
     this.current = index;
-    this.started = Date.now();
+    this.started = this.clock();
+    this.pace.enter(index, this.started / 1000);
   }
 
   private leaveCurrent(): void {
     const s = this.stages[this.current];
-    if (s && this.recordIn) recordRate(this.recordIn, s.rateKey, (Date.now() - this.started) / 1000, s.cost);
+    if (!s) return;
+    const now = this.clock();
+    this.pace.leave(this.current, now / 1000);
+    // A stage over in less than recordRate can measure is recorded as taking that long, an
+    // upper bound: left unrecorded it keeps the build machine's rate, which can be a hundred
+    // times too slow (the demo's FDI: 5 s estimated, 0.15 s taken).
+    if (this.recordIn) recordRate(this.recordIn, s.rateKey, Math.max(QUICK_STAGE_SECONDS, (now - this.started) / 1000), s.cost);
   }
 
   /** Call once the last stage is over, to record its speed. */
@@ -180,11 +209,25 @@ export class WorkTracker {
   }
 
   /** Whole-job detail for a report in stage `index` that is `fraction` done. */
-  detail(index: number, fraction: number): Required<Pick<ProgressDetail, 'overall' | 'estimatedSecondsLeft'>> {
+  detail(index: number, fraction: number): Required<Pick<ProgressDetail, 'overall' | 'estimatedSecondsLeft' | 'pacedOverall' | 'pacedSecondsLeft'>> {
     const f = Math.min(1, Math.max(0, fraction));
     const before = this.around.before + this.est.slice(0, index).reduce((a, b) => a + b, 0) + (this.est[index] ?? 0) * f;
     const left = this.total - before;
-    return { overall: this.total > 0 ? before / this.total : 0, estimatedSecondsLeft: Math.max(0, left) };
+    if (index === this.current) this.pace.report(index, f, this.clock() / 1000);
+    return { overall: this.total > 0 ? before / this.total : 0, estimatedSecondsLeft: Math.max(0, left), ...this.paced() };
+  }
+
+  /** The whole job as it stands, between stages' reports (the demo's "Locking the plan" after its import). */
+  report(): Required<Pick<ProgressDetail, 'overall' | 'estimatedSecondsLeft' | 'pacedOverall' | 'pacedSecondsLeft'>> {
+    const doneIndex = Math.min(this.current, this.stages.length);
+    return doneIndex >= this.stages.length ? { overall: this.total > 0 ? (this.total - this.around.after) / this.total : 0, estimatedSecondsLeft: this.around.after, ...this.paced() } : this.detail(Math.max(0, doneIndex), 0);
+  }
+
+  private paced(): { pacedOverall: number; pacedSecondsLeft: number } {
+    const { done, left } = this.pace.estimate(this.clock() / 1000);
+    const fraction = done + left > 0 ? done / (done + left) : 1;
+    this.shownFraction = Math.max(this.shownFraction, Math.min(1, fraction));
+    return { pacedOverall: this.shownFraction, pacedSecondsLeft: Math.max(0, left) };
   }
 
   /** A task context for section code: its progress reported in words with the whole job's fraction. */
@@ -206,4 +249,180 @@ export class WorkTracker {
       },
     };
   }
+}
+
+/** Work before and after a tracker's stages (the demo's import before its audit), in estimated seconds. */
+export interface WorkAround {
+  before: number;
+  after: number;
+  /** Seconds the work before really took, when the caller measured it; otherwise its estimate stands in. */
+  beforeTook?: number;
+}
+
+/** Shorter than this, recordRate ignores a measurement (src/main/jobs/rates.ts). */
+const QUICK_STAGE_SECONDS = 0.25;
+/** A stage's own pace counts fully once this share of it, and this many seconds, have been measured. */
+const TRUST_FRACTION = 0.1;
+const TRUST_SECONDS = 1;
+/** Stages estimated at less than this say nothing about the pace (cached recordings cost nothing). */
+const EVIDENCE_SECONDS = 0.1;
+/** How far this run's pace may differ from the rates: the clamp the job runner used. */
+const RATIO_MIN = 0.05;
+const RATIO_MAX = 20;
+
+interface PacedStage {
+  key: string;
+  /** Seconds from the rate book. */
+  estimated: number;
+  /** Whether that rate was measured on this computer (otherwise it is the build machine's). */
+  measuredHere: boolean;
+}
+
+interface StageTimes {
+  start?: number;
+  end?: number;
+  /** The stage's first report with work done: its pace is measured from there, its start-up excluded. */
+  anchor?: { t: number; f: number };
+  last?: { t: number; f: number };
+  /** Reports since the anchor's half-way point to now, for the recent pace. */
+  points: { t: number; f: number }[];
+}
+
+/**
+ * Seconds left from the stages' measured durations. A finished stage counts with what it
+ * took; the current one, once some of it is measured, with its own pace since its first
+ * measured units (its start-up does not recur); a stage not started yet with its estimate
+ * scaled by how this run's stages of the same rate have gone against theirs, else those
+ * whose rates came from the same place (measured here or on the build machine), else all.
+ * The fraction done is the seconds spent over those plus the seconds left, so the two agree.
+ * Times are in seconds on the tracker's clock.
+ */
+export class StagePace {
+  private readonly times: StageTimes[];
+  private current = -1;
+
+  constructor(
+    private readonly stages: readonly PacedStage[],
+    private readonly around: WorkAround,
+    private readonly created: number,
+  ) {
+    this.times = stages.map(() => ({ points: [] }));
+  }
+
+  enter(index: number, t: number): void {
+    this.current = index;
+    this.times[index]!.start = t;
+  }
+
+  leave(index: number, t: number): void {
+    const s = this.times[index];
+    if (s?.start !== undefined) s.end = t;
+  }
+
+  report(index: number, f: number, t: number): void {
+    const s = this.times[index];
+    if (!s || s.start === undefined) return;
+    s.last = { t, f };
+    if (!s.anchor && f > 0) s.anchor = { t, f };
+    if (!s.anchor) return;
+    s.points.push({ t, f });
+    // Only the second half of what was measured is read: older reports are not needed again.
+    const mid = (s.anchor.t + t) / 2;
+    let drop = 0;
+    while (drop + 1 < s.points.length && s.points[drop + 1]!.t <= mid) drop += 1;
+    if (drop > 0) s.points.splice(0, drop);
+  }
+
+  /** Seconds spent so far and seconds left, at time `now`. */
+  estimate(now: number): { done: number; left: number } {
+    const evidence = this.finishedEvidence();
+    const c = this.current;
+    let left = 0;
+    const cur = c >= 0 && c < this.stages.length ? this.times[c] : undefined;
+    if (cur?.start !== undefined && cur.end === undefined) {
+      const stage = this.stages[c]!;
+      const own = this.currentStage(stage, cur, now, this.ratioFor(stage, evidence));
+      left += own.left;
+      // What is measured of the current stage is evidence for those after it, as far as it is trusted.
+      if (own.trust > 0 && stage.estimated >= EVIDENCE_SECONDS) evidence.push({ stage, took: own.trust * own.duration, estimated: own.trust * stage.estimated });
+    }
+    for (let j = Math.max(0, c + 1); j < this.stages.length; j += 1) {
+      const stage = this.stages[j]!;
+      left += stage.estimated * this.ratioFor(stage, evidence);
+    }
+    left += this.around.after * ratioOf(evidence);
+    const before = this.around.beforeTook ?? this.around.before;
+    return { done: before + Math.max(0, now - this.created), left };
+  }
+
+  /** The current stage: seconds left, its projected whole duration, and how far its own pace is trusted (0–1). */
+  private currentStage(stage: PacedStage, s: StageTimes, now: number, ratio: number): { left: number; duration: number; trust: number } {
+    const elapsed = Math.max(0, now - s.start!);
+    const f = s.last?.f ?? 0;
+    const prior = stage.estimated * ratio;
+    // Before any count, a stage that outlasts its estimate is not about to end: it is
+    // given half as long again as it has run rather than a "0 s left".
+    const priorLeft = f > 0 ? (1 - f) * prior : Math.max(prior - elapsed, elapsed / 2);
+    let perStage: number | null = null;
+    let measuredShare = 0;
+    let measuredSeconds = 0;
+    if (s.anchor && s.last && s.last.f > s.anchor.f && s.last.t > s.anchor.t) {
+      measuredShare = s.last.f - s.anchor.f;
+      measuredSeconds = s.last.t - s.anchor.t;
+      perStage = measuredSeconds / measuredShare;
+      // The pace of the second half of what was measured, when it has moved: a stage's units
+      // can change speed (SER trains one model's predictors, then a larger model's), and the
+      // rest goes as the latest part did, not as the average since the start.
+      const recent = s.points[0];
+      if (recent && s.last.f > recent.f && s.last.t - recent.t >= TRUST_SECONDS / 2) perStage = (s.last.t - recent.t) / (s.last.f - recent.f);
+    } else if (f > 0 && elapsed > 0) {
+      // Only the first count so far: its time includes the stage's start-up, an upper bound.
+      perStage = elapsed / f;
+      measuredShare = f;
+      measuredSeconds = elapsed;
+    }
+    const trust = perStage === null ? 0 : Math.min(1, measuredShare / TRUST_FRACTION) * Math.min(1, measuredSeconds / TRUST_SECONDS);
+    const measuredLeft = perStage === null ? 0 : (1 - f) * perStage;
+    const left = trust * measuredLeft + (1 - trust) * priorLeft;
+    return { left, duration: elapsed + left, trust };
+  }
+
+  private finishedEvidence(): Evidence[] {
+    const out: Evidence[] = [];
+    this.stages.forEach((stage, i) => {
+      const s = this.times[i]!;
+      if (s.start !== undefined && s.end !== undefined && stage.estimated >= EVIDENCE_SECONDS) out.push({ stage, took: s.end - s.start, estimated: stage.estimated });
+    });
+    if (this.around.beforeTook !== undefined && this.around.before >= EVIDENCE_SECONDS) out.push({ stage: null, took: this.around.beforeTook, estimated: this.around.before });
+    return out;
+  }
+
+  /**
+   * How this run goes against the rates, for a stage: its rate key's stages, else those whose
+   * rates came from the same place, else the work before the tracker; a rate measured here is
+   * not judged by how far the build machine's were off, but one from the build machine is
+   * judged by anything measured.
+   */
+  private ratioFor(stage: PacedStage, evidence: Evidence[]): number {
+    const same = evidence.filter((e) => e.stage?.key === stage.key);
+    if (same.length) return ratioOf(same);
+    const origin = evidence.filter((e) => e.stage !== null && e.stage.measuredHere === stage.measuredHere);
+    if (origin.length) return ratioOf(origin);
+    const before = evidence.filter((e) => e.stage === null);
+    if (before.length) return ratioOf(before);
+    return stage.measuredHere ? 1 : ratioOf(evidence);
+  }
+}
+
+interface Evidence {
+  /** null: the work before the tracker. */
+  stage: PacedStage | null;
+  took: number;
+  estimated: number;
+}
+
+function ratioOf(evidence: readonly Evidence[]): number {
+  const estimated = evidence.reduce((a, e) => a + e.estimated, 0);
+  if (!(estimated > 0)) return 1;
+  return Math.min(RATIO_MAX, Math.max(RATIO_MIN, evidence.reduce((a, e) => a + e.took, 0) / estimated));
 }

@@ -29,6 +29,7 @@ import { ROLE_PLAIN } from '../../shared/roles';
 import { attributeSets } from '../data/speat-design';
 import { isUsable, listClips, listDatasets, type Clip } from '../data/repository';
 import { checkInputFileSync, inputExists } from '../security/input-file';
+import { datasetMapping } from '../store/plan-inputs';
 
 /** What the check needs to know about a model the plan names. */
 export interface ModelFacts {
@@ -89,9 +90,9 @@ class Project {
     return c;
   }
   mappingHas(id: string, column: 'hypothesis' | 'transcript' | 'valence' | 'speaker'): boolean {
-    const row = this.db.prepare('SELECT mapping_json FROM datasets WHERE id = ?').get(id) as { mapping_json: string } | undefined;
-    if (!row) return false;
-    return Boolean((JSON.parse(row.mapping_json) as Record<string, unknown>)[column]);
+    const mapping = datasetMapping(this.db, id);
+    if (mapping === undefined) return false;
+    return Boolean(mapping[column]);
   }
 }
 

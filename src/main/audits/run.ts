@@ -14,7 +14,6 @@ import { datasetFacts } from '../data/repository';
 import { decoderFacts } from '../ffmpeg';
 import { embedDataset, ensureModel, ortVersion, type ModelManifest } from '../inference';
 import type { TaskContext } from '../jobs/task';
-import type { AuditRunInfo } from '../../shared/api/audits';
 import { VERSION } from '../version';
 import type { AuditContext } from './context';
 import { runFdi } from './fdi-audit';
@@ -22,7 +21,7 @@ import { deviations, getPlan } from './plans';
 import { runSer } from './ser-audit';
 import { designTests, runSpeat } from './speat-audit';
 import { UnitStore } from './units';
-import { auditStages, databaseFacts, embeddingJobs, WorkTracker } from './progress';
+import { auditStages, databaseFacts, embeddingJobs, WorkTracker, type WorkAround } from './progress';
 import { loadRates } from '../jobs/rates';
 import { runWer } from './wer-audit';
 import { bytesText, SQLITE_HEADROOM_BYTES, storageError } from '../error-shape';
@@ -30,22 +29,20 @@ import {
   claimRunLock, heartbeatRunLock, inputsFingerprint, pendingEmbeddingBytes, recordInputsFingerprint, releaseRunLock, RUN_LOCK_HEARTBEAT_MS,
   storedInputsFingerprint, type RunLock,
 } from '../store/audit-runs';
+import { recordEvent } from '../store/events';
+import { datasetManifestSha256, latestEmbeddingProvider } from '../store/plan-inputs';
+import { auditRow, auditRows, insertAudit, storedResultsJson, updateAuditStatus, type AuditRow } from '../store/results';
 
-/** A stored run: the API's run info without what only this process knows. */
-export type AuditRow = Omit<AuditRunInfo, 'active' | 'resumable'>;
+export type { AuditRow };
 
 export function getAudit(db: Database.Database, id: string): AuditRow {
-  const r = db
-    .prepare('SELECT id, plan_id AS planId, plan_sha256 AS planSha256, seed, status, stage, error, started_at AS startedAt, finished_at AS finishedAt FROM audits WHERE id = ?')
-    .get(id) as AuditRow | undefined;
+  const r = auditRow(db, id);
   if (!r) throw new NotFoundError(`no audit run with id ${id}`, 'runId');
   return r;
 }
 
 export function listAudits(db: Database.Database): AuditRow[] {
-  return db
-    .prepare('SELECT id, plan_id AS planId, plan_sha256 AS planSha256, seed, status, stage, error, started_at AS startedAt, finished_at AS finishedAt FROM audits ORDER BY started_at DESC')
-    .all() as AuditRow[];
+  return auditRows(db);
 }
 
 /**
@@ -95,21 +92,19 @@ export function createAudit(db: Database.Database, planId: string): AuditRow {
   const plan = getPlan(db, planId);
   const id = randomUUID();
   db.transaction(() => {
-    db.prepare("INSERT INTO audits (id, plan_id, plan_sha256, seed, status, started_at) VALUES (?, ?, ?, ?, 'pending', ?)").run(
-      id, plan.id, plan.sha256, plan.config.seed, new Date().toISOString());
-    db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(new Date().toISOString(), 'audit.created', JSON.stringify({ auditId: id, planId }));
+    insertAudit(db, { id, planId: plan.id, planSha256: plan.sha256, seed: plan.config.seed, startedAt: new Date().toISOString() });
+    recordEvent(db, 'audit.created', { auditId: id, planId });
   })();
   return getAudit(db, id);
 }
 
 function setStatus(db: Database.Database, id: string, status: AuditRow['status'], fields: { stage?: string | null; error?: string | null; finished?: boolean } = {}): void {
-  db.prepare('UPDATE audits SET status = ?, stage = COALESCE(?, stage), error = ?, finished_at = ? WHERE id = ?').run(
-    status, fields.stage ?? null, fields.error ?? null, fields.finished ? new Date().toISOString() : null, id);
+  updateAuditStatus(db, id, status, fields.stage ?? null, fields.error ?? null, fields.finished ? new Date().toISOString() : null);
 }
 
 export function storedResults(db: Database.Database, auditId: string): AuditResults | null {
-  const row = db.prepare("SELECT result_json FROM results WHERE audit_id = ? AND unit_key = 'results.json'").get(auditId) as { result_json: string } | undefined;
-  return row ? (JSON.parse(row.result_json) as AuditResults) : null;
+  const json = storedResultsJson(db, auditId);
+  return json !== undefined ? (JSON.parse(json) as AuditResults) : null;
 }
 
 /** Model references the plan uses, each once. */
@@ -122,15 +117,12 @@ function modelRefs(plan: AuditPlanConfig): string[] {
 }
 
 function parseProvider(label: string | undefined): { provider: string; threads: number } {
-  const m = /^(\S+) threads=(\d+)/.exec(label ?? '');
+  const m = (label ?? '').match(/^(\S+) threads=(\d+)/);
   return m ? { provider: m[1]!, threads: Number(m[2]) } : { provider: 'cpu', threads: 0 };
 }
 
 function modelSummary(db: Database.Database, m: ModelManifest): ModelSummary {
-  const row = db.prepare('SELECT provider FROM embeddings WHERE model_sha256 = ? AND settings_key = ? ORDER BY created_at DESC LIMIT 1').get(m.id, m.settingsKey) as
-    | { provider: string }
-    | undefined;
-  const p = parseProvider(row?.provider);
+  const p = parseProvider(latestEmbeddingProvider(db, m.id, m.settingsKey));
   return {
     id: m.id,
     name: m.name,
@@ -168,7 +160,8 @@ function datasetSummary(db: Database.Database, id: string): ResultDataset {
     name: f.dataset.name,
     role: f.dataset.role,
     roles: f.dataset.roles,
-    manifestSha256: (db.prepare('SELECT manifest_sha256 AS s FROM datasets WHERE id = ?').get(id) as { s: string | null }).s,
+    // datasetFacts above has already refused a dataset the project does not hold.
+    manifestSha256: datasetManifestSha256(db, id) ?? null,
     clips: f.totals.usable,
     excluded: f.totals.excluded,
     groups: f.groups,
@@ -184,7 +177,7 @@ export interface RunAuditOptions {
   projectName: string;
   projectId: string;
   /** Estimated seconds of work the caller does before and after the audit (the demo's import), for the time left. */
-  around?: { before: number; after: number };
+  around?: WorkAround;
   /** The plan's lock when the caller took it (startOrResumeRun); otherwise runAudit takes it. */
   lock?: RunLock;
 }
@@ -387,7 +380,7 @@ async function runLocked(o: RunAuditOptions, audit: AuditRow, plan: ReturnType<t
     db.transaction(() => {
       units.put('results.json', 'results', results);
       setStatus(db, audit.id, 'finished', { stage: 'done', finished: true });
-      db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(new Date().toISOString(), 'audit.finished', JSON.stringify({ auditId: audit.id }));
+      recordEvent(db, 'audit.finished', { auditId: audit.id });
     })();
     return results;
   } catch (err) {

@@ -3,6 +3,7 @@ import type { AuditResults } from '../../shared/results';
 import type { Task } from '../jobs/task';
 import { openDatabase } from '../store/open';
 import { PROJECT_FILE } from '../store/projects';
+import { projectIdentity } from '../store/project-row';
 import { projectMigrations } from '../store/schema';
 import { runAudit } from './run';
 import { importDataset } from '../data/import';
@@ -13,7 +14,7 @@ import { canonicalJson } from '../../shared/plan';
 import type { DatasetRole } from '../../shared/api/datasets';
 import { ensureModel, type ModelManifest } from '../inference';
 import { loadRates, rateFor, recordRate, type RateBook } from '../jobs/rates';
-import { auditStages, estimatedSeconds } from './progress';
+import { auditStages, estimatedSeconds, WorkTracker, type WorkStage } from './progress';
 
 export interface AuditTaskInput {
   projectPath: string;
@@ -25,7 +26,7 @@ export interface AuditTaskInput {
 export const auditTask: Task<AuditTaskInput, { auditId: string; sections: string[]; errors: AuditResults['errors'] }> = async (input, ctx) => {
   const db = openDatabase(join(input.projectPath, PROJECT_FILE), projectMigrations);
   try {
-    const project = db.prepare('SELECT id, name FROM project').get() as { id: string; name: string };
+    const project = projectIdentity(db);
     const r = await runAudit({ db, dataDir: input.dataDir, auditId: input.auditId, task: ctx, projectId: project.id, projectName: project.name });
     return { auditId: input.auditId, sections: r.audit.sections, errors: r.errors };
   } finally {
@@ -80,35 +81,35 @@ export const demoRunTask: Task<{ projectPath: string; dataDir: string; quick: bo
     const rates = loadRates(input.dataDir);
     const est = await estimateDemo(input.dataDir, input.quick, rates, desc);
     const importTotal = est.importSeconds.reduce((a, b) => a + b, 0);
-    const total = importTotal + est.auditSeconds;
     const ids: Partial<Record<DatasetRole, string>> = {};
-    let before = 0;
+    // The import is tracked like the audit's stages, so its measured pace counts from its first recordings.
+    const importRate = rateFor(rates, 'import:clip');
+    const importStages: WorkStage[] = desc.datasets.map((ds, i) => ({ key: `import/${i}`, label: `Reading and checking the recordings of “${demoDatasetName(ds)}”`, unit: 'recording', cost: est.importSeconds[i]! / importRate, rateKey: 'import:clip' }));
+    // Rates are recorded below from the recordings really processed, not from the expected count.
+    const importing = new WorkTracker(ctx, importStages, rates, null, { before: 0, after: est.auditSeconds });
     for (const [i, ds] of desc.datasets.entries()) {
       ctx.throwIfCancelled();
       const started = Date.now();
+      const stage = importing.context(() => `import/${i}`);
       const r = await importDataset(
         db,
         { source: { kind: 'manifest', manifest: join(demoDir(), ds.manifest) }, role: ds.role, mapping: ds.mapping, name: demoDatasetName(ds) },
         {
-          progress: (_s, d, t, detail) => {
-            const f = t > 0 ? d / t : 0;
-            const done = before + est.importSeconds[i]! * f;
-            ctx.progress(`Importing ${demoDatasetName(ds)}`, d, t, { label: detail?.label ?? `Reading and checking the recordings of “${demoDatasetName(ds)}”`, unit: 'recording', overall: total > 0 ? done / total : 0, estimatedSecondsLeft: total - done });
-          },
+          progress: (_s, d, t, detail) => stage.progress(`Importing ${demoDatasetName(ds)}`, d, t, { ...(detail?.label ? { label: detail.label } : {}), unit: 'recording' }),
           cancelled: () => ctx.cancelled(),
         },
       );
       if (r.processed > 0) recordRate(input.dataDir, 'import:clip', (Date.now() - started) / 1000, r.processed);
-      before += est.importSeconds[i]!;
       ids[ds.role] = r.datasetId;
     }
-    ctx.progress('Locking the plan', 0, 0, { label: 'Preparing and locking the audit plan', overall: total > 0 ? before / total : 0, estimatedSecondsLeft: est.auditSeconds });
+    importing.finish();
+    ctx.progress('Locking the plan', 0, 0, { label: 'Preparing and locking the audit plan', ...importing.report() });
     const config = parsePlan(demoPlan(desc, ids, { fast: input.quick }));
     const existing = listPlans(db).find((p) => canonicalJson(p.config) === canonicalJson(config));
     const plan = lockPlan(db, (existing ?? savePlan(db, { config })).id);
     const { auditId, lock } = startOrResumeRun(db, plan.id);
-    const project = db.prepare('SELECT id, name FROM project').get() as { id: string; name: string };
-    await runAudit({ db, dataDir: input.dataDir, auditId, task: ctx, projectId: project.id, projectName: project.name, around: { before: importTotal, after: 0 }, lock });
+    const project = projectIdentity(db);
+    await runAudit({ db, dataDir: input.dataDir, auditId, task: ctx, projectId: project.id, projectName: project.name, around: { before: importTotal, after: 0, beforeTook: importing.took }, lock });
     return { auditId };
   } finally {
     db.close();

@@ -24,7 +24,9 @@ export function cliTaskContext(write: (line: string) => void): TaskContext & { d
       if (!throttle.shouldPrint({ stage, done, total, label: detail?.label })) return;
       const elapsed = (now - started.get(stage)!) / 1000;
       const eta = done > 0 && done < total ? Math.ceil((elapsed / done) * (total - done)) : null;
-      const left = detail?.estimatedSecondsLeft !== undefined ? Math.ceil(detail.estimatedSecondsLeft) : eta;
+      // The task's paced figure when it measured its stages (WorkTracker), else the rate book's.
+      const estimate = detail?.pacedSecondsLeft ?? detail?.estimatedSecondsLeft;
+      const left = estimate !== undefined ? Math.ceil(estimate) : eta;
       // "stage: done/total" first: scripts and tests read that part.
       // Before its first count a stage has no total: "comparison 0 of 0" says nothing, so only its words are printed.
       const what = detail?.label ? ` — ${detail.label}${detail.unit && total > 0 ? `, ${detail.unit} ${done} of ${total}` : total === 0 ? ', starting' : ''}` : '';

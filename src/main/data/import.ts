@@ -28,6 +28,9 @@ import { dirname, join } from 'node:path';
 import { AudioDecodeError } from '../audio';
 import { analyseFile } from '../audio/analyse-file';
 import { ClipWriter, type ClipWrite } from '../store/clip-writes';
+import { clipIssuesUpdater, deleteClipsAfterRow, deleteDatasetClips, duplicateCandidates, storedRelPathLookup } from '../store/clips';
+import { datasetForSource, datasetName, insertDataset, savedMappingJson, setDatasetStatus, updateDatasetForImport } from '../store/datasets';
+import { recordEvent } from '../store/events';
 import { loadSource, resolveClipPath, type SourceRow, type SourceTable } from './sources';
 import { audioIssues, issue, statusOf, withDefaults } from './validate';
 import { addDatasetRoles, collectImportReport, datasetRoles, removeDatasetRoles } from './repository';
@@ -59,9 +62,9 @@ export interface ImportControl {
 }
 
 export function loadSavedMapping(db: Database.Database, name: string): ColumnMapping {
-  const row = db.prepare('SELECT mapping_json FROM column_mappings WHERE name = ?').get(name) as { mapping_json: string } | undefined;
-  if (!row) throw new UserError(`no saved column mapping named "${name}"`, 'mappingName');
-  return ColumnMapping.parse(JSON.parse(row.mapping_json));
+  const json = savedMappingJson(db, name);
+  if (json === undefined) throw new UserError(`no saved column mapping named "${name}"`, 'mappingName');
+  return ColumnMapping.parse(JSON.parse(json));
 }
 
 /** Check a mapping against a table's header and the dataset's roles; throws UserError naming the column. */
@@ -86,25 +89,6 @@ export function defaultDatasetName(sourcePath: string): string {
   return parts[parts.length - 1] ?? sourcePath;
 }
 
-/**
- * The dataset an import of this source fills: one already made from the same file,
- * preferring one that serves the requested role, or none.
- */
-function existingDatasetFor(db: Database.Database, kind: string, sourcePath: string, role: DatasetRole): ExistingDataset | undefined {
-  return db
-    .prepare(
-      `SELECT d.id, d.mapping_json, d.settings_json FROM datasets d WHERE d.source_kind = ? AND d.source_path = ?
-       ORDER BY EXISTS (SELECT 1 FROM dataset_roles r WHERE r.dataset_id = d.id AND r.role = ?) DESC, d.created_at LIMIT 1`,
-    )
-    .get(kind, sourcePath, role) as ExistingDataset | undefined;
-}
-
-interface ExistingDataset {
-  id: string;
-  mapping_json: string;
-  settings_json: string;
-}
-
 function findOrCreateDataset(
   db: Database.Database,
   table: SourceTable,
@@ -119,25 +103,20 @@ function findOrCreateDataset(
   const name = params.name ?? defaultDatasetName(table.sourcePath);
   const roles = importRoles(params.role, params.roles);
   return db.transaction(() => {
-    const existing = existingDatasetFor(db, table.kind, table.sourcePath, params.role);
+    const existing = datasetForSource(db, table.kind, table.sourcePath, params.role);
     if (existing) {
       if (existing.mapping_json !== mappingJson || existing.settings_json !== settingsJson) {
-        db.prepare('DELETE FROM clips WHERE dataset_id = ?').run(existing.id);
+        deleteDatasetClips(db, existing.id);
         // Roles the new mapping can no longer serve (a column was unmapped) are dropped.
         const lost = datasetRoles(db, existing.id).filter((r) => !roles.includes(r) && ROLE_COLUMN[r] !== undefined && !mapping[ROLE_COLUMN[r]!]);
         removeDatasetRoles(db, existing.id, lost);
       }
       addDatasetRoles(db, existing.id, roles);
-      db.prepare(
-        `UPDATE datasets SET mapping_json = ?, settings_json = ?, manifest_sha256 = ?, status = 'importing', updated_at = ?${params.name ? ', name = ?' : ''} WHERE id = ?`,
-      ).run(...[mappingJson, settingsJson, table.sha256, now, ...(params.name ? [params.name] : []), existing.id]);
+      updateDatasetForImport(db, existing.id, { mappingJson, settingsJson, manifestSha256: table.sha256, at: now, name: params.name });
       return { id: existing.id, reused: true };
     }
     const id = wantedId ?? randomUUID();
-    db.prepare(
-      `INSERT INTO datasets (id, name, role, source_kind, source_path, manifest_sha256, mapping_json, settings_json, status, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'importing', ?, ?)`,
-    ).run(id, name, params.role, table.kind, table.sourcePath, table.sha256, mappingJson, settingsJson, now, now);
+    insertDataset(db, { id, name, role: params.role, sourceKind: table.kind, sourcePath: table.sourcePath, manifestSha256: table.sha256, mappingJson, settingsJson, at: now });
     addDatasetRoles(db, id, roles);
     return { id, reused: false };
   })();
@@ -261,26 +240,16 @@ export function problemsFileFor(db: Database.Database, datasetId: string): strin
  * order in which clips finished.
  */
 export function markDuplicates(db: Database.Database, datasetId: string): void {
-  // Only rows that are a later copy, or that carry a stale duplicate flag, change: SQLite
-  // finds them, so the dataset is never loaded whole. (The first row's path comes from a
-  // subquery on the (dataset, row) index: as a join, SQLite scanned the dataset per row.)
-  const rows = db
-    .prepare(
-      `WITH firsts AS (SELECT sha256, MIN(row_index) AS first_row FROM clips WHERE dataset_id = @ds AND sha256 IS NOT NULL GROUP BY sha256)
-       SELECT c.id, c.row_index, c.issues_json, m.first_row,
-              (SELECT f.rel_path FROM clips f WHERE f.dataset_id = @ds AND f.row_index = m.first_row) AS first_path
-         FROM clips c JOIN firsts m ON m.sha256 = c.sha256
-        WHERE c.dataset_id = @ds AND (c.row_index > m.first_row OR c.issues_json LIKE '%"duplicate"%')
-        ORDER BY c.row_index`,
-    )
-    .all({ ds: datasetId }) as { id: string; row_index: number; issues_json: string; first_row: number; first_path: string }[];
-  const update = db.prepare('UPDATE clips SET issues_json = ?, status = ? WHERE id = ?');
+  // Only rows that are a later copy, or that carry a stale duplicate flag, change
+  // (duplicateCandidates), so the dataset is never loaded whole.
+  const rows = duplicateCandidates(db, datasetId);
+  const update = clipIssuesUpdater(db);
   db.transaction(() => {
     for (const r of rows) {
       const issues = (JSON.parse(r.issues_json) as ClipIssue[]).filter((i) => i.code !== 'duplicate');
       if (r.row_index > r.first_row) issues.push(issue('duplicate', `same audio (SHA-256) as row ${r.first_row} (${r.first_path})`));
       const json = JSON.stringify(issues);
-      if (json !== r.issues_json) update.run(json, statusOf(issues), r.id);
+      if (json !== r.issues_json) update(r.id, json, statusOf(issues));
     }
   })();
 }
@@ -302,9 +271,9 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   const { id: datasetId } = findOrCreateDataset(db, table, params, mapping, limits, control.datasetId);
 
   const total = table.rowCount;
-  db.prepare('DELETE FROM clips WHERE dataset_id = ? AND row_index > ?').run(datasetId, total);
+  deleteClipsAfterRow(db, datasetId, total);
   // Rows are streamed from the source; one stored as it is now (same index, same path) is skipped.
-  const storedPath = db.prepare('SELECT rel_path FROM clips WHERE dataset_id = ? AND row_index = ?').pluck();
+  const storedPath = storedRelPathLookup(db);
   const rows = table.rows()[Symbol.iterator]();
   let done = 0;
   let processed = 0;
@@ -312,7 +281,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
     for (;;) {
       const r = rows.next();
       if (r.done) return null;
-      if (storedPath.get(datasetId, r.value.rowIndex) !== (r.value.values[mapping.path] ?? '')) return r.value;
+      if (storedPath(datasetId, r.value.rowIndex) !== (r.value.values[mapping.path] ?? '')) return r.value;
       done += 1;
       if (done % 1000 === 0) control.progress?.('importing', done, total, detail);
     }
@@ -323,10 +292,10 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   const poll = setInterval(() => {
     if (isCancelled()) abort.abort();
   }, 50);
-  const setStatus = (status: string) =>
-    db.prepare('UPDATE datasets SET status = ?, updated_at = ? WHERE id = ?').run(status, new Date().toISOString(), datasetId);
+  const setStatus = (status: string) => setDatasetStatus(db, datasetId, status, new Date().toISOString());
   const concurrency = Math.max(1, control.concurrency ?? Math.min(4, Math.max(2, cpus().length)));
-  const dsName = (db.prepare('SELECT name FROM datasets WHERE id = ?').get(datasetId) as { name: string }).name;
+  // The dataset was just found or made above, so it has a name.
+  const dsName = datasetName(db, datasetId)!;
   const detail = { label: `Reading and checking the recordings of “${dsName}”`, unit: 'recording' };
   // Progress counts committed rows only: a crash right after a report loses none of them.
   const writer = new ClipWriter(db, (n) => {
@@ -370,11 +339,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   markDuplicates(db, datasetId);
   db.transaction(() => {
     setStatus('ready');
-    db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(
-      new Date().toISOString(),
-      'dataset.imported',
-      JSON.stringify({ datasetId, role: params.role, roles: importRoles(params.role, params.roles), source: table.sourcePath, manifestSha256: table.sha256, rows: total, processed }),
-    );
+    recordEvent(db, 'dataset.imported', { datasetId, role: params.role, roles: importRoles(params.role, params.roles), source: table.sourcePath, manifestSha256: table.sha256, rows: total, processed });
   })();
   return { ...collectImportReport(db, datasetId, { problemsFile: problemsFileFor(db, datasetId) }), processed, status: 'ready' };
 }
@@ -393,6 +358,6 @@ export function planImport(db: Database.Database, params: ImportParams): { datas
       : table.defaultMapping;
   if (!mapping) throw new UserError('no column mapping given and no path column could be guessed; map one (e.g. --map file=path)', 'mapping');
   checkMapping(mapping, table.header, importRoles(params.role, params.roles));
-  const existing = existingDatasetFor(db, table.kind, table.sourcePath, params.role);
+  const existing = datasetForSource(db, table.kind, table.sourcePath, params.role);
   return { datasetId: existing?.id ?? randomUUID(), reusesDataset: !!existing, rows: table.rowCount };
 }

@@ -14,7 +14,6 @@ import {
   IMPORT_SUMMARY_LIMIT,
   type ImportWarning,
   type SavedMapping,
-  type SourceKind,
   type ValidationLimits,
 } from '../../shared/api/datasets';
 import { NotFoundError } from '../../shared/errors';
@@ -22,6 +21,11 @@ import { AtomicTextFile } from '../atomic-write';
 import { csvCell, toCsv } from './csv';
 import { ROLES } from '../../shared/roles';
 import { withDefaults } from './validate';
+import { clipRowsInOrder, type ClipDbRow, isUsable, iterateFactsClips, iterateImportReportClips, iterateProblemClips, problemClipCount, problemClipsPage, type ProblemClipRow, setExcludedByUser } from '../store/clips';
+import { type DatasetDbRow, datasetRowById, datasetRows, deleteDatasetRoles, insertDatasetRoles, mappingRows, upsertMapping } from '../store/datasets';
+import { recordEvent } from '../store/events';
+
+export { isUsable, type ClipDbRow };
 
 /** One clip as stored, with parsed JSON columns. */
 export interface Clip {
@@ -44,33 +48,9 @@ export interface Clip {
   hypothesis: string | null;
   valence: number | null;
   metadata: Record<string, string>;
-  status: 'ok' | 'warning' | 'excluded';
+  status: ClipDbRow['status'];
   issues: ClipIssue[];
   excludedByUser: boolean;
-}
-
-export interface ClipDbRow {
-  id: string;
-  dataset_id: string;
-  row_index: number;
-  path: string;
-  rel_path: string;
-  sha256: string | null;
-  duration_s: number | null;
-  sample_rate: number | null;
-  channels: number | null;
-  codec: string | null;
-  rms: number | null;
-  peak: number | null;
-  speaker: string | null;
-  groups_json: string;
-  transcript: string | null;
-  hypothesis: string | null;
-  valence: number | null;
-  metadata_json: string;
-  status: Clip['status'];
-  issues_json: string;
-  excluded_by_user: number;
 }
 
 function toClip(r: ClipDbRow): Clip {
@@ -99,45 +79,16 @@ function toClip(r: ClipDbRow): Clip {
   };
 }
 
-/** A clip may enter audits when validation did not exclude it and the user did not either. */
-export function isUsable(c: Pick<Clip, 'status' | 'excludedByUser'>): boolean {
-  return c.status !== 'excluded' && !c.excludedByUser;
-}
-
 /**
  * Clips of a dataset in row order. By default only usable ones (status ok or warning,
  * not excluded by the user): what audits must use.
  */
 export function listClips(db: Database.Database, datasetId: string, options: { includeExcluded?: boolean } = {}): Clip[] {
-  const rows = db.prepare('SELECT * FROM clips WHERE dataset_id = ? ORDER BY row_index').all(datasetId) as ClipDbRow[];
-  const clips = rows.map(toClip);
+  const clips = clipRowsInOrder(db, datasetId).map(toClip);
   return options.includeExcluded ? clips : clips.filter(isUsable);
 }
 
-interface DatasetDbRow {
-  id: string;
-  name: string;
-  role: DatasetRole;
-  source_kind: SourceKind;
-  source_path: string;
-  status: string;
-  mapping_json: string;
-  settings_json: string;
-  created_at: string;
-  updated_at: string;
-  clips: number;
-  usable: number;
-  excluded: number;
-}
-
-const DATASET_SELECT = `SELECT d.*,
-  (SELECT group_concat(r.role) FROM dataset_roles r WHERE r.dataset_id = d.id) AS roles_csv,
-  (SELECT COUNT(*) FROM clips c WHERE c.dataset_id = d.id) AS clips,
-  (SELECT COUNT(*) FROM clips c WHERE c.dataset_id = d.id AND c.status != 'excluded' AND c.excluded_by_user = 0) AS usable,
-  (SELECT COUNT(*) FROM clips c WHERE c.dataset_id = d.id AND (c.status = 'excluded' OR c.excluded_by_user = 1)) AS excluded
-  FROM datasets d`;
-
-function toSummary(r: DatasetDbRow & { roles_csv?: string | null }): DatasetSummary {
+function toSummary(r: DatasetDbRow): DatasetSummary {
   const served = (r.roles_csv ?? '').split(',').filter(Boolean) as DatasetRole[];
   return {
     id: r.id,
@@ -157,7 +108,7 @@ function toSummary(r: DatasetDbRow & { roles_csv?: string | null }): DatasetSumm
 }
 
 export function listDatasets(db: Database.Database): DatasetSummary[] {
-  return (db.prepare(`${DATASET_SELECT} ORDER BY d.created_at`).all() as DatasetDbRow[]).map(toSummary);
+  return datasetRows(db).map(toSummary);
 }
 
 /**
@@ -176,23 +127,17 @@ export function datasetRoles(db: Database.Database, datasetId: string): DatasetR
 
 /** Record that a dataset serves these roles too (existing roles are kept). */
 export function addDatasetRoles(db: Database.Database, datasetId: string, roles: readonly DatasetRole[]): void {
-  const stmt = db.prepare('INSERT OR IGNORE INTO dataset_roles (dataset_id, role) VALUES (?, ?)');
-  db.transaction(() => {
-    for (const r of roles) stmt.run(datasetId, r);
-  })();
+  db.transaction(() => insertDatasetRoles(db, datasetId, roles))();
 }
 
 /** Stop a dataset serving the given roles (its first role always stays). */
 export function removeDatasetRoles(db: Database.Database, datasetId: string, roles: readonly DatasetRole[]): void {
   const primary = datasetRow(db, datasetId).role;
-  const stmt = db.prepare('DELETE FROM dataset_roles WHERE dataset_id = ? AND role = ?');
-  db.transaction(() => {
-    for (const r of roles) if (r !== primary) stmt.run(datasetId, r);
-  })();
+  db.transaction(() => deleteDatasetRoles(db, datasetId, roles.filter((r) => r !== primary)))();
 }
 
 function datasetRow(db: Database.Database, datasetId: string): DatasetDbRow {
-  const row = db.prepare(`${DATASET_SELECT} WHERE d.id = ?`).get(datasetId) as DatasetDbRow | undefined;
+  const row = datasetRowById(db, datasetId);
   if (!row) throw new NotFoundError(`no dataset with id ${datasetId} in this project`, 'datasetId');
   return row;
 }
@@ -358,9 +303,7 @@ export function collectImportReport(
   let problems = 0;
   try {
     out?.write(toCsv(['row', 'path', 'status', 'code', 'severity', 'message'], []));
-    const rows = db
-      .prepare('SELECT row_index, rel_path, status, issues_json, excluded_by_user, speaker, groups_json, duration_s, valence FROM clips WHERE dataset_id = ? ORDER BY row_index')
-      .iterate(datasetId) as IterableIterator<Pick<ClipDbRow, 'row_index' | 'rel_path' | 'status' | 'issues_json' | 'excluded_by_user' | 'speaker' | 'groups_json' | 'duration_s' | 'valence'>>;
+    const rows = iterateImportReportClips(db, datasetId);
     for (const r of rows) {
       const issues = JSON.parse(r.issues_json) as ClipIssue[];
       if (isUsable({ status: r.status, excludedByUser: r.excluded_by_user === 1 })) {
@@ -395,12 +338,9 @@ export function collectImportReport(
   };
 }
 
-/** Rows of the validation report: a clip with an issue, or one the auditor excluded. */
-const PROBLEM_WHERE = "dataset_id = ? AND (issues_json != '[]' OR excluded_by_user = 1)";
-
 type ReportRow = DatasetFacts['report'][number];
 
-function toReportRow(r: Pick<ClipDbRow, 'row_index' | 'rel_path' | 'status' | 'excluded_by_user' | 'issues_json'>): ReportRow {
+function toReportRow(r: ProblemClipRow): ReportRow {
   const excludedByUser = r.excluded_by_user === 1;
   return { row: r.row_index, path: r.rel_path, status: excludedByUser ? 'excluded' : r.status, excludedByUser, issues: JSON.parse(r.issues_json) as ClipIssue[] };
 }
@@ -429,9 +369,7 @@ export function datasetFacts(db: Database.Database, datasetId: string, page: { l
   let withWarnings = 0;
   let excludedByUser = 0;
   let reportTotal = 0;
-  const rows = db
-    .prepare('SELECT status, issues_json, excluded_by_user, speaker, groups_json, duration_s, valence FROM clips WHERE dataset_id = ? ORDER BY row_index')
-    .iterate(datasetId) as IterableIterator<Pick<ClipDbRow, 'status' | 'issues_json' | 'excluded_by_user' | 'speaker' | 'groups_json' | 'duration_s' | 'valence'>>;
+  const rows = iterateFactsClips(db, datasetId);
   for (const r of rows) {
     clips += 1;
     const byUser = r.excluded_by_user === 1;
@@ -475,12 +413,8 @@ export function datasetFacts(db: Database.Database, datasetId: string, page: { l
 /** One page of the validation report alone (no facts pass over the dataset): what the app's list fetches as it scrolls. */
 export function problemsPage(db: Database.Database, datasetId: string, page: { limit: number; offset: number }): { rows: ReportRow[]; total: number; offset: number } {
   datasetRow(db, datasetId);
-  const total = (db.prepare(`SELECT COUNT(*) AS n FROM clips WHERE ${PROBLEM_WHERE}`).get(datasetId) as { n: number }).n;
-  const rows = (
-    db
-      .prepare(`SELECT row_index, rel_path, status, excluded_by_user, issues_json FROM clips WHERE ${PROBLEM_WHERE} ORDER BY row_index LIMIT ? OFFSET ?`)
-      .all(datasetId, page.limit, page.offset) as Pick<ClipDbRow, 'row_index' | 'rel_path' | 'status' | 'excluded_by_user' | 'issues_json'>[]
-  ).map(toReportRow);
+  const total = problemClipCount(db, datasetId);
+  const rows = problemClipsPage(db, datasetId, page.limit, page.offset).map(toReportRow);
   return { rows, total, offset: page.offset };
 }
 
@@ -492,9 +426,7 @@ export function writeProblemsCsv(db: Database.Database, datasetId: string, file:
   let lines = 0;
   try {
     out.write(toCsv(['row', 'path', 'status', 'code', 'severity', 'message'], []));
-    const it = db.prepare(`SELECT row_index, rel_path, status, excluded_by_user, issues_json FROM clips WHERE ${PROBLEM_WHERE} ORDER BY row_index`).iterate(datasetId) as IterableIterator<
-      Pick<ClipDbRow, 'row_index' | 'rel_path' | 'status' | 'excluded_by_user' | 'issues_json'>
-    >;
+    const it = iterateProblemClips(db, datasetId);
     let text = '';
     for (const r of it) {
       const row = toReportRow(r);
@@ -520,36 +452,29 @@ export function writeProblemsCsv(db: Database.Database, datasetId: string, file:
 /** Rows of the report that are warnings (used, unless the auditor excludes them): the app's "exclude all with warnings". */
 export function warningRows(db: Database.Database, datasetId: string): number[] {
   const out: number[] = [];
-  const it = db.prepare(`SELECT row_index, rel_path, status, excluded_by_user, issues_json FROM clips WHERE ${PROBLEM_WHERE} ORDER BY row_index`).iterate(datasetId) as IterableIterator<
-    Pick<ClipDbRow, 'row_index' | 'rel_path' | 'status' | 'excluded_by_user' | 'issues_json'>
-  >;
+  const it = iterateProblemClips(db, datasetId);
   for (const r of it) if (reportRowKind(toReportRow(r)) === 'warning') out.push(r.row_index);
   return out;
 }
 
 export function setExcluded(db: Database.Database, datasetId: string, rows: readonly number[], excluded: boolean): { updated: number } {
   datasetRow(db, datasetId);
-  const stmt = db.prepare('UPDATE clips SET excluded_by_user = ? WHERE dataset_id = ? AND row_index = ?');
   let updated = 0;
   db.transaction(() => {
-    for (const r of rows) updated += stmt.run(excluded ? 1 : 0, datasetId, r).changes;
-    db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(
-      new Date().toISOString(), excluded ? 'clips.excluded' : 'clips.included', JSON.stringify({ datasetId, rows }));
+    updated = setExcludedByUser(db, datasetId, rows, excluded);
+    recordEvent(db, excluded ? 'clips.excluded' : 'clips.included', { datasetId, rows });
   })();
   return { updated };
 }
 
 export function saveMapping(db: Database.Database, name: string, mapping: ColumnMapping): SavedMapping {
   const now = new Date().toISOString();
-  db.prepare(
-    `INSERT INTO column_mappings (name, mapping_json, created_at, updated_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT(name) DO UPDATE SET mapping_json = excluded.mapping_json, updated_at = excluded.updated_at`,
-  ).run(name, JSON.stringify(mapping), now, now);
+  upsertMapping(db, name, JSON.stringify(mapping), now);
   return { name, mapping, updatedAt: now };
 }
 
 export function listMappings(db: Database.Database): SavedMapping[] {
-  return (db.prepare('SELECT name, mapping_json, updated_at FROM column_mappings ORDER BY name').all() as { name: string; mapping_json: string; updated_at: string }[]).map((r) => ({
+  return mappingRows(db).map((r) => ({
     name: r.name,
     mapping: ColumnMapping.parse(JSON.parse(r.mapping_json)),
     updatedAt: r.updated_at,

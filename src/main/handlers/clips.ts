@@ -2,22 +2,12 @@ import { realpathSync, statSync } from 'node:fs';
 import { decodeAudio } from '../audio';
 import { encodeWav16 } from '../audio/wav';
 import { CLIP_AUDIO_MAX_S, type ClipAudio, type ClipInfo } from '../../shared/api/clips';
-import type { ClipIssue, SourceKind } from '../../shared/api/datasets';
+import type { ClipIssue } from '../../shared/api/datasets';
 import { NotFoundError, UserError } from '../../shared/errors';
 import { datasetRootDir } from '../data/sources';
 import { dataFolderProblem, isInside } from '../security/path-policy';
+import { clipInfoRows, playableClipRow, type PlayableClipRow } from '../store/clips';
 import type { HandlerMap } from './types';
-
-interface ClipRow {
-  id: string;
-  path: string;
-  rel_path: string;
-  speaker: string | null;
-  groups_json: string;
-  transcript: string | null;
-  valence: number | null;
-  duration_s: number | null;
-}
 
 function parseGroups(json: string): Record<string, string> {
   try {
@@ -31,21 +21,13 @@ function parseGroups(json: string): Record<string, string> {
   }
 }
 
-interface PlayableRow {
-  path: string;
-  status: string;
-  issues_json: string;
-  source_kind: SourceKind;
-  source_path: string;
-}
-
 /**
  * The file behind a clip, checked again now rather than trusted from import time: only
  * clips the import accepted (status ok or warning; a refused row keeps whatever path it
  * was given, a symlink's outside target included), only while the file's real path is
  * still inside its dataset's folder, and never inside the Equivox data folder.
  */
-export function playableClipPath(row: PlayableRow, dataDir: string): string {
+export function playableClipPath(row: PlayableClipRow, dataDir: string): string {
   if (row.status === 'excluded') {
     let reason = '';
     try {
@@ -76,11 +58,7 @@ export const clipHandlers: HandlerMap<'clips.get' | 'clips.audio'> = {
     if (clipIds.length === 0) return [];
     const db = store.db(projectId);
     const ids = [...new Set(clipIds)];
-    const rows = db
-      .prepare(
-        `SELECT id, path, rel_path, speaker, groups_json, transcript, valence, duration_s FROM clips WHERE id IN (${ids.map(() => '?').join(',')})`,
-      )
-      .all(...ids) as ClipRow[];
+    const rows = clipInfoRows(db, ids);
     const byId = new Map(rows.map((r) => [r.id, r]));
     // In the order asked for; unknown ids are left out.
     return ids.flatMap((id): ClipInfo[] => {
@@ -91,10 +69,7 @@ export const clipHandlers: HandlerMap<'clips.get' | 'clips.audio'> = {
     });
   },
   'clips.audio': async ({ projectId, clipId }, { store, dataDir }): Promise<ClipAudio> => {
-    const row = store
-      .db(projectId)
-      .prepare('SELECT c.path, c.status, c.issues_json, d.source_kind, d.source_path FROM clips c JOIN datasets d ON d.id = c.dataset_id WHERE c.id = ?')
-      .get(clipId) as PlayableRow | undefined;
+    const row = playableClipRow(store.db(projectId), clipId);
     if (!row) throw new NotFoundError(`no clip ${clipId} in this project`, 'clipId');
     const audio = await decodeAudio(playableClipPath(row, dataDir));
     const max = Math.round(CLIP_AUDIO_MAX_S * audio.sampleRate);

@@ -5,16 +5,17 @@ import type { ReportFile, ReportRecord } from '../../shared/api/ui';
 import { NotFoundError, UserError } from '../../shared/errors';
 import type { HandlerServices as Engine } from '../engine-services';
 import type { HandlerMap } from './types';
+import { recentReports, reportPath } from '../store/reports';
 
 /**
  * The file of a report recorded in the project: only paths the engine itself wrote and
  * recorded in the reports table are ever opened or read, never one the caller names.
  */
 function recordedReport(engine: Engine, projectId: string, reportId: string): string {
-  const row = engine.store.db(projectId).prepare('SELECT path FROM reports WHERE id = ?').get(reportId) as { path: string } | undefined;
-  if (!row) throw new NotFoundError(`no report ${reportId} in this project`, 'reportId');
-  if (!existsSync(row.path)) throw new UserError(`the report is no longer at ${row.path}: it was moved or deleted`, 'reportId');
-  return row.path;
+  const path = reportPath(engine.store.db(projectId), reportId);
+  if (path === undefined) throw new NotFoundError(`no report ${reportId} in this project`, 'reportId');
+  if (!existsSync(path)) throw new UserError(`the report is no longer at ${path}: it was moved or deleted`, 'reportId');
+  return path;
 }
 
 /**
@@ -39,16 +40,6 @@ function mimeOf(file: string): ReportFile['mime'] {
   return ext === '.pdf' ? 'application/pdf' : ext === '.json' ? 'application/json' : ext === '.csv' ? 'text/csv' : 'application/octet-stream';
 }
 
-interface ReportRow {
-  id: string;
-  audit_id: string;
-  path: string;
-  sha256: string;
-  signer: string | null;
-  fingerprint: string | null;
-  created_at: string;
-}
-
 export const uiHandlers: HandlerMap<'reports.list' | 'reports.open' | 'reports.download'> = {
   'reports.open': async ({ projectId, reportId, action }, engine) => {
     const path = recordedReport(engine, projectId, reportId);
@@ -68,10 +59,7 @@ export const uiHandlers: HandlerMap<'reports.list' | 'reports.open' | 'reports.d
     return { name: basename(path), mime: mimeOf(path), base64: bytes.toString('base64'), bytes: bytes.length };
   },
   'reports.list': ({ projectId }, { store }): ReportRecord[] => {
-    const rows = store
-      .db(projectId)
-      .prepare('SELECT id, audit_id, path, sha256, signer, fingerprint, created_at FROM reports ORDER BY created_at DESC, id DESC LIMIT 200')
-      .all() as ReportRow[];
+    const rows = recentReports(store.db(projectId));
     return rows.map((r) => ({ id: r.id, auditId: r.audit_id, path: r.path, sha256: r.sha256, signer: r.signer, fingerprint: r.fingerprint, createdAt: r.created_at }));
   },
 };

@@ -12,6 +12,8 @@ import type { EmbedSummary } from '../../shared/api/models';
 import { CancelledError, NotFoundError, UserError } from '../../shared/errors';
 import { openAudio, type AudioSource } from '../audio/source';
 import type { Task, TaskContext } from '../jobs/task';
+import { usableClipsForEmbedding, type EmbeddingClipRow } from '../store/clips';
+import { datasetExists } from '../store/datasets';
 import { openDatabase } from '../store/open';
 import { PROJECT_FILE } from '../store/projects';
 import { projectMigrations } from '../store/schema';
@@ -46,19 +48,11 @@ export interface EmbedProgress {
 
 export type { EmbedSummary };
 
-interface ClipRow {
-  id: string;
-  path: string;
-  sha256: string | null;
-  duration_s: number | null;
-}
+type ClipRow = EmbeddingClipRow;
 
 export function datasetClips(db: Database.Database, datasetId: string): ClipRow[] {
-  const ds = db.prepare('SELECT id FROM datasets WHERE id = ?').get(datasetId);
-  if (!ds) throw new NotFoundError(`no dataset ${datasetId} in this project`, 'dataset');
-  return db
-    .prepare(`SELECT id, path, sha256, duration_s FROM clips WHERE dataset_id = ? AND status != 'excluded' AND excluded_by_user = 0 ORDER BY row_index`)
-    .all(datasetId) as ClipRow[];
+  if (!datasetExists(db, datasetId)) throw new NotFoundError(`no dataset ${datasetId} in this project`, 'dataset');
+  return usableClipsForEmbedding(db, datasetId);
 }
 
 /** Run inline (CLI, demo, tests) or inside a worker through embedTask. */

@@ -3,8 +3,8 @@
  * with a model, a thousand resamples, a training step), kept in the data folder and
  * updated after every stage that did real work. Time-left figures come from these, not
  * from guesses; until a kind of work has been measured here, the rates measured while
- * building Equivox stand in (a two-core Linux virtual machine under load, so they err on
- * the slow side), and the job corrects them by how fast it actually goes.
+ * building Equivox stand in (a two-core Linux virtual machine under load), and the job
+ * corrects them stage by stage by how fast it actually goes (src/main/audits/progress.ts).
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,21 +20,25 @@ export type RateBook = Record<string, Rate>;
 const FILE = 'rates.json';
 
 /**
- * Seconds per unit measured on the development machine: the one-click demo in the e2e
- * journey (test/e2e/journey.spec.ts), 2 cores with other test suites running beside
- * (load average about 10), November 2026; so they err on the slow side. Keys are
- * documented in src/main/audits/progress.ts.
+ * Seconds per unit measured on the development machine: the first demo run of
+ * `npm run bench:eta` in a new data folder, 2 cores with other engineers' work beside (load
+ * average about 8), 3 December 2026. The November figures (the e2e journey at load 10) had
+ * import and acoustic-baseline reading ten times slower than they now are while the
+ * speech-embedding model was only three times slower: estimates off by different amounts per
+ * stage, which this run's pace cannot mend until each stage has run. Measured in one run,
+ * their proportions hold on another computer even where its speed does not. The two fallbacks
+ * (a model not listed) are guesses. Keys are documented in src/main/audits/progress.ts.
  */
 export const DEFAULT_RATES: Record<string, number> = {
-  'import:clip': 0.19,
-  'embed:acoustic-baseline': 0.21,
-  'embed:speech-embedding': 0.4,
+  'import:clip': 0.015,
+  'embed:acoustic-baseline': 0.022,
+  'embed:speech-embedding': 0.13,
   'embed:model': 0.8,
   'transcribe:model': 2,
-  'speat:kresample': 0.02,
-  'ser:kstep': 1.4,
-  'wer:kresample': 0.04,
-  'fdi:grouping': 1.5,
+  'speat:kresample': 0.013,
+  'ser:kstep': 0.89,
+  'wer:kresample': 0.33,
+  'fdi:grouping': 0.069,
 };
 
 export function loadRates(dataDir: string): RateBook {

@@ -33,6 +33,8 @@ interface Running {
   stage: string;
   /** The first report of measured work (etaOf measures the pace from there). */
   first?: FirstUnits;
+  /** The time left last shown and when (seconds since the job started), for steadyEta. */
+  shown?: { at: number; eta: number };
 }
 
 /** The first report of measured work in a job: when it came and how much estimated work it said was done. */
@@ -59,6 +61,8 @@ export function estimatedDoneOf(d: ProgressDetail): number | null {
  */
 export function etaOf(m: { done: number; total: number; detail?: ProgressDetail }, elapsedJob: number, elapsedStage: number, first?: FirstUnits): number | null {
   const d = m.detail;
+  // The task measured its own stages' pace (WorkTracker): its figure already is the correction.
+  if (d?.pacedSecondsLeft !== undefined) return d.pacedSecondsLeft;
   const estimatedDone = d ? estimatedDoneOf(d) : null;
   if (d?.estimatedSecondsLeft !== undefined && d.overall !== undefined && estimatedDone !== null) {
     const work = estimatedDone - (first?.estimatedDone ?? 0);
@@ -72,6 +76,23 @@ export function etaOf(m: { done: number; total: number; detail?: ProgressDetail 
     return d.estimatedSecondsLeft * (1 + (pace - 1) * trust);
   }
   return m.done > 0 && m.total > m.done && elapsedStage > 0 ? (elapsedStage / m.done) * (m.total - m.done) : m.done >= m.total ? 0 : null;
+}
+
+/** Seconds over which a shown time left follows a new estimate. */
+const STEADY_SECONDS = 1;
+
+/**
+ * The time left to show: between reports it counts down with the clock, and it follows a
+ * new estimate over about a second rather than at once, so it does not flicker with every
+ * recording's speed; a change of more than a quarter, or the end, is shown at once: the
+ * figure stays calm only while calm is honest. Times in seconds since the job started.
+ */
+export function steadyEta(previous: { at: number; eta: number } | undefined, estimate: number, at: number): number {
+  if (!previous || estimate <= 0) return Math.max(0, estimate);
+  const counted = Math.max(0, previous.eta - Math.max(0, at - previous.at));
+  if (Math.abs(estimate - counted) > 0.25 * Math.max(estimate, counted)) return estimate;
+  const follow = 1 - Math.exp(-Math.max(0, at - previous.at) / STEADY_SECONDS);
+  return counted + (estimate - counted) * follow;
 }
 
 /**
@@ -137,7 +158,9 @@ export class JobRunner {
           const elapsed = (now - running.started) / 1000;
           const done = m.detail ? estimatedDoneOf(m.detail) : null;
           if (!running.first && done !== null && done > 0) running.first = { at: elapsed, estimatedDone: done, overall: m.detail!.overall! };
-          const eta = etaOf(m, elapsed, (now - running.stageStarted) / 1000, running.first);
+          const raw = etaOf(m, elapsed, (now - running.stageStarted) / 1000, running.first);
+          const eta = raw !== null && m.detail?.pacedSecondsLeft !== undefined ? steadyEta(running.shown, raw, elapsed) : raw;
+          if (eta !== null) running.shown = { at: elapsed, eta };
           const progress: JobProgress = {
             jobId,
             stage: m.stage,
@@ -146,7 +169,7 @@ export class JobRunner {
             etaSeconds: eta === null ? null : Math.round(eta * 10) / 10,
             ...(m.detail?.label ? { label: m.detail.label } : {}),
             ...(m.detail?.unit ? { unit: m.detail.unit } : {}),
-            ...(m.detail?.overall !== undefined ? { fraction: Math.min(1, Math.max(0, m.detail.overall)) } : {}),
+            ...((m.detail?.pacedOverall ?? m.detail?.overall) !== undefined ? { fraction: Math.min(1, Math.max(0, m.detail!.pacedOverall ?? m.detail!.overall!)) } : {}),
           };
           running.info.progress = progress;
           options.onProgress?.(progress);

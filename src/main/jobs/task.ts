@@ -13,6 +13,13 @@ export interface ProgressDetail {
   overall?: number;
   /** Estimated seconds of work left in the whole job, from measured rates, before any correction. */
   estimatedSecondsLeft?: number;
+  /**
+   * Fraction of the whole job done, each stage weighted by its duration as this run measures
+   * it (src/main/audits/progress.ts, StagePace); agrees with `pacedSecondsLeft`.
+   */
+  pacedOverall?: number;
+  /** Seconds left in the whole job, each stage's estimate corrected by this run's own pace: what to show. */
+  pacedSecondsLeft?: number;
   /** The part of the current stage done (0–1), when the shown count is only part of the stage. */
   stageFraction?: number;
 }

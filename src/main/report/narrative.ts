@@ -8,7 +8,7 @@ import { fmt, fmtCi, fmtDeltaPpWords, fmtRate, fmtSigned, pText } from '../../sh
 import { chancePhrase, magnitude } from '../../shared/interpret';
 import { serAgreementSentence } from '../../shared/ser-agreement';
 import { plural, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
-import { fdiVerdict, serGate, speatVerdict, werAbove100Text, werPowerText } from '../../shared/verdicts';
+import { fdiVerdict, serGate, speatControlNote, speatVerdict, werAbove100Text, werPowerText } from '../../shared/verdicts';
 
 export { serAgreementSentence } from '../../shared/ser-agreement';
 
@@ -40,7 +40,8 @@ export function speatFindings(results: AuditResults): string[] {
       const v = speatVerdict(r, t, s);
       const mag = magnitude(r.effectSize);
       const dir = mag === 'negligible' || v.favoured === null ? `recordings of ${t.x.value} and ${t.y.value} speakers sit about equally close to pleasant speech` : `recordings of ${v.favoured} speakers sit closer to pleasant speech than ${v.other} speakers' do (${v.favoured} favoured)`;
-      return `${modelName(results, r.modelId)}: ${dir} (d = ${fmtSigned(r.effectSize)}, ${mag}); this ${v.unlikely ? 'is ' : ''}${v.phrase}${v.power}.`;
+      const control = speatControlNote(results.models.find((m) => m.id === r.modelId));
+      return `${modelName(results, r.modelId)}: ${dir} (d = ${fmtSigned(r.effectSize)}, ${mag}); this ${v.unlikely ? 'is ' : ''}${v.phrase}${v.power}.${control ? ` ${control}` : ''}`;
     });
     const few = Math.min(t.x.n, t.y.n) < 10 ? ` With only ${Math.min(t.x.n, t.y.n)} stimuli per group, these estimates are very uncertain.` : '';
     const human = t.humanIatD !== null ? ` For comparison, people's implicit association (human IAT D) in the SpEAT paper was ${fmtSigned(t.humanIatD)}.` : '';

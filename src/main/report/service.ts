@@ -18,6 +18,8 @@ import { readInputFile } from '../security/input-file';
 import { quoteUserText } from '../../shared/quote';
 import { canonicalJson } from '../../shared/plan';
 import { listPlans } from '../audits/plans';
+import { insertReport, latestReportIdAt, updateReport } from '../store/reports';
+import { auditStatus, storedResultsJson } from '../store/results';
 
 function parseResults(text: string, where: string): AuditResults {
   let parsed: unknown;
@@ -71,25 +73,25 @@ export async function buildReportFiles(engine: JobServices, input: OperationInpu
   } else {
     const project = engine.store.resolve(input.project!);
     const db = engine.store.db(project.id);
-    const row = db.prepare("SELECT result_json FROM results WHERE audit_id = ? AND unit_key = 'results.json'").get(input.auditId!) as { result_json: string } | undefined;
-    if (!row) {
-      const audit = db.prepare('SELECT status FROM audits WHERE id = ?').get(input.auditId!) as { status: string } | undefined;
-      throw audit
-        ? new UserError(`audit run ${input.auditId} has no assembled results yet (status: ${audit.status}); run or finish the audit first`, 'auditId')
+    const json = storedResultsJson(db, input.auditId!);
+    if (json === undefined) {
+      const status = auditStatus(db, input.auditId!);
+      throw status !== undefined
+        ? new UserError(`audit run ${input.auditId} has no assembled results yet (status: ${status}); run or finish the audit first`, 'auditId')
         : new NotFoundError(`no audit run "${input.auditId}" in project ${project.name}`, 'auditId');
     }
-    results = parseResults(row.result_json, `results of audit run ${input.auditId}`);
+    results = parseResults(json, `results of audit run ${input.auditId}`);
     lockedPlan = lockedPlanBytes(db, results);
     record = (r) => {
       // A rebuild to the same file replaced that file: its row is updated, not joined by a second one naming the same path.
       const now = new Date().toISOString();
-      const same = db.prepare('SELECT id FROM reports WHERE audit_id = ? AND path = ? ORDER BY created_at DESC LIMIT 1').get(input.auditId!, r.path) as { id: string } | undefined;
-      if (same) {
-        db.prepare('UPDATE reports SET sha256 = ?, signer = ?, fingerprint = ?, created_at = ? WHERE id = ?').run(r.sha256, r.signer, r.fingerprint, now, same.id);
-        return same.id;
+      const same = latestReportIdAt(db, input.auditId!, r.path);
+      if (same !== undefined) {
+        updateReport(db, same, r, now);
+        return same;
       }
       const id = randomUUID();
-      db.prepare('INSERT INTO reports (id, audit_id, path, sha256, signer, fingerprint, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(id, input.auditId!, r.path, r.sha256, r.signer, r.fingerprint, now);
+      insertReport(db, { id, auditId: input.auditId!, path: r.path, sha256: r.sha256, signer: r.signer, fingerprint: r.fingerprint, createdAt: now });
       return id;
     };
   }

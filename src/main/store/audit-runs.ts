@@ -7,6 +7,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
 import { UserError } from '../../shared/errors';
+import { usableClipWhere } from './clips';
+import { recordEvent } from './events';
 
 /** A lock whose holder has not refreshed it for this long is taken over, even if its process id is alive (reused ids, a hung process). */
 export const RUN_LOCK_STALE_MS = 10 * 60_000;
@@ -89,8 +91,7 @@ export function claimRunLock(db: Database.Database, planId: string, chooseAudit:
          started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`,
     ).run(planId, auditId, process.pid, hostname(), token, now, now);
     if (row) {
-      db.prepare('INSERT INTO events (at, kind, detail_json) VALUES (?, ?, ?)').run(
-        now, 'audit.lock-taken-over', JSON.stringify({ planId, auditId, from: { auditId: row.auditId, pid: row.pid, host: row.host, heartbeatAt: row.heartbeatAt } }));
+      recordEvent(db, 'audit.lock-taken-over', { planId, auditId, from: { auditId: row.auditId, pid: row.pid, host: row.host, heartbeatAt: row.heartbeatAt } }, now);
     }
     return { planId, auditId, token, tookOver: row ?? null };
   })();
@@ -138,7 +139,7 @@ export function pendingEmbeddingBytes(db: Database.Database, datasetId: string, 
   const n = (
     db
       .prepare(
-        `SELECT COUNT(*) AS n FROM clips c WHERE c.dataset_id = ? AND c.status != 'excluded' AND c.sha256 IS NOT NULL
+        `SELECT COUNT(*) AS n FROM clips c WHERE c.dataset_id = ? AND ${usableClipWhere('c')} AND c.sha256 IS NOT NULL
          AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.audio_sha256 = c.sha256 AND e.model_sha256 = ? AND e.settings_key = ?)`,
       )
       .get(datasetId, modelSha256, settingsKey) as { n: number }

@@ -18,7 +18,7 @@ import { inlineContext } from '../../../src/main/jobs/task';
 import { buildReport } from '../../../src/main/report';
 import { createEngine } from '../../../src/main/engine';
 import { runDemo } from '../../../src/main/audits/demo';
-import { speatVerdict } from '../../../src/shared/verdicts';
+import { speatControlNote, speatVerdict } from '../../../src/shared/verdicts';
 import { magnitude } from '../../../src/shared/interpret';
 import { caveats } from '../../../src/main/report/narrative';
 import { ProjectStore } from '../../../src/main/store/projects';
@@ -162,6 +162,23 @@ describe('report consistency on own-data runs and the demo', () => {
       const v = speatVerdict(r, t, s);
       expect(demo.flat).toContain(flatten(`(d = ${fmtD(r.effectSize)}, ${magnitude(r.effectSize)}); this ${v.unlikely ? 'is ' : ''}${v.phrase}`));
       if (magnitude(r.effectSize) !== 'negligible') expect(demo.flat).toContain(`(${v.favoured} favoured)`);
+    }
+  });
+
+  it("the acoustic baseline's SpEAT effects are called a measure of the recordings, not of a model's bias, and no learned model's are", () => {
+    const demo = built.find((b) => b.name === 'demo')!;
+    const family = (id: string) => demo.results.models.find((m) => m.id === id)?.family;
+    const baselineRows = demo.results.speat!.results.filter((r) => family(r.modelId) === 'acoustic-baseline');
+    expect(baselineRows.length).toBeGreaterThan(0);
+    const note = flatten(speatControlNote({ family: 'acoustic-baseline' }));
+    expect(note).toMatch(/not a bias of a model/);
+    expect(speatControlNote({ family: 'wav2vec2' })).toBe('');
+    // One sentence group per baseline result (the findings print each result once).
+    expect(occurrences(demo.flat, note)).toBe(baselineRows.length);
+    for (const r of baselineRows) {
+      const t = demo.results.speat!.tests.find((x) => x.id === r.testId)!;
+      const v = speatVerdict(r, t, demo.results.speat!);
+      expect(demo.flat).toContain(flatten(`${v.phrase}${v.power}. ${speatControlNote({ family: 'acoustic-baseline' })}`));
     }
   });
 

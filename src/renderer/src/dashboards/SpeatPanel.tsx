@@ -114,7 +114,7 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                       </tr>
                       <tr className="dash-row-plain">
                         <td colSpan={9}>
-                          <span className="dash-plain">{speatRowText(r, t, speat)}</span>{' '}
+                          <span className="dash-plain">{speatRowText(r, t, speat, results.models.find((m) => m.id === r.modelId))}</span>{' '}
                           <button type="button" className="dash-stimuli-btn" onClick={() => setSelection({ testId: t.id, modelId: r.modelId })} aria-label={`Stimuli of ${t.name}, ${modelName(results, r.modelId)}`}>
                             Stimuli
                           </button>

@@ -6,8 +6,8 @@
  */
 import { pText } from '../../../shared/charts';
 import { chancePhrase, magnitude } from '../../../shared/interpret';
-import type { Correction, Section, SpeatResult, SpeatSection, SpeatTestDesign } from '../../../shared/results';
-import { speatVerdict } from '../../../shared/verdicts';
+import type { Correction, ModelSummary, Section, SpeatResult, SpeatSection, SpeatTestDesign } from '../../../shared/results';
+import { speatControlNote, speatVerdict } from '../../../shared/verdicts';
 
 export const SECTION_NAMES: Record<Section, string> = {
   speat: 'Embedding association (SpEAT)',
@@ -33,7 +33,7 @@ export function directionText(d: number, t: SpeatTestDesign): string {
 }
 
 /** One sentence group for one SpEAT result row: the verdict rests on the two-sided p and names the favoured group. */
-export function speatRowText(r: SpeatResult, t: SpeatTestDesign, s: SpeatSection): string {
+export function speatRowText(r: SpeatResult, t: SpeatTestDesign, s: SpeatSection, model?: Pick<ModelSummary, 'family'>): string {
   const mag = magnitude(r.effectSize);
   const magWord = mag.charAt(0).toUpperCase() + mag.slice(1);
   const v = speatVerdict(r, t, s);
@@ -44,6 +44,8 @@ export function speatRowText(r: SpeatResult, t: SpeatTestDesign, s: SpeatSection
   if (n < 10) parts.push(`Very uncertain: only ${n} stimuli per group.`);
   const dur = t.confounds.duration;
   if (dur && dur.p < s.config.alpha) parts.push(`The two groups' recordings differ in length (${pText(dur.p)}), which may account for part of the effect.`);
+  const control = speatControlNote(model);
+  if (control) parts.push(control);
   return parts.join(' ');
 }
 

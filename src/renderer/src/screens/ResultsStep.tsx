@@ -6,7 +6,7 @@
 import { type ComponentType, type JSX, type KeyboardEvent, useRef, useState } from 'react';
 import type { AuditResults, Section } from '../../../shared/results';
 import { pText } from '../../../shared/charts/format';
-import { speatVerdict } from '../../../shared/verdicts';
+import { speatControlNote, speatVerdict } from '../../../shared/verdicts';
 import { Ci, Num } from '../components/Num';
 import { ExplainList } from '../components/Explain';
 
@@ -92,6 +92,7 @@ function PlainResults({ results }: { results: AuditResults }): JSX.Element {
                   const v = t ? speatVerdict(r, t, results.speat!) : null;
                   const p = v?.p ?? r.pAdjusted[results.speat!.config.correction];
                   const sig = p < results.speat!.config.alpha;
+                  const control = speatControlNote(results.models.find((m) => m.id === r.modelId));
                   return (
                     <tr key={`${r.testId}-${r.modelId}`}>
                       <td>{t?.name ?? r.testId}</td>
@@ -104,7 +105,7 @@ function PlainResults({ results }: { results: AuditResults }): JSX.Element {
                         <Num value={p} kind="p" />
                       </td>
                       <td>
-                        {v?.favoured ? `Recordings of ${v.favoured} sit closer to pleasant speech than ${v.other}'s (${v.favoured} favoured)` : ''}; {sig ? `unlikely to be chance (two-sided ${pText(p)}, adjusted)` : 'could be chance'}.
+                        {v?.favoured ? `Recordings of ${v.favoured} sit closer to pleasant speech than ${v.other}'s (${v.favoured} favoured); ` : ''}{sig ? `${v?.favoured ? 'u' : 'U'}nlikely to be chance (two-sided ${pText(p)}, adjusted)` : `${v?.favoured ? 'c' : 'C'}ould be chance`}.{control ? ` ${control}` : ''}
                       </td>
                     </tr>
                   );
