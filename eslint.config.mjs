@@ -15,6 +15,17 @@ const ortOnlyThroughWrapper = {
   message: "import onnxruntime-node through src/main/inference/ort.ts: it checks that the native telemetry is off (src/main/security/telemetry.ts)",
 };
 
+const focusedTests = { selector: "CallExpression[callee.object.name=/^(it|test|describe)$/][callee.property.name='only']", message: 'focused tests silence the rest of the suite' };
+// SQL lives in src/main/store (DESIGN.md; issue 22): a statement prepared, a script run or a
+// pragma set anywhere else in the engine is refused. `exec` is matched only with a string or
+// template argument, which a RegExp's exec (a variable) does not have.
+const SQL_MESSAGE = 'SQL lives in src/main/store: add a named function to a repository module there and call it';
+const sqlOnlyInStore = [
+  { selector: "CallExpression[callee.property.name='prepare']", message: SQL_MESSAGE },
+  { selector: "CallExpression[callee.property.name='exec'][arguments.0.type=/^(Literal|TemplateLiteral)$/]", message: SQL_MESSAGE },
+  { selector: "CallExpression[callee.property.name='pragma']", message: SQL_MESSAGE },
+];
+
 export default tseslint.config(
   {
     ignores: ['node_modules/**', 'out/**', 'dist/**', 'resources/**', 'test-results/**', 'playwright-report/**', 'demo-output/**', '**/*.d.ts', 'test/fixtures/lint/**'],
@@ -26,7 +37,7 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name=/^(it|test|describe)$/][callee.property.name='only']", message: 'focused tests silence the rest of the suite' }],
+      'no-restricted-syntax': ['error', focusedTests],
       'no-restricted-imports': ['error', { paths: [ortOnlyThroughWrapper] }],
     },
   },
@@ -58,6 +69,13 @@ export default tseslint.config(
     files: ['src/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ regex: '^node:', message: 'src/shared has no Node imports' }, { regex: '(^|/)(main|renderer|preload)(/|$)', message: 'src/shared depends on nothing but itself and zod' }, { group: electronOnly, message: 'src/shared never imports electron' }] }],
+    },
+  },
+  {
+    files: ['src/main/**/*.ts'],
+    ignores: ['src/main/store/**'],
+    rules: {
+      'no-restricted-syntax': ['error', focusedTests, ...sqlOnlyInStore],
     },
   },
 );

@@ -18,7 +18,7 @@ import { openDatabase } from '../store/open';
 import { PROJECT_FILE } from '../store/projects';
 import { projectMigrations } from '../store/schema';
 import { cachedAudioShas, providerLabel, recordProjectModel, saveEmbedding } from './cache';
-import { createEmbedder } from './embedder';
+import { borrowEmbedder } from './embedder-pool';
 import { ensureModel } from './models';
 import type { ProviderName } from './providers';
 
@@ -101,7 +101,9 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
   };
   report();
   if (todo.length > 0) {
-    const embedder = await createEmbedder(manifest, graphs, { provider: o.provider, threads: o.threads });
+    const lease = await borrowEmbedder(manifest, graphs, { provider: o.provider, threads: o.threads });
+    const { embedder } = lease;
+    summary.session = lease.session;
     summary.provider = providerLabel(embedder.info);
     summary.fallbacks = embedder.info.fallbacks;
     summary.timings.setupMs = performance.now() - t0;
@@ -164,7 +166,7 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
       abort.abort();
       for (const p of pending.values()) void p.then((src) => src.close(), () => {});
       Object.assign(summary.timings, { frontEndMs: embedder.timings.frontEndMs, ortMs: embedder.timings.ortMs, aggregateMs: embedder.timings.aggregateMs });
-      await embedder.release();
+      await lease.release();
     }
   }
   summary.timings.totalMs = performance.now() - t0;

@@ -137,6 +137,13 @@ export function allowSpinning(load = loadavg()[0]!, cores = availableParallelism
   return load < cores;
 }
 
+let sessionsCreated = 0;
+
+/** Sessions this thread has created so far (tests and benches: proof that a job set up no model). */
+export function sessionCount(): number {
+  return sessionsCreated;
+}
+
 /** Create a session on the first provider that works. */
 export async function createSession(model: Uint8Array | string, o: SessionOptions = {}): Promise<{ session: ort.InferenceSession; info: RunInfo }> {
   const threads = o.threads ?? defaultThreads();
@@ -154,6 +161,7 @@ export async function createSession(model: Uint8Array | string, o: SessionOption
         extra: { session: { intra_op: { allow_spinning: allowSpinning() ? '1' : '0' } } },
       };
       const session = typeof model === 'string' ? await ort.InferenceSession.create(model, options) : await ort.InferenceSession.create(model, options);
+      sessionsCreated += 1;
       return { session, info: { provider, threads, ortVersion: ortVersion(), fallbacks } };
     } catch (err) {
       failed.add(provider);

@@ -2,6 +2,7 @@ import type { Task } from './task';
 import { countTask } from './selftest-task';
 import { importTask } from '../data/import-task';
 import { embedTask } from '../inference/embed';
+import { sessionsTask } from '../inference/embedder-pool';
 import { auditTask, demoImportTask, demoRunTask } from '../audits/task';
 import { clusterImportTask } from '../cluster/task';
 import { renderReportTask } from '../report/render-task';
@@ -12,6 +13,7 @@ import { renderReportTask } from '../report/render-task';
  */
 export const taskRegistry: Record<string, Task<never, unknown>> = {
   'selftest.count': countTask,
+  'selftest.sessions': sessionsTask,
   'datasets.import': importTask,
   'inference.embed': embedTask,
   'audits.run': auditTask,

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EngineEvent, JobInfo, JobProgress } from '../../shared/api';
 import { ApiError, CancelledError } from '../../shared/errors';
-import type { WorkerMessage, WorkerStart } from './protocol';
+import type { RunnerMessage, WorkerBoot, WorkerMessage } from './protocol';
 import type { ProgressDetail } from './task';
 
 /**
@@ -27,7 +27,7 @@ interface Running {
   info: JobInfo;
   input: unknown;
   cancelFlag: Int32Array;
-  worker: Worker;
+  slot: Slot;
   started: number;
   stageStarted: number;
   stage: string;
@@ -35,6 +35,30 @@ interface Running {
   first?: FirstUnits;
   /** The time left last shown and when (seconds since the job started), for steadyEta. */
   shown?: { at: number; eta: number };
+  /** Terminates the worker when a cancelled job has not stopped within its grace period. */
+  graceTimer?: NodeJS.Timeout;
+}
+
+/** What a worker thread's events go to: the job it runs now. */
+interface JobHandlers {
+  message(m: WorkerMessage): void;
+  error(err: Error): void;
+  exit(code: number): void;
+}
+
+/** One worker thread: runs one job at a time, and waits idle for the next between jobs. */
+interface Slot {
+  worker: Worker;
+  /** The niceness it was started with (a thread cannot take a higher priority back). */
+  nice: number | undefined;
+  /** The kind of the job it runs or last ran. */
+  kind: string;
+  /** Set while it runs a job. */
+  job: JobHandlers | undefined;
+  /** Terminated, exited or told to end: never given another job. */
+  gone: boolean;
+  idleTimer?: NodeJS.Timeout;
+  exited: Promise<void>;
 }
 
 /** The first report of measured work in a job: when it came and how much estimated work it said was done. */
@@ -95,14 +119,28 @@ export function steadyEta(previous: { at: number; eta: number } | undefined, est
   return counted + (estimate - counted) * follow;
 }
 
+/** Idle workers kept for the next job: each holds what its last jobs loaded (an onnxruntime session among them). */
+export const MAX_IDLE_WORKERS = 2;
+/** An idle worker ends after this long without a job, releasing its sessions. */
+export const WORKER_IDLE_MS = 60_000;
+/** How long a worker told to end may take to release its sessions before it is terminated. */
+const DISPOSE_GRACE_MS = 2000;
+
 /**
- * Runs tasks in worker threads, one worker per job, and turns their messages into
- * engine events with an ETA. Cancel sets a shared flag the task polls; a task that
- * ignores it is terminated after a grace period.
+ * Runs tasks in worker threads and turns their messages into engine events with an ETA.
+ * A worker runs one job at a time; when its job ends it waits idle for the next one (at
+ * most MAX_IDLE_WORKERS of them, each for WORKER_IDLE_MS), so the models a job loaded
+ * (inference/embedder-pool.ts) serve the next job instead of being set up again. Idle
+ * workers are unref'd: a process whose owner never calls shutdown still exits. Cancel
+ * sets a shared flag the task polls; a task that ignores it is terminated after a grace
+ * period, and a terminated or crashed worker is never given another job.
  */
 export class JobRunner {
   private readonly jobs = new Map<string, Running>();
   private readonly finished: JobInfo[] = [];
+  /** Idle workers, the most recently idle last. */
+  private readonly idle: Slot[] = [];
+  private readonly slots = new Set<Slot>();
 
   /** Told of every job started, before it runs (the engine process reports them to its host so a crash can resume them). */
   onStarted: ((job: { jobId: string; kind: string; input: unknown }) => void) | undefined;
@@ -113,22 +151,31 @@ export class JobRunner {
    */
   jobNice: number | undefined;
 
+  /** Idle workers kept, and how long each waits for a job (tests shorten it). */
+  maxIdleWorkers = MAX_IDLE_WORKERS;
+  workerIdleMs = WORKER_IDLE_MS;
+
   constructor(private readonly emit: (event: EngineEvent) => void = () => {}) {}
 
   start<O>(kind: string, input: unknown, options: { jobId?: string; onProgress?: (p: JobProgress) => void } = {}): { jobId: string; result: Promise<O> } {
     const jobId = options.jobId ?? randomUUID();
     const shared = new SharedArrayBuffer(4);
     const cancelFlag = new Int32Array(shared);
-    const entry = workerEntry();
-    const start: WorkerStart & { entryUrl?: string } = { kind, input, cancelFlag: shared, ...(this.jobNice !== undefined ? { nice: this.jobNice } : {}), ...(entry.entryUrl ? { entryUrl: entry.entryUrl } : {}) };
-    // The worker copies this thread's environment, ORT_DISABLE_TELEMETRY included
-    // (src/main/security/telemetry.ts); src/main/inference/ort.ts checks it there again.
-    const worker = new Worker(entry.file, { workerData: start });
+    const slot = this.takeIdle(kind) ?? this.spawn();
+    try {
+      slot.worker.postMessage({ type: 'start', kind, input, cancelFlag: shared } satisfies RunnerMessage);
+    } catch (err) {
+      // An input that cannot be cloned: the worker never saw a job and stays as it was.
+      this.toIdle(slot);
+      throw err;
+    }
+    slot.kind = kind;
+    slot.worker.ref();
     const running: Running = {
       info: { jobId, kind, state: 'running', progress: null },
       input,
       cancelFlag,
-      worker,
+      slot,
       started: Date.now(),
       stageStarted: Date.now(),
       stage: '',
@@ -137,66 +184,72 @@ export class JobRunner {
     this.onStarted?.({ jobId, kind, input });
     const result = new Promise<O>((resolvePromise, reject) => {
       let settled = false;
-      const end = (state: 'finished' | 'failed' | 'cancelled', error?: string) => {
+      /** healthy: the worker reported the end itself and can take the next job. */
+      const end = (state: 'finished' | 'failed' | 'cancelled', healthy: boolean, error?: string) => {
         if (settled) return;
         settled = true;
+        if (running.graceTimer) clearTimeout(running.graceTimer);
         running.info.state = state;
         if (error !== undefined) running.info.error = error;
         this.jobs.delete(jobId);
         this.finished.push(running.info);
         if (this.finished.length > 200) this.finished.shift();
         this.emit({ type: 'job.ended', jobId, kind, state, ...(error !== undefined ? { error } : {}) });
-        void worker.terminate();
+        slot.job = undefined;
+        if (healthy && !slot.gone) this.toIdle(slot);
+        else this.drop(slot);
       };
-      worker.on('message', (m: WorkerMessage) => {
-        if (m.type === 'progress') {
-          const now = Date.now();
-          if (m.stage !== running.stage) {
-            running.stage = m.stage;
-            running.stageStarted = now;
+      slot.job = {
+        message: (m) => {
+          if (m.type === 'progress') {
+            const now = Date.now();
+            if (m.stage !== running.stage) {
+              running.stage = m.stage;
+              running.stageStarted = now;
+            }
+            const elapsed = (now - running.started) / 1000;
+            const done = m.detail ? estimatedDoneOf(m.detail) : null;
+            if (!running.first && done !== null && done > 0) running.first = { at: elapsed, estimatedDone: done, overall: m.detail!.overall! };
+            const raw = etaOf(m, elapsed, (now - running.stageStarted) / 1000, running.first);
+            const eta = raw !== null && m.detail?.pacedSecondsLeft !== undefined ? steadyEta(running.shown, raw, elapsed) : raw;
+            if (eta !== null) running.shown = { at: elapsed, eta };
+            const progress: JobProgress = {
+              jobId,
+              stage: m.stage,
+              done: m.done,
+              total: m.total,
+              etaSeconds: eta === null ? null : Math.round(eta * 10) / 10,
+              ...(m.detail?.label ? { label: m.detail.label } : {}),
+              ...(m.detail?.unit ? { unit: m.detail.unit } : {}),
+              ...((m.detail?.pacedOverall ?? m.detail?.overall) !== undefined ? { fraction: Math.min(1, Math.max(0, m.detail!.pacedOverall ?? m.detail!.overall!)) } : {}),
+            };
+            running.info.progress = progress;
+            options.onProgress?.(progress);
+            this.emit({ type: 'job.progress', progress });
+          } else if (m.type === 'result') {
+            end('finished', true);
+            resolvePromise(m.result as O);
+          } else {
+            const cancelled = m.error.code === 'cancelled';
+            end(cancelled ? 'cancelled' : 'failed', true, m.error.message);
+            reject(cancelled ? new CancelledError(m.error.message) : new ApiError((m.error.code as ApiError['code']) ?? 'internal', m.error.message, m.error.field));
           }
-          const elapsed = (now - running.started) / 1000;
-          const done = m.detail ? estimatedDoneOf(m.detail) : null;
-          if (!running.first && done !== null && done > 0) running.first = { at: elapsed, estimatedDone: done, overall: m.detail!.overall! };
-          const raw = etaOf(m, elapsed, (now - running.stageStarted) / 1000, running.first);
-          const eta = raw !== null && m.detail?.pacedSecondsLeft !== undefined ? steadyEta(running.shown, raw, elapsed) : raw;
-          if (eta !== null) running.shown = { at: elapsed, eta };
-          const progress: JobProgress = {
-            jobId,
-            stage: m.stage,
-            done: m.done,
-            total: m.total,
-            etaSeconds: eta === null ? null : Math.round(eta * 10) / 10,
-            ...(m.detail?.label ? { label: m.detail.label } : {}),
-            ...(m.detail?.unit ? { unit: m.detail.unit } : {}),
-            ...((m.detail?.pacedOverall ?? m.detail?.overall) !== undefined ? { fraction: Math.min(1, Math.max(0, m.detail!.pacedOverall ?? m.detail!.overall!)) } : {}),
-          };
-          running.info.progress = progress;
-          options.onProgress?.(progress);
-          this.emit({ type: 'job.progress', progress });
-        } else if (m.type === 'result') {
-          end('finished');
-          resolvePromise(m.result as O);
-        } else {
-          const cancelled = m.error.code === 'cancelled';
-          end(cancelled ? 'cancelled' : 'failed', m.error.message);
-          reject(cancelled ? new CancelledError(m.error.message) : new ApiError((m.error.code as ApiError['code']) ?? 'internal', m.error.message, m.error.field));
-        }
-      });
-      worker.on('error', (err) => {
-        end('failed', err.message);
-        reject(err);
-      });
-      worker.on('exit', (code) => {
-        if (settled) return;
-        if (Atomics.load(cancelFlag, 0) === 1) {
-          end('cancelled', 'Cancelled');
-          reject(new CancelledError());
-        } else {
-          end('failed', `worker exited with code ${code}`);
-          reject(new Error(`job ${kind} worker exited with code ${code}`));
-        }
-      });
+        },
+        error: (err) => {
+          end('failed', false, err.message);
+          reject(err);
+        },
+        exit: (code) => {
+          if (settled) return;
+          if (Atomics.load(cancelFlag, 0) === 1) {
+            end('cancelled', false, 'Cancelled');
+            reject(new CancelledError());
+          } else {
+            end('failed', false, `worker exited with code ${code}`);
+            reject(new Error(`job ${kind} worker exited with code ${code}`));
+          }
+        },
+      };
     });
     // Unhandled rejections of fire-and-forget jobs are reported through events instead.
     result.catch(() => {});
@@ -207,8 +260,11 @@ export class JobRunner {
     const running = this.jobs.get(jobId);
     if (!running) return false;
     Atomics.store(running.cancelFlag, 0, 1);
-    const timer = setTimeout(() => void running.worker.terminate(), graceMs);
-    timer.unref();
+    running.graceTimer ??= setTimeout(() => {
+      // Only if this job still runs there: a worker that stopped in time has another job by now.
+      if (this.jobs.get(jobId) === running) this.drop(running.slot);
+    }, graceMs);
+    running.graceTimer.unref();
     return true;
   }
 
@@ -224,8 +280,88 @@ export class JobRunner {
     return [...[...this.jobs.values()].map((r) => r.info), ...this.finished].map((i) => ({ ...i }));
   }
 
+  /** Idle workers waiting for a job now. */
+  idleWorkers(): number {
+    return this.idle.length;
+  }
+
+  /** Ends every worker: running jobs are terminated (and fail), idle workers release their sessions first. */
   async shutdown(): Promise<void> {
-    await Promise.all([...this.jobs.values()].map((r) => r.worker.terminate()));
+    const ending = [...this.slots].map((slot) => {
+      if (slot.job) this.drop(slot);
+      else this.dispose(slot);
+      return slot.exited;
+    });
+    await Promise.all(ending);
     this.jobs.clear();
+  }
+
+  private spawn(): Slot {
+    const entry = workerEntry();
+    const boot: WorkerBoot = { ...(this.jobNice !== undefined ? { nice: this.jobNice } : {}), ...(entry.entryUrl ? { entryUrl: entry.entryUrl } : {}) };
+    // The worker copies this thread's environment, ORT_DISABLE_TELEMETRY included
+    // (src/main/security/telemetry.ts); src/main/inference/ort.ts checks it there again.
+    const worker = new Worker(entry.file, { workerData: boot });
+    let exited!: () => void;
+    const slot: Slot = { worker, nice: this.jobNice, kind: '', job: undefined, gone: false, exited: new Promise<void>((r) => (exited = r)) };
+    this.slots.add(slot);
+    worker.on('message', (m: WorkerMessage) => slot.job?.message(m));
+    worker.on('error', (err) => {
+      // An uncaught error ends the thread.
+      slot.gone = true;
+      slot.job?.error(err);
+    });
+    worker.on('exit', (code) => {
+      slot.gone = true;
+      this.forget(slot);
+      this.slots.delete(slot);
+      slot.job?.exit(code);
+      exited();
+    });
+    return slot;
+  }
+
+  /** An idle worker for a job of `kind`: one that last ran the same kind first, the most recently used first. */
+  private takeIdle(kind: string): Slot | undefined {
+    const fits = this.idle.filter((s) => !s.gone && s.nice === this.jobNice);
+    const slot = fits.filter((s) => s.kind === kind).pop() ?? fits.pop();
+    if (!slot) return undefined;
+    this.idle.splice(this.idle.indexOf(slot), 1);
+    if (slot.idleTimer) clearTimeout(slot.idleTimer);
+    return slot;
+  }
+
+  private toIdle(slot: Slot): void {
+    if (this.idle.length >= this.maxIdleWorkers) {
+      this.dispose(slot);
+      return;
+    }
+    // Idle, it must not keep the process alive (a CLI command, a test file that ends).
+    slot.worker.unref();
+    slot.idleTimer = setTimeout(() => this.dispose(slot), this.workerIdleMs);
+    slot.idleTimer.unref();
+    this.idle.push(slot);
+  }
+
+  /** Asks an idle worker to release its sessions and end; terminated if it does not in time. */
+  private dispose(slot: Slot): void {
+    if (slot.gone) return;
+    slot.gone = true;
+    this.forget(slot);
+    slot.worker.postMessage({ type: 'dispose' } satisfies RunnerMessage);
+    setTimeout(() => void slot.worker.terminate(), DISPOSE_GRACE_MS).unref();
+  }
+
+  /** Terminates a worker now (cancel grace over, a crash, shutdown); it takes no other job. */
+  private drop(slot: Slot): void {
+    slot.gone = true;
+    this.forget(slot);
+    void slot.worker.terminate();
+  }
+
+  private forget(slot: Slot): void {
+    const i = this.idle.indexOf(slot);
+    if (i >= 0) this.idle.splice(i, 1);
+    if (slot.idleTimer) clearTimeout(slot.idleTimer);
   }
 }

@@ -2,27 +2,22 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { CancelledError } from '../../shared/errors';
 import { toErrorShape } from '../error-shape';
-import type { WorkerMessage, WorkerStart } from './protocol';
+import type { RunnerMessage, WorkerBoot, WorkerMessage, WorkerStart } from './protocol';
 import { taskRegistry } from './registry';
+import { endThread, markThreadOutlivesJobs } from './thread-life';
 import type { TaskContext } from './task';
 
 const PROGRESS_INTERVAL_MS = 100;
 
-async function main(): Promise<void> {
-  const port = parentPort;
-  if (!port) throw new Error('worker.ts must run in a worker thread');
-  const start = workerData as WorkerStart;
+/** Runs one job and posts its progress and its end; nothing of it is posted after that. */
+async function runJob(post: (m: WorkerMessage) => void, start: WorkerStart): Promise<void> {
   const flag = new Int32Array(start.cancelFlag);
-  // On Linux setpriority(0) applies to the calling thread only, and threads it starts inherit it;
-  // elsewhere it would lower the whole process, so it is left alone there.
-  if (start.nice !== undefined && process.platform === 'linux') {
-    try {
-      setPriority(start.nice);
-    } catch {
-      // Not allowed here (a container's limits): the job runs at normal priority.
-    }
-  }
-  const post = (m: WorkerMessage) => port.postMessage(m);
+  // Work a task left running after it ended (a promise nobody awaited) must not report
+  // into the job this worker runs next.
+  let open = true;
+  const send = (m: WorkerMessage) => {
+    if (open) post(m);
+  };
   let lastSent = 0;
   let lastStage = '';
   const ctx: TaskContext = {
@@ -32,7 +27,7 @@ async function main(): Promise<void> {
       if (stage === lastStage && done < total && now - lastSent < PROGRESS_INTERVAL_MS) return;
       lastSent = now;
       lastStage = stage;
-      post({ type: 'progress', stage, done, total, ...(detail ? { detail } : {}) });
+      send({ type: 'progress', stage, done, total, ...(detail ? { detail } : {}) });
     },
     cancelled: () => Atomics.load(flag, 0) === 1,
     throwIfCancelled() {
@@ -43,12 +38,45 @@ async function main(): Promise<void> {
   try {
     if (!task) throw new Error(`unknown job kind ${start.kind}`);
     const result = await task(start.input as never, ctx);
-    post({ type: 'result', result });
+    send({ type: 'result', result });
   } catch (err) {
     // Through the hosts' own shaping, so a full disk or a busy database arrives as a user error.
     const shape = toErrorShape(err);
-    post({ type: 'error', error: { name: (err as { name?: string }).name ?? 'Error', message: shape.message, code: shape.code, field: shape.field } });
+    send({ type: 'error', error: { name: (err as { name?: string }).name ?? 'Error', message: shape.message, code: shape.code, field: shape.field } });
+  } finally {
+    open = false;
   }
 }
 
-void main();
+function main(): void {
+  const port = parentPort;
+  if (!port) throw new Error('worker.ts must run in a worker thread');
+  const boot = workerData as WorkerBoot;
+  // On Linux setpriority(0) applies to the calling thread only, and threads it starts inherit it;
+  // elsewhere it would lower the whole process, so it is left alone there.
+  if (boot.nice !== undefined && process.platform === 'linux') {
+    try {
+      setPriority(boot.nice);
+    } catch {
+      // Not allowed here (a container's limits): the jobs run at normal priority.
+    }
+  }
+  // This thread outlives its job (jobs/runner.ts): what a job loaded (the last model's
+  // sessions, inference/embedder-pool.ts) may serve the next one.
+  markThreadOutlivesJobs();
+  const post = (m: WorkerMessage) => port.postMessage(m);
+  // The runner posts a job only to an idle worker; the chain keeps them in order regardless.
+  let current: Promise<void> = Promise.resolve();
+  port.on('message', (m: RunnerMessage) => {
+    if (m.type === 'start') {
+      current = current.then(() => runJob(post, m));
+    } else {
+      current = current
+        .then(() => endThread())
+        .catch(() => {})
+        .finally(() => process.exit(0));
+    }
+  });
+}
+
+main();

@@ -52,6 +52,11 @@ export interface EmbedSummary {
   /** "cpu threads=4 ort=1.30.0" */
   provider: string | null;
   fallbacks: { provider: string; error: string }[];
+  /**
+   * Whether this run set up its model's sessions ('created') or used those an earlier job
+   * of the same engine's worker left loaded ('reused'); absent when no clip needed computing.
+   */
+  session?: 'created' | 'reused';
 }
 
 /**

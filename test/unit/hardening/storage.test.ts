@@ -80,6 +80,32 @@ function killWhen(args: string[], home: string, condition: () => boolean): Promi
   });
 }
 
+/**
+ * Run the CLI; `onLine` sees each stderr line and may pause the whole process group
+ * (SIGSTOP), getting back the function that lets it go on (SIGCONT).
+ */
+function runCliPausable(args: string[], home: string, onLine: (line: string, pause: () => () => void) => void): Promise<RunOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], { env: { ...process.env, EQUIVOX_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const out = { stdout: '', stderr: '' };
+    let partial = '';
+    const pause = () => {
+      process.kill(-child.pid!, 'SIGSTOP');
+      return () => process.kill(-child.pid!, 'SIGCONT');
+    };
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out.stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      out.stderr += c;
+      partial += c;
+      const lines = partial.split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) onLine(line, pause);
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, killedAt: null, ...out }));
+  });
+}
+
 /** The prepared project, copied (with its own data folder) for one test. */
 let pristine: AuditProject;
 function copyProject(where: string): AuditProject {
@@ -204,10 +230,15 @@ describe('one run of a plan at a time, and a report built as one unit', () => {
     p = copyProject(tempDir('lock'));
     const run = ['audit', 'run', '--project', p.project, '--plan', p.planFile];
     let second: Promise<RunOutcome> | null = null;
-    const first = await runCli(run, p.home, (line) => {
-      // Once the first is embedding, start the second; never kill the first.
-      if (second === null && line.startsWith('Embedding (1/2')) second = runCli(run, p.home);
-      return false;
+    // Once the first is embedding (it holds the lock), it is paused (SIGSTOP) until the
+    // second has been answered and then let go on (SIGCONT): without the pause a fast
+    // machine could finish the first run before the second reaches the lock, and the
+    // second would rightly run.
+    const first = await runCliPausable(run, p.home, (line, pause) => {
+      if (second === null && line.startsWith('Embedding (1/2')) {
+        const resume = pause();
+        second = runCli(run, p.home).finally(resume);
+      }
     });
     expect(first.code, first.stderr.slice(-2000)).toBe(0);
     runId = (JSON.parse(first.stdout) as { runId: string }).runId;

@@ -1,3 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { JobProgress } from '../../../src/shared/api';
 import { JobRunner } from '../../../src/main/jobs/runner';
@@ -54,5 +59,57 @@ describe('JobRunner', () => {
   it('reports an unknown job kind as a failure', async () => {
     const runner = new JobRunner();
     await expect(runner.start('no.such.kind', {}).result).rejects.toThrow(/unknown job kind/);
+  });
+
+  it('gives the next job to the idle worker, runs concurrent jobs on separate workers, and ends idle ones on shutdown', async () => {
+    const runner = new JobRunner();
+    const job = () => runner.start<{ counted: number; threadId: number }>('selftest.count', { units: 2, unitMs: 1 }).result;
+    const first = await job();
+    expect(runner.idleWorkers()).toBe(1);
+    const second = await job();
+    expect(second.threadId).toBe(first.threadId);
+    const [a, b, c] = await Promise.all([job(), job(), job()]);
+    expect(new Set([a!.threadId, b!.threadId, c!.threadId]).size).toBe(3);
+    // Three came back; two stay idle.
+    expect(runner.idleWorkers()).toBe(2);
+    await runner.shutdown();
+    expect(runner.idleWorkers()).toBe(0);
+  });
+
+  it('never gives a job to a worker that was terminated (a cancel that was not heeded in time), and ends idle workers after a while', async () => {
+    const runner = new JobRunner();
+    runner.workerIdleMs = 300;
+    const { threadId } = await runner.start<{ threadId: number }>('selftest.count', { units: 1, unitMs: 1 }).result;
+    // Units of 3 s: the task checks the flag only between units, so a cancel once the first
+    // unit is done (its progress) lands inside the second one and the grace runs out.
+    let done = 0;
+    const slow = runner.start('selftest.count', { units: 2, unitMs: 3000 }, { onProgress: (p) => (done = p.done) });
+    expect(runner.idleWorkers()).toBe(0);
+    for (let waited = 0; done === 0 && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    runner.cancel(slow.jobId, 100);
+    await expect(slow.result).rejects.toMatchObject({ code: 'cancelled' });
+    const next = await runner.start<{ threadId: number }>('selftest.count', { units: 1, unitMs: 1 }).result;
+    expect(next.threadId).not.toBe(threadId);
+    expect(runner.idleWorkers()).toBe(1);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(runner.idleWorkers()).toBe(0);
+    const after = await runner.start<{ threadId: number }>('selftest.count', { units: 1, unitMs: 1 }).result;
+    expect(after.threadId).not.toBe(next.threadId);
+    await runner.shutdown();
+  });
+
+  it('lets a process whose owner never shuts the runner down exit while a worker is idle', () => {
+    const root = join(__dirname, '../../..');
+    const script = `import { JobRunner } from ${JSON.stringify(pathToFileURL(join(root, 'src/main/jobs/runner.ts')).href)};
+const r = await new JobRunner().start('selftest.count', { units: 1, unitMs: 1 }).result;
+console.log(JSON.stringify(r));`;
+    const file = join(mkdtempSync(join(tmpdir(), 'equivox-runner-')), 'owner.mjs');
+    writeFileSync(file, script);
+    const started = Date.now();
+    const out = spawnSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', timeout: 50_000 });
+    expect(out.status, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout.trim()) as { counted: number }).toMatchObject({ counted: 1 });
+    // Well before the idle worker's own 60 s end.
+    expect(Date.now() - started).toBeLessThan(50_000);
   });
 });

@@ -42,6 +42,21 @@ describe('layering lint rules', () => {
     const messages = await lint('src/renderer/src/App.tsx', "import { createApi } from '../../main/api';\nexport const x = createApi;\n");
     expect(messages.some((m) => m.startsWith('no-restricted-imports'))).toBe(true);
   });
+  it('refuses SQL outside src/main/store: .prepare, a literal exec and pragma; allows them in store and a RegExp exec anywhere', async () => {
+    const prepare = "import type Database from 'better-sqlite3';\nexport const f = (db: Database.Database) => db.prepare('SELECT 1').get();\n";
+    const exec = "import type Database from 'better-sqlite3';\nexport const f = (db: Database.Database) => db.exec(`DELETE FROM x`);\n";
+    const pragma = "import type Database from 'better-sqlite3';\nexport const f = (db: Database.Database) => db.pragma('journal_mode = WAL');\n";
+    const sql = (m: string[]) => m.filter((x) => x.startsWith('no-restricted-syntax') && x.includes('SQL lives in src/main/store'));
+    for (const code of [prepare, exec, pragma]) {
+      expect(sql(await lint('src/main/audits/planted.ts', code))).toHaveLength(1);
+      expect(sql(await lint('src/main/handlers/planted.ts', code))).toHaveLength(1);
+      expect(sql(await lint('src/main/store/planted.ts', code))).toEqual([]);
+    }
+    const regex = "const re = /a(b)/;\nexport const f = (s: string) => re.exec(s);\n";
+    expect(sql(await lint('src/main/audits/planted.ts', regex))).toEqual([]);
+    // The focused-test rule still holds beside it in src/main.
+    expect((await lint('src/main/audits/planted.ts', "declare const it: { only(n: string): void };\nit.only('x');\n")).some((m) => m.includes('focused tests'))).toBe(true);
+  });
 });
 
 describe('the room table (eslint-rules/layering.mjs)', () => {
