@@ -3,8 +3,10 @@
 // - src/main/stats imports nothing outside itself;
 // - src/renderer never imports src/main; src/shared imports no Node or DOM-only modules;
 // - onnxruntime-node is loaded only through src/main/inference/ort.ts, which refuses to
-//   run unless the process turned the library's native telemetry off.
+//   run unless the process turned the library's native telemetry off;
+// - every relative import follows the room table of eslint-rules/layering.mjs.
 import tseslint from 'typescript-eslint';
+import layering from './eslint-rules/layering.mjs';
 
 const electronOnly = ['electron', 'electron/*'];
 const ortOnlyThroughWrapper = {
@@ -38,6 +40,11 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', focusedTests],
       'no-restricted-imports': ['error', { paths: [ortOnlyThroughWrapper] }],
     },
+  },
+  {
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'src/**/*.mts', 'src/**/*.mjs'],
+    plugins: { equivox: layering },
+    rules: { 'equivox/layering': 'error' },
   },
   {
     files: ['src/main/**/*.ts'],

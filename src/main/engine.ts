@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import type { AppInfo } from '../shared/api';
-import type { PickPurpose } from '../shared/api/files';
 import { demoDir } from './audits/demo-plan';
+import type { DesktopShell, FilePicker, HandlerServices } from './engine-services';
 import { EventHub } from './events';
 import { JobRunner } from './jobs/runner';
 import { defaultDataDir } from './store/data-dir';
@@ -9,29 +9,11 @@ import { ProjectStore } from './store/projects';
 import { removeStaleTemps } from './atomic-write';
 import { PathGuard, type PathPolicy } from './security/path-policy';
 
-/** A native file dialog (Electron's main process); resolves to the chosen path or null when cancelled. */
-export type FilePicker = (purpose: PickPurpose) => Promise<string | null>;
-
-/** The desktop's own programs (Electron's shell): open a file, show it in its folder. */
-export interface DesktopShell {
-  /** Resolves to '' on success, else the desktop's error message. */
-  openPath(path: string): Promise<string>;
-  showItemInFolder(path: string): void;
-}
+export type { DesktopShell, FilePicker } from './engine-services';
 
 /** Everything the API implementation needs, created once per host process. */
-export interface Engine {
-  readonly host: AppInfo['host'];
-  readonly dataDir: string;
-  readonly store: ProjectStore;
-  readonly jobs: JobRunner;
+export interface Engine extends HandlerServices {
   readonly events: EventHub;
-  /** Which paths callers may name (src/main/security/path-policy.ts) and the user's grants. */
-  readonly paths: PathGuard;
-  /** The host's native file dialog, when it has one (Electron). */
-  readonly picker?: FilePicker;
-  /** The desktop's programs for opening files, when the host has them (Electron). */
-  readonly shell?: DesktopShell;
   close(): Promise<void>;
 }
 

@@ -6,7 +6,7 @@ import type { Project } from '../../shared/api';
 import { canonicalJson } from '../../shared/plan';
 import type { AuditResults } from '../../shared/results';
 import { importDataset } from '../data/import';
-import type { Engine } from '../engine';
+import type { JobServices, ProjectServices } from '../engine-services';
 import type { TaskContext } from '../jobs/task';
 import { createIdentity, getKeyProtector, listIdentities } from '../identity';
 import { buildReportFiles } from '../report/service';
@@ -28,7 +28,7 @@ export interface DemoOutcome {
 }
 
 /** Open the demo project in `out`, creating it and importing the corpus when needed. */
-export async function prepareDemoProject(engine: Engine, out: string, task: TaskContext): Promise<{ project: Project; ids: Partial<Record<DatasetRole, string>> }> {
+export async function prepareDemoProject(engine: ProjectServices, out: string, task: TaskContext): Promise<{ project: Project; ids: Partial<Record<DatasetRole, string>> }> {
   const dir = join(out, 'project');
   const project = engine.store.openOrCreate('Equivox demo', dir);
   const db = engine.store.db(project.id);
@@ -48,7 +48,7 @@ export async function prepareDemoProject(engine: Engine, out: string, task: Task
   return { project, ids };
 }
 
-export async function runDemo(engine: Engine, options: { out: string; seed?: number; fast?: boolean; task: TaskContext; log: (m: string) => void }): Promise<DemoOutcome> {
+export async function runDemo(engine: JobServices, options: { out: string; seed?: number; fast?: boolean; task: TaskContext; log: (m: string) => void }): Promise<DemoOutcome> {
   const out = resolve(options.out);
   mkdirSync(out, { recursive: true, mode: 0o700 });
   const { project, ids } = await prepareDemoProject(engine, out, options.task);

@@ -11,21 +11,21 @@ import { assertPlanFree } from '../store/audit-runs';
 import { listDatasets } from '../data/repository';
 import type { DatasetRole } from '../../shared/api/datasets';
 import { ROLE_PLAIN } from '../../shared/roles';
-import type { Engine } from '../engine';
+import type { HandlerServices } from '../engine-services';
 import type { HandlerMap } from './types';
 
 /** The job working on an audit run now, if any: read from the job runner, so runs resumed by a restarted engine count too. */
-function activeJob(engine: Engine, auditId: string): string | undefined {
+function activeJob(engine: HandlerServices, auditId: string): string | undefined {
   return engine.jobs.runningOf('audits.run').find((j) => (j.input as { auditId?: unknown } | null)?.auditId === auditId)?.jobId;
 }
 
 /** A run can be resumed unless it is under way or finished: stopped, cancelled, never started, or failed (finished units are kept; a run that failed on a full disk resumes once there is room). */
-function info(engine: Engine, a: AuditRow): AuditRunInfo {
+function info(engine: HandlerServices, a: AuditRow): AuditRunInfo {
   const active = activeJob(engine, a.id) !== undefined;
   return { ...a, active, resumable: !active && (a.status === 'running' || a.status === 'cancelled' || a.status === 'pending' || a.status === 'failed') };
 }
 
-function startRun(engine: Engine, projectId: string, auditId: string): { auditId: string; jobId: string } {
+function startRun(engine: HandlerServices, projectId: string, auditId: string): { auditId: string; jobId: string } {
   const running = activeJob(engine, auditId);
   if (running !== undefined) return { auditId, jobId: running };
   const project = engine.store.get(projectId);

@@ -13,7 +13,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { BrowseEntry, PickPurpose } from '../../shared/api/files';
 import { ApiError, UserError } from '../../shared/errors';
-import type { Engine } from '../engine';
+import type { HandlerServices } from '../engine-services';
 import { isInside, pathSyntaxProblem, resolveReal } from '../security/path-policy';
 import type { HandlerMap } from './types';
 
@@ -33,7 +33,7 @@ export function browseRoots(): string[] {
   return roots;
 }
 
-function webOnly(engine: Engine, op: string): void {
+function webOnly(engine: HandlerServices, op: string): void {
   if (engine.host !== 'web') {
     throw new UserError(`${op} is only available in the browser preview; choose files with Choose… (files.pick)`, 'operation');
   }

@@ -3,7 +3,7 @@ import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import type { ReportFile, ReportRecord } from '../../shared/api/ui';
 import { NotFoundError, UserError } from '../../shared/errors';
-import type { Engine } from '../engine';
+import type { HandlerServices } from '../engine-services';
 import type { HandlerMap } from './types';
 import { recentReports, reportPath } from '../store/reports';
 
@@ -11,7 +11,7 @@ import { recentReports, reportPath } from '../store/reports';
  * The file of a report recorded in the project: only paths the engine itself wrote and
  * recorded in the reports table are ever opened or read, never one the caller names.
  */
-function recordedReport(engine: Engine, projectId: string, reportId: string): string {
+function recordedReport(engine: HandlerServices, projectId: string, reportId: string): string {
   const path = reportPath(engine.store.db(projectId), reportId);
   if (path === undefined) throw new NotFoundError(`no report ${reportId} in this project`, 'reportId');
   if (!existsSync(path)) throw new UserError(`the report is no longer at ${path}: it was moved or deleted`, 'reportId');

@@ -12,7 +12,7 @@ import { createPublicKey, sign as rsaSign, verify as rsaVerify, type KeyObject }
 import type { AuditResults } from '../../shared/results';
 import { completeness } from '../../shared/completeness';
 import { werOverallStatement, werVerdicts } from '../../shared/wer-verdict';
-import { unitSeed } from '../audits/units';
+import { unitSeed } from '../stats/seeds';
 
 export const INTOTO_STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
 export const EQUIVOX_PREDICATE_TYPE = 'https://equivox.org/attestations/audit-verdicts/v1';

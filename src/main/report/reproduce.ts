@@ -6,7 +6,7 @@
  * `report extract` wrote and compares with results.json.
  */
 import type { AuditResults } from '../../shared/results';
-import { unitSeed } from '../audits/units';
+import { unitSeed } from '../stats/seeds';
 import { fdiTrialsId, speatAssociationFiles } from './reproduce-data';
 
 export const REPRODUCE_ATTACHMENT = 'reproduce.json';

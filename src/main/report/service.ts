@@ -11,13 +11,13 @@ import { RESULTS_SCHEMA_VERSION, type AuditResults } from '../../shared/results'
 import { NotFoundError, UserError } from '../../shared/errors';
 import { completeness, completenessText } from '../../shared/completeness';
 import { SECTION_SHORT } from '../../shared/requirements';
-import type { Engine } from '../engine';
+import type { JobServices } from '../engine-services';
 import { listIdentities } from '../identity';
 import type { RenderInput, RenderOutput } from './render-task';
 import { readInputFile } from '../security/input-file';
 import { quoteUserText } from '../../shared/quote';
 import { canonicalJson } from '../../shared/plan';
-import { listPlans } from '../audits/plans';
+import { planRows } from '../store/plans';
 import { insertReport, latestReportIdAt, updateReport } from '../store/reports';
 import { auditStatus, storedResultsJson } from '../store/results';
 
@@ -53,17 +53,17 @@ export function assertReportable(results: AuditResults, allowIncomplete: boolean
 }
 
 /** The locked plan's hashed bytes (canonical JSON of plan and inputs), when this project still holds the plan the results name. */
-function lockedPlanBytes(db: Parameters<typeof listPlans>[0], results: AuditResults): Buffer | undefined {
+function lockedPlanBytes(db: Parameters<typeof planRows>[0], results: AuditResults): Buffer | undefined {
   const want = results.audit.planSha256;
   if (!want) return undefined;
-  const plan = listPlans(db).find((p) => p.sha256 === want);
+  const plan = planRows(db).find((p) => p.canonical_sha256 === want);
   if (!plan) return undefined;
-  const bytes = Buffer.from(canonicalJson({ plan: plan.config, inputs: plan.inputs }), 'utf8');
+  const bytes = Buffer.from(canonicalJson({ plan: JSON.parse(plan.config_json) as unknown, inputs: plan.inputs_json ? (JSON.parse(plan.inputs_json) as unknown) : null }), 'utf8');
   // Only the exact bytes that were hashed at locking: anything else would not be the locked plan.
   return createHash('sha256').update(bytes).digest('hex') === want ? bytes : undefined;
 }
 
-export async function buildReportFiles(engine: Engine, input: OperationInputReportsBuild): Promise<BuiltReport> {
+export async function buildReportFiles(engine: JobServices, input: OperationInputReportsBuild): Promise<BuiltReport> {
   let results: AuditResults;
   let lockedPlan: Buffer | undefined;
   let record: ((row: { path: string; sha256: string; signer: string; fingerprint: string }) => string) | null = null;

@@ -1,22 +1,11 @@
 import { type JSX, useEffect, useRef, useState } from 'react';
-import type { Project } from '../../shared/api';
+import type { Nav, Route } from './nav';
 import { Home } from './screens/Home';
 import { ProjectScreen } from './screens/ProjectScreen';
-import { Wizard, type WizardEntry } from './screens/wizard/Wizard';
+import { Wizard } from './screens/wizard/Wizard';
 import { DemoRun } from './screens/DemoRun';
 import { VerifyScreen } from './screens/VerifyScreen';
 import { EngineNotice } from './components/EngineNotice';
-
-export type Route =
-  | { name: 'home' }
-  | { name: 'project'; project: Project }
-  | { name: 'wizard'; project: Project; entry: WizardEntry }
-  | { name: 'demo-run'; project: Project; jobId: string }
-  | { name: 'verify'; path?: string };
-
-export interface Nav {
-  go: (r: Route) => void;
-}
 
 export function App(): JSX.Element {
   const [route, setRoute] = useState<Route>({ name: 'home' });

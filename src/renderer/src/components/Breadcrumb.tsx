@@ -1,5 +1,5 @@
 import { Fragment, type JSX } from 'react';
-import type { Nav, Route } from '../App';
+import type { Nav, Route } from '../nav';
 
 /** "Projects / … / current page": every screen below Home starts with it. */
 export function Breadcrumb({ nav, via = [], current }: { nav: Nav; via?: { label: string; route: Route }[]; current: string }): JSX.Element {

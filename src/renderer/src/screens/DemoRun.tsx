@@ -2,7 +2,7 @@ import { type JSX, useEffect, useState } from 'react';
 import { Breadcrumb } from '../components/Breadcrumb';
 import type { Project } from '../../../shared/api';
 import { asUiError, call, type UiError } from '../api';
-import type { Nav } from '../App';
+import type { Nav } from '../nav';
 import { ErrorNote } from '../components/ErrorNote';
 import { JobProgress } from '../components/JobProgress';
 import { useJob } from '../lib/jobs';

@@ -1,7 +1,7 @@
 import { type FormEvent, type JSX, useCallback, useEffect, useState } from 'react';
 import type { Project } from '../../../shared/api';
 import { asUiError, call, type UiError } from '../api';
-import type { Nav } from '../App';
+import type { Nav } from '../nav';
 import { ErrorNote } from '../components/ErrorNote';
 import { PathInput } from '../components/PathInput';
 import type { ReportRecord } from '../../../shared/api/ui';

@@ -4,7 +4,7 @@ import type { DatasetSummary } from '../../../../shared/api/datasets';
 import type { ModelInfo } from '../../../../shared/api/models';
 import { asUiError, call, type UiError } from '../../api';
 import { fileNameProblem, joinPath } from '../../lib/paths';
-import { servesText } from '../../screens/wizard/DataStep';
+import { servesText } from '../../lib/serves-text';
 import { ErrorNote } from '../ErrorNote';
 import { PathInput } from '../PathInput';
 import './cluster.css';

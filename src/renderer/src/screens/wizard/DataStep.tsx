@@ -13,8 +13,9 @@ import { missingAt } from '../../components/RequirementsPanel';
 import { ClusterOrigins } from '../../components/cluster/ClusterOrigins';
 import { Term } from '../../components/Term';
 import { useJob } from '../../lib/jobs';
+import { servesText } from '../../lib/serves-text';
 import { type DataIntent, type Draft, neededRoles } from './draft';
-import type { RequirementsProps, StepProps } from './Wizard';
+import type { RequirementsProps, StepProps } from './step-props';
 
 /** Point the plan's sections at the chosen datasets (own recordings); a skeleton until every dataset is there. */
 export function planFor(d: Draft, title: string): AuditPlanInput {
@@ -32,12 +33,6 @@ export function planFor(d: Draft, title: string): AuditPlanInput {
     plan.fdi = { ...(prev?.fdi ?? { groupings: [] }), source: { kind: 'verification', dataset: ds.verification, modelId } };
   }
   return plan;
-}
-
-/** The sections a dataset serves in words: "SpEAT groups, WER". */
-export function servesText(roles: readonly DatasetRole[]): string {
-  const parts = roles.map((r) => (r === 'target' ? 'the groups compared in SpEAT' : r === 'attribute' ? 'the pleasant and unpleasant speech of SpEAT and SER' : r === 'asr' ? 'WER' : 'FDI'));
-  return parts.join('; ');
 }
 
 export function DataStep({ project, draft, update, requirements, onImported }: StepProps & { requirements: RequirementsProps; onImported: () => void }): JSX.Element {

@@ -4,7 +4,7 @@ import { comparisonName, derivedComparisonName, PLACEHOLDER_COMPARISON_NAME, SPE
 import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
 import type { Draft } from './draft';
-import type { RequirementsProps, StepProps } from './Wizard';
+import type { RequirementsProps, StepProps } from './step-props';
 import { Term } from '../../components/Term';
 
 type SpeatTest = NonNullable<AuditPlanInput['speat']>['tests'][number];

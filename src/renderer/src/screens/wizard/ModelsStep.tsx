@@ -5,7 +5,7 @@ import { ErrorNote } from '../../components/ErrorNote';
 import { PathInput } from '../../components/PathInput';
 import { RunOnCluster } from '../../components/cluster/RunOnCluster';
 import type { Draft } from './draft';
-import type { StepProps } from './Wizard';
+import type { StepProps } from './step-props';
 import { Term } from '../../components/Term';
 import { appInfo, providersText } from '../../lib/host';
 

@@ -7,7 +7,7 @@ import { ErrorNote } from '../../components/ErrorNote';
 import { languageName } from '../../lib/language';
 import { effectivePlan } from './draft';
 import { SECTION_INFO } from './PurposeStep';
-import type { RequirementsProps, StepProps } from './Wizard';
+import type { RequirementsProps, StepProps } from './step-props';
 
 type Kind = { type: 'int' | 'number' } | { type: 'select'; options: { value: string; text: string }[] } | { type: 'bool' } | { type: 'list' } | { type: 'text' } | { type: 'fixed' };
 

@@ -1,7 +1,7 @@
 import { type JSX } from 'react';
 import type { Section } from '../../../../shared/results';
 import type { Draft } from './draft';
-import type { StepProps } from './Wizard';
+import type { StepProps } from './step-props';
 
 export const SECTION_INFO: Record<Section, { name: string; text: string; kind: string }> = {
   speat: {

@@ -3,7 +3,7 @@ import type { AuditResults } from '../../../../shared/results';
 import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { ResultsStep } from '../ResultsStep';
-import type { StepProps } from './Wizard';
+import type { StepProps } from './step-props';
 import { GLOSSARY, type GlossaryKey } from '../../lib/glossary';
 
 /** The terms of art the dashboards use, explained once, in plain words. */

@@ -4,7 +4,7 @@ import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { JobProgress } from '../../components/JobProgress';
 import { useJob } from '../../lib/jobs';
-import type { StepProps } from './Wizard';
+import type { StepProps } from './step-props';
 import { completeness, completenessText, type Completeness } from '../../../../shared/completeness';
 import { SECTION_SHORT } from '../../../../shared/requirements';
 

@@ -1,9 +1,8 @@
 import { type JSX, useEffect, useRef, useState } from 'react';
 import { Breadcrumb } from '../../components/Breadcrumb';
 import type { Project } from '../../../../shared/api';
-import { SECTION_SHORT, unmetAt, type RequirementFix, type RequirementReport, type RequirementStep } from '../../../../shared/requirements';
-import type { UiError } from '../../api';
-import type { Nav } from '../../App';
+import { SECTION_SHORT, unmetAt, type RequirementFix, type RequirementStep } from '../../../../shared/requirements';
+import type { Nav } from '../../nav';
 import { RequirementsPanel } from '../../components/RequirementsPanel';
 import { StepList } from '../../components/StepList';
 import { useRequirements } from '../../lib/requirements';
@@ -18,24 +17,9 @@ import { PurposeStep, purposeProblem } from './PurposeStep';
 import { ReportStep } from './ReportStep';
 import { ResultsView } from './ResultsView';
 import { RunStep } from './RunStep';
+import type { RequirementsProps, StepProps } from './step-props';
 
 export type { WizardEntry } from './draft';
-
-export interface StepProps {
-  project: Project;
-  draft: Draft;
-  update: (patch: Partial<Draft> | ((d: Draft) => Partial<Draft>)) => void;
-}
-
-/** The requirement check's state and what the steps do with it. */
-export interface RequirementsProps {
-  report: RequirementReport | null;
-  error: UiError | null;
-  /** Ask again (after an import finished). */
-  refresh: () => void;
-  /** The panel of present and missing requirements with fix buttons, for a step. */
-  panel: (here: RequirementStep) => JSX.Element;
-}
 
 const STEP_OF: Record<RequirementStep, number> = { purpose: 0, data: 1, groups: 2, models: 3, plan: 4 };
 
