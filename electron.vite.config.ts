@@ -8,7 +8,7 @@ export default defineConfig({
       outDir: 'out/main',
       rollupOptions: {
         // The engine process and the job worker are their own entries: utilityProcess and worker threads load them by file name.
-        input: { index: 'src/main/index.ts', 'engine-process': 'src/main/engine-process.ts', worker: 'src/main/jobs/worker.ts' },
+        input: { index: 'src/main/index.ts', 'engine-process': 'src/main/engine-process.ts', worker: 'src/main/job-worker.ts' },
       },
     },
   },

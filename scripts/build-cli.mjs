@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 rmSync('out/cli', { recursive: true, force: true });
 const result = await build({
   // The job worker is its own entry: worker threads load it by file name (jobs/runner.ts).
-  entryPoints: { equivox: 'src/main/cli.ts', worker: 'src/main/jobs/worker.ts' },
+  entryPoints: { equivox: 'src/main/cli.ts', worker: 'src/main/job-worker.ts' },
   outdir: 'out/cli',
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',

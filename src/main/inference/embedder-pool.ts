@@ -1,5 +1,5 @@
 /**
- * Embedders kept between jobs of a job worker (jobs/worker.ts, which runs job after job),
+ * Embedders kept between jobs of a job worker (job-worker.ts, which runs job after job),
  * so a second embedding run with the same model and settings, of the same or another
  * dataset, sets up no onnxruntime session. Elsewhere (the CLI's `embed` command, a cluster
  * shard, tests calling embedDataset) nothing is kept: an embedder is created and released

@@ -9,14 +9,14 @@ import type { RunnerMessage, WorkerBoot, WorkerMessage } from './protocol';
 import type { ProgressDetail } from './task';
 
 /**
- * Where the worker entry lives. From source (tsx, vitest) it is worker.ts, loaded
- * through tsx; in the electron-vite bundle it is worker.js beside the main bundle; in the
+ * Where the worker entry lives. From source (tsx, vitest) it is src/main/job-worker.ts (a
+ * thread's host, above the rooms whose tasks its registry names), loaded through tsx; in the electron-vite bundle it is worker.js beside the main bundle; in the
  * bundled CLI (scripts/build-cli.mjs) out/cli/worker.mjs, one folder above this chunk.
  */
 function workerEntry(): { file: string; entryUrl: string | undefined } {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) {
-    return { file: join(dirname(here), 'ts-worker-boot.mjs'), entryUrl: pathToFileURL(join(dirname(here), 'worker.ts')).href };
+    return { file: join(dirname(here), 'ts-worker-boot.mjs'), entryUrl: pathToFileURL(join(dirname(here), '..', 'job-worker.ts')).href };
   }
   const candidates = [join(dirname(here), 'worker.js'), join(dirname(here), 'jobs', 'worker.js'), join(dirname(here), '..', 'worker.mjs'), join(dirname(here), 'worker.mjs')];
   const file = candidates.find((c) => existsSync(c)) ?? candidates[0]!;

@@ -108,10 +108,10 @@ describe('the room table (eslint-rules/layering.mjs)', () => {
     expect(layering(await lint('src/main/data/violation.ts', "import { buildReport } from '../report';\nexport const x = buildReport;\n"))).toHaveLength(1);
   });
 
-  it('lets a pending entry through for exactly its own import', async () => {
-    const entry = PENDING[0]!;
-    expect(layering(await lint(entry.file, `import * as m from '${specFor(entry.file, entry.imports)}';\nexport const x = m;\n`))).toEqual([]);
-    expect(layering(await lint(entry.file, "import { runAudit } from '../audits/run';\nexport const x = runAudit;\n"))).toHaveLength(1);
+  it('allows no up-arrow for now (PENDING is empty): jobs/ may not name the tasks above it, job-registry.ts at the top may', async () => {
+    expect(PENDING).toEqual([]);
+    expect(layering(await lint('src/main/jobs/registry.ts', "import { auditTask } from '../audits/task';\nexport const x = auditTask;\n"))).toHaveLength(1);
+    expect(layering(await lint('src/main/job-registry.ts', "import { auditTask } from './audits/task';\nexport const x = auditTask;\n"))).toEqual([]);
   });
 
   it('rejects a file or an imported module that the table places in no room', async () => {

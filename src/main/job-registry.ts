@@ -1,11 +1,11 @@
-import type { Task } from './task';
-import { countTask } from './selftest-task';
-import { importTask } from '../data/import-task';
-import { embedTask } from '../inference/embed';
-import { sessionsTask } from '../inference/embedder-pool';
-import { auditTask, demoImportTask, demoRunTask } from '../audits/task';
-import { clusterImportTask } from '../cluster/task';
-import { renderReportTask } from '../report/render-task';
+import type { Task } from './jobs/task';
+import { countTask } from './jobs/selftest-task';
+import { importTask } from './data/import-task';
+import { embedTask } from './inference/embed';
+import { sessionsTask } from './inference/embedder-pool';
+import { auditTask, demoImportTask, demoRunTask } from './audits/task';
+import { clusterImportTask } from './cluster/task';
+import { renderReportTask } from './report/render-task';
 
 /**
  * Every kind of job a worker can run. Workers import this module, so each task's code

@@ -1,11 +1,11 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { CancelledError } from '../../shared/errors';
-import { toErrorShape } from '../error-shape';
-import type { RunnerMessage, WorkerBoot, WorkerMessage, WorkerStart } from './protocol';
-import { taskRegistry } from './registry';
-import { endThread, markThreadOutlivesJobs } from './thread-life';
-import type { TaskContext } from './task';
+import { CancelledError } from '../shared/errors';
+import { toErrorShape } from './error-shape';
+import type { RunnerMessage, WorkerBoot, WorkerMessage, WorkerStart } from './jobs/protocol';
+import { taskRegistry } from './job-registry';
+import { endThread, markThreadOutlivesJobs } from './jobs/thread-life';
+import type { TaskContext } from './jobs/task';
 
 const PROGRESS_INTERVAL_MS = 100;
 
