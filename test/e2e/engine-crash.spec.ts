@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { AuditorApp } from './pages/app';
 import { startHost, type RunningHost } from './web-host';
+import type { EmbeddingRow } from '../../src/main/store/embeddings';
 
 async function api<T>(request: APIRequestContext, host: RunningHost, name: string, input: unknown): Promise<T> {
   const res = await request.post(`${host.base}/api/invoke/${name}`, { data: input, headers: { 'X-Equivox-Token': host.token } });
@@ -43,17 +44,7 @@ function engineProcesses(hostPid: number): number[] {
 function embeddingsDigest(projectPath: string): { rows: number; sha256: string } {
   const db = new Database(join(projectPath, 'project.sqlite'), { readonly: true });
   try {
-    const rows = db.prepare('SELECT audio_sha256, model_sha256, settings_key, layer_count, dims_json, frames, mean, min, max FROM embeddings ORDER BY audio_sha256, model_sha256, settings_key').all() as {
-      audio_sha256: string;
-      model_sha256: string;
-      settings_key: string;
-      layer_count: number;
-      dims_json: string;
-      frames: number;
-      mean: Buffer;
-      min: Buffer;
-      max: Buffer;
-    }[];
+    const rows = db.prepare('SELECT audio_sha256, model_sha256, settings_key, layer_count, dims_json, frames, mean, min, max FROM embeddings ORDER BY audio_sha256, model_sha256, settings_key').all() as Omit<EmbeddingRow, 'provider' | 'created_at'>[];
     const h = createHash('sha256');
     for (const r of rows) {
       h.update(`${r.audio_sha256}|${r.model_sha256}|${r.settings_key}|${r.layer_count}|${r.dims_json}|${r.frames}|`);

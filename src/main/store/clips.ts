@@ -5,32 +5,13 @@
  */
 import type Database from 'better-sqlite3';
 import type { SourceKind } from '../../shared/api/datasets';
+import type { ClipWrite } from './clip-writes';
 
 /** A clip's status as validation set it. */
 export type ClipStatus = 'ok' | 'warning' | 'excluded';
 
-/** One row of the clips table, column names as stored. */
-export interface ClipDbRow {
-  id: string;
-  dataset_id: string;
-  row_index: number;
-  path: string;
-  rel_path: string;
-  sha256: string | null;
-  duration_s: number | null;
-  sample_rate: number | null;
-  channels: number | null;
-  codec: string | null;
-  rms: number | null;
-  peak: number | null;
-  speaker: string | null;
-  groups_json: string;
-  transcript: string | null;
-  hypothesis: string | null;
-  valence: number | null;
-  metadata_json: string;
-  status: ClipStatus;
-  issues_json: string;
+/** One row of the clips table, column names as stored: what the importer writes, and the auditor's own exclusion. */
+export interface ClipDbRow extends ClipWrite {
   excluded_by_user: number;
 }
 

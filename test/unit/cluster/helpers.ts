@@ -7,6 +7,7 @@ import { demoDir, loadDemoDescription } from '../../../src/main/audits/demo-plan
 import { importDataset } from '../../../src/main/data/import';
 import { PROJECT_FILE, ProjectStore } from '../../../src/main/store/projects';
 import { runNode, type RunOutcome } from '../hardening/crash-helpers';
+import type { EmbeddingRow as StoredEmbeddingRow } from '../../../src/main/store/embeddings';
 
 const made: string[] = [];
 
@@ -62,17 +63,8 @@ export function ok<T>(run: RunOutcome): T {
   return JSON.parse(run.stdout) as T;
 }
 
-export interface EmbeddingRow {
-  model_sha256: string;
-  settings_key: string;
-  layer_count: number;
-  dims_json: string;
-  frames: number;
-  mean: Buffer;
-  min: Buffer;
-  max: Buffer;
-  provider: string;
-}
+/** An embeddings row without its key's audio hash and its timestamp (the row type of src/main/store/embeddings.ts). */
+export type EmbeddingRow = Omit<StoredEmbeddingRow, 'audio_sha256' | 'created_at'>;
 
 /** Every cached embedding of a project (or shard) file for one model, by audio SHA-256. */
 export function embeddingRows(file: string, modelSha: string): Map<string, EmbeddingRow> {
