@@ -9,7 +9,12 @@
  * refused in the app and by `audit lock`, and after the fix the run completes.
  *
  * The spreadsheets are built from the demo corpus (real synthesised speech, real
- * pocketsphinx output, real ratings). Every screen is checked by AuditorApp.record: axe,
+ * pocketsphinx output, real ratings). The first journey also checks the verdicts that hold
+ * (issue 21) on this data, in the dashboard and the signed PDF: a second comparison with male
+ * as Group X comes out strongly negative and is called unlikely to be chance with the group
+ * favoured named; the acoustic baseline's SER regressor learned nothing, so no propagation
+ * conclusion; the speaker verifier built from its embeddings is at chance, so no FDI verdict.
+ * Every screen is checked by AuditorApp.record: axe,
  * no horizontal overflow, no control narrower than 12 px, no developer file names.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -17,6 +22,8 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, realpathSync, r
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import type { AuditResults } from '../../src/shared/results';
+import { speatControlNote } from '../../src/shared/verdicts';
 import { demoSubset } from '../fixtures/data/demo-subset';
 import { writeWhisperFolder } from '../fixtures/models/asr';
 import { AuditorApp } from './pages/app';
@@ -193,6 +200,13 @@ test('a new auditor audits their own data: one spreadsheet with human column nam
 
   await app.expectStep(3, 'Groups');
   await expect(page.getByRole('group', { name: /Comparison 1/ })).toBeVisible();
+  // A second comparison with the groups in the order this auditor thinks of them: male as
+  // Group X. The baseline's recordings of women sit closer to pleasant speech, so the
+  // effect comes out negative: the verdict must still say so and name the group favoured.
+  await page.getByRole('button', { name: 'Add a comparison' }).click();
+  await page.locator('#test-1-x').selectOption('Gender=male');
+  await page.locator('#test-1-y').selectOption('Gender=female');
+  await expect(page.getByRole('group', { name: /Comparison 2: male vs female/ })).toBeVisible();
   await app.record('groups');
   await app.next();
   await app.expectStep(4, 'Models');
@@ -217,6 +231,20 @@ test('a new auditor audits their own data: one spreadsheet with human column nam
   await app.next();
 
   await app.expectStep(7, 'Results');
+  // The verdicts that hold (issue 21), on this auditor's own data: each condition is read
+  // from the results first, so a change in the data cannot turn the checks into nothing.
+  const runs = await api<{ id: string }[]>(request, 'audits.list', { projectId: project.id });
+  const results = await api<AuditResults>(request, 'audits.results', { projectId: project.id, auditId: runs[0]!.id });
+  const byGender = results.speat!.tests.find((t) => t.x.value === 'male' && t.y.value === 'female')!;
+  const opposite = results.speat!.results.find((r) => r.testId === byGender.id)!;
+  expect(opposite.effectSize).toBeLessThan(-0.8);
+  expect(opposite.pValue, "the paper's one-sided p would call it chance").toBeGreaterThan(0.5);
+  expect(opposite.pTwoSidedAdjusted!.holm).toBeLessThan(0.05);
+  expect(opposite.favoured).toBe('y');
+  const unlearned = results.ser!.models.find((m) => m.downstream && !m.downstream.informative);
+  expect(unlearned, 'the acoustic baseline does not learn valence from 40 ratings').toBeDefined();
+  const verifier = results.fdi!.groupings[0]!.verifier!;
+  expect(verifier.informative, `a speaker verifier from the acoustic baseline's embeddings (AUC ${verifier.auc})`).toBe(false);
   const tabs = page.getByRole('tab');
   await expect(tabs).toHaveCount(4, { timeout: 30_000 });
   await page.getByText('What the terms on this page mean').click();
@@ -226,6 +254,16 @@ test('a new auditor audits their own data: one spreadsheet with human column nam
     await expect(page.getByRole('tab', { name })).toHaveAttribute('aria-selected', 'true');
     await app.record(`results-${name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-')}`);
   }
+  await page.getByRole('tab', { name: 'SpEAT', exact: true }).click();
+  const speatTable = page.getByTestId('speat-table');
+  await expect(speatTable.getByText(/Unlikely to be chance \(two-sided p [<=] [0-9.]+, adjusted for 2 tests, Holm\)/).first()).toBeVisible();
+  await expect(speatTable.getByText('female favoured', { exact: false }).first()).toBeVisible();
+  await expect(speatTable.getByText(speatControlNote({ family: 'acoustic-baseline' }), { exact: false }).first()).toBeVisible();
+  await page.getByRole('tab', { name: 'SER propagation', exact: true }).click();
+  await expect(page.getByRole('tabpanel').getByText(/did not learn valence from this encoder/).first()).toBeVisible();
+  await page.getByRole('tab', { name: 'FDI', exact: true }).click();
+  await expect(page.getByRole('tabpanel').getByText(/no better than chance/).first()).toBeVisible();
+  await expect(page.getByRole('tabpanel').getByText(/the metrics disagree about who is worst off/)).toHaveCount(0);
   await app.next();
 
   await app.expectStep(8, 'Report');
@@ -239,6 +277,14 @@ test('a new auditor audits their own data: one spreadsheet with human column nam
   await expect(saved).toBeVisible({ timeout: 180_000 });
   const pdf = await page.locator('.ok-box code.path').first().innerText();
   expect(pdf).toMatch(/\.pdf$/);
+  // The signed PDF says what the dashboard said.
+  const pdfText = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ').replace(/Equivox bias audit · [^·]* · page \d+ of \d+ /g, '').replace(/- /g, '-');
+  expect(pdfText).toMatch(/recordings of female speakers sit closer to pleasant speech than male speakers' do \(female favoured\)/);
+  expect(pdfText).toMatch(/is unlikely to be chance \(two-sided p [<=] [0-9.]+, adjusted for 2 tests, Holm\)/);
+  expect(pdfText).toContain(speatControlNote({ family: 'acoustic-baseline' }));
+  expect(pdfText).toMatch(/the downstream model did not learn valence from this encoder \(test-split R² = [−-]?[0-9.]+, one-sided 95% lower bound [−-]?[0-9.]+, not above 0\); no propagation conclusion\./);
+  expect(pdfText).toMatch(/the verifier separates genuine from impostor trials no better than chance \(AUC [0-9.]+, 95% CI \[[0-9.]+, [0-9.]+\]\), so no conclusion about the fairness metrics can be drawn from it/);
+  expect(pdfText).not.toMatch(/the metrics disagree about who is worst off/);
   // The browser preview offers the signed statement and the data files too, byte for byte as written.
   const downloaded = async (click: () => Promise<void>) => {
     const [d] = await Promise.all([page.waitForEvent('download'), click()]);
