@@ -348,6 +348,10 @@ export class JobRunner {
     if (slot.gone) return;
     slot.gone = true;
     this.forget(slot);
+    // Referenced again while it ends: a caller awaiting shutdown() (the CLI, before it sets
+    // its exit code) must not see the process exit under it because nothing else is
+    // pending; the idle timeout's own disposal ends quickly, so this never holds a process long.
+    slot.worker.ref();
     slot.worker.postMessage({ type: 'dispose' } satisfies RunnerMessage);
     setTimeout(() => void slot.worker.terminate(), DISPOSE_GRACE_MS).unref();
   }
