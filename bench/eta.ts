@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobProgress } from '../src/shared/api';
+import type { JobInput, JobKind } from '../src/shared/jobs';
 import { savePlan } from '../src/main/audits/plans';
 import { createAudit } from '../src/main/audits/run';
 import { estimateDemo } from '../src/main/audits/task';
@@ -39,7 +40,7 @@ const samplesArg = process.argv.indexOf('--samples');
 const dump: { run: string; t: number; stage: string; label?: string; done: number; total: number; fraction?: number; eta: number | null }[] = [];
 
 /** Run a job, then print shown and actual time left at each mark. */
-async function measure(title: string, kind: string, input: unknown, note: string): Promise<void> {
+async function measure<K extends JobKind>(title: string, kind: K, input: JobInput<K>, note: string): Promise<void> {
   const samples: { t: number; p: JobProgress }[] = [];
   const start = Date.now();
   const { result } = engine.jobs.start(kind, input, { onProgress: (p) => samples.push({ t: Date.now(), p }) });

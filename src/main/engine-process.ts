@@ -68,9 +68,11 @@ export function serveEngine(channel: Channel<FromEngine, ToEngine>): void {
         // Calls from the window (app.info, progress, lists) before batch work in the job threads.
         engine.jobs.jobNice = 10;
         api = createApi(engine);
-        // Jobs the previous engine process was running when it died: same ids, same inputs.
-        for (const job of m.resume) engine.jobs.start(job.kind, job.input, { jobId: job.jobId });
-        channel.send({ t: 'ready', resumed: m.resume.map((j) => j.jobId) });
+        // Jobs the previous engine process was running when it died: same ids, same inputs,
+        // each checked first (one whose stored input does not fit ends failed, saying why).
+        const engineJobs = engine.jobs;
+        const resumed = m.resume.filter((job) => engineJobs.resume(job) !== null);
+        channel.send({ t: 'ready', resumed: resumed.map((j) => j.jobId) });
         return;
       }
       case 'call': {

@@ -11,6 +11,7 @@
 import type { AppInfo, EngineEvent } from '../shared/api';
 import type { PickPurpose } from '../shared/api/files';
 import { ApiError, type ApiErrorShape } from '../shared/errors';
+import { isResumableKind } from '../shared/jobs';
 import { EventHub } from './events';
 import type { DesktopShell, FilePicker } from './engine';
 import type { PathPolicy } from './security/path-policy';
@@ -66,8 +67,6 @@ export interface EngineProcess {
   kill(): void;
 }
 
-/** Jobs whose tasks pick up where they stopped when started again (embeddings cached per clip, audit units stored). */
-const RESUMABLE_KINDS = new Set(['inference.embed', 'audits.run']);
 
 const MAX_RESTARTS_PER_MINUTE = 3;
 
@@ -211,9 +210,9 @@ export class EngineClient {
     }
     const interrupted = [...this.running.values()];
     this.running.clear();
-    const resume = interrupted.filter((j) => RESUMABLE_KINDS.has(j.kind));
+    const resume = interrupted.filter((j) => isResumableKind(j.kind));
     for (const j of interrupted) {
-      if (!RESUMABLE_KINDS.has(j.kind)) this.events.emit({ type: 'job.ended', jobId: j.jobId, kind: j.kind, state: 'failed', error: `the engine stopped (${reason}) during this job; start it again` });
+      if (!isResumableKind(j.kind)) this.events.emit({ type: 'job.ended', jobId: j.jobId, kind: j.kind, state: 'failed', error: `the engine stopped (${reason}) during this job; start it again` });
     }
     const now = Date.now();
     while (this.restarts.length > 0 && now - this.restarts[0]! > 60_000) this.restarts.shift();

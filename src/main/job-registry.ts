@@ -1,3 +1,4 @@
+import type { JobKinds } from '../shared/jobs';
 import type { Task } from './jobs/task';
 import { countTask } from './jobs/selftest-task';
 import { importTask } from './data/import-task';
@@ -7,11 +8,16 @@ import { auditTask, demoImportTask, demoRunTask } from './audits/task';
 import { clusterImportTask } from './cluster/task';
 import { renderReportTask } from './report/render-task';
 
+/** One task per kind of the job map, each taking that kind's input and giving its output. */
+export type TaskRegistry = { readonly [K in keyof JobKinds]: Task<JobKinds[K]['input'], JobKinds[K]['output']> };
+
 /**
  * Every kind of job a worker can run. Workers import this module, so each task's code
- * is bundled into the worker entry. Add one line per task kind.
+ * is bundled into the worker entry. Add one line per task kind, and the kind to JobKinds
+ * (src/shared/jobs.ts): a kind missing from either, or a task of the wrong types, fails
+ * the typecheck.
  */
-export const taskRegistry: Record<string, Task<never, unknown>> = {
+export const taskRegistry: TaskRegistry = {
   'selftest.count': countTask,
   'selftest.sessions': sessionsTask,
   'datasets.import': importTask,

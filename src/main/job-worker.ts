@@ -1,6 +1,7 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { CancelledError } from '../shared/errors';
+import type { JobKind } from '../shared/jobs';
 import { toErrorShape } from './error-shape';
 import type { RunnerMessage, WorkerBoot, WorkerMessage, WorkerStart } from './jobs/protocol';
 import { taskRegistry } from './job-registry';
@@ -34,9 +35,11 @@ async function runJob(post: (m: WorkerMessage) => void, start: WorkerStart): Pro
       if (Atomics.load(flag, 0) === 1) throw new CancelledError();
     },
   };
-  const task = taskRegistry[start.kind];
+  // The kind arrives as data: only the registry's own keys name a task (not an Object.prototype member).
+  const task = Object.hasOwn(taskRegistry, start.kind) ? taskRegistry[start.kind as JobKind] : undefined;
   try {
     if (!task) throw new Error(`unknown job kind ${start.kind}`);
+    // The runner posts each kind with its own input (JobRunner.start's types); here the pair is data again.
     const result = await task(start.input as never, ctx);
     send({ type: 'result', result });
   } catch (err) {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { AuditResults } from '../../shared/results';
+import type { AuditJobInput, AuditJobOutput, JobInput, JobOutput } from '../../shared/jobs';
 import type { Task } from '../jobs/task';
 import { openDatabase } from '../store/open';
 import { PROJECT_FILE } from '../store/projects';
@@ -16,14 +16,11 @@ import { ensureModel, type ModelManifest } from '../inference';
 import { loadRates, rateFor, recordRate, type RateBook } from '../jobs/rates';
 import { auditStages, estimatedSeconds, WorkTracker, type WorkStage } from './progress';
 
-export interface AuditTaskInput {
-  projectPath: string;
-  dataDir: string;
-  auditId: string;
-}
+/** The job's input, declared with its schema in the job map (src/shared/jobs.ts). */
+export type AuditTaskInput = AuditJobInput;
 
 /** An audit run inside a worker thread, on its own connection to the project. */
-export const auditTask: Task<AuditTaskInput, { auditId: string; sections: string[]; errors: AuditResults['errors'] }> = async (input, ctx) => {
+export const auditTask: Task<AuditTaskInput, AuditJobOutput> = async (input, ctx) => {
   const db = openDatabase(join(input.projectPath, PROJECT_FILE), projectMigrations);
   try {
     const project = projectIdentity(db);
@@ -35,7 +32,7 @@ export const auditTask: Task<AuditTaskInput, { auditId: string; sections: string
 };
 
 /** Import every dataset of the bundled demo corpus into a project. */
-export const demoImportTask: Task<{ projectPath: string }, { datasets: Record<string, string> }> = async (input, ctx) => {
+export const demoImportTask: Task<JobInput<'demo.import'>, JobOutput<'demo.import'>> = async (input, ctx) => {
   const db = openDatabase(join(input.projectPath, PROJECT_FILE), projectMigrations);
   try {
     const out: Record<string, string> = {};
@@ -74,7 +71,7 @@ export async function estimateDemo(dataDir: string, quick: boolean, rates: RateB
  * The one-click demo as one job: import the bundled corpus, plan (quick or full), lock,
  * run, with progress over all of it in words and one time left for the whole.
  */
-export const demoRunTask: Task<{ projectPath: string; dataDir: string; quick: boolean }, { auditId: string }> = async (input, ctx) => {
+export const demoRunTask: Task<JobInput<'demo.run'>, JobOutput<'demo.run'>> = async (input, ctx) => {
   const db = openDatabase(join(input.projectPath, PROJECT_FILE), projectMigrations);
   try {
     const desc = loadDemoDescription();

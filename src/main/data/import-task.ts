@@ -4,15 +4,11 @@ import type { Task } from '../jobs/task';
 import { openDatabase } from '../store/open';
 import { PROJECT_FILE } from '../store/projects';
 import { projectMigrations } from '../store/schema';
-import { importDataset, type ImportParams } from './import';
+import type { ImportJobInput } from '../../shared/jobs';
+import { importDataset } from './import';
 
-export interface ImportTaskInput {
-  projectPath: string;
-  datasetId?: string;
-  params: ImportParams;
-  /** Folders no clip may be read from (the Equivox data folder). */
-  protectedDirs?: string[];
-}
+/** The job's input, declared in the job map (src/shared/jobs.ts). */
+export type ImportTaskInput = ImportJobInput;
 
 /**
  * The import as a job: runs in a worker thread with its own database connection (one

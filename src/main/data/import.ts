@@ -23,6 +23,7 @@ import {
   type ValidationLimits,
 } from '../../shared/api/datasets';
 import { CancelledError, UserError } from '../../shared/errors';
+import type { ImportParams } from '../../shared/jobs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AudioDecodeError } from '../audio';
@@ -37,16 +38,8 @@ import { addDatasetRoles, collectImportReport, datasetRoles, removeDatasetRoles 
 import { COLUMN_PLAIN, importRoles, ROLE_COLUMN, ROLE_PLAIN } from '../../shared/roles';
 import { quoteUserList, quoteUserText } from '../../shared/quote';
 
-export interface ImportParams {
-  source: ImportSource;
-  role: DatasetRole;
-  /** Every role the import serves; `role` is always among them (importRoles). */
-  roles?: DatasetRole[] | undefined;
-  mapping?: ColumnMapping | undefined;
-  mappingName?: string | undefined;
-  name?: string | undefined;
-  limits?: ValidationLimits | undefined;
-}
+/** Declared in the job map (src/shared/jobs.ts), since the import job's input carries them; named here too for this room's callers. */
+export type { ImportParams };
 
 export interface ImportControl {
   /** `detail` names the dataset in words ("Reading “clips.csv”") and what is counted. */

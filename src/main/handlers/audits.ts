@@ -16,7 +16,7 @@ import type { HandlerMap } from './types';
 
 /** The job working on an audit run now, if any: read from the job runner, so runs resumed by a restarted engine count too. */
 function activeJob(engine: HandlerServices, auditId: string): string | undefined {
-  return engine.jobs.runningOf('audits.run').find((j) => (j.input as { auditId?: unknown } | null)?.auditId === auditId)?.jobId;
+  return engine.jobs.runningOf('audits.run').find((j) => j.input.auditId === auditId)?.jobId;
 }
 
 /** A run can be resumed unless it is under way or finished: stopped, cancelled, never started, or failed (finished units are kept; a run that failed on a full disk resumes once there is room). */

@@ -23,7 +23,7 @@ export const clusterHandlers: HandlerMap<'cluster.export' | 'cluster.status' | '
     // Opening applies pending migrations before the worker opens its own connection.
     store.db(projectId);
     const input: ClusterImportTaskInput = { projectPath: project.path, dataDir, jobDir };
-    const { jobId, result } = jobs.start<ClusterImportSummary>('cluster.import', input);
+    const { jobId, result } = jobs.start('cluster.import', input);
     if (!wait) result.catch(() => undefined);
     return { jobId, summary: wait ? await result : null };
   },

@@ -38,7 +38,7 @@ export const datasetHandlers: HandlerMap<
     const params: ImportParams = { source, role, roles, mapping, mappingName, name, limits };
     const plan = planImport(db, params);
     const input: ImportTaskInput = { projectPath: project.path, datasetId: plan.datasetId, params, protectedDirs: [dataDir] };
-    const { jobId, result } = jobs.start<ImportResult>('datasets.import', input);
+    const { jobId, result } = jobs.start('datasets.import', input);
     importResults.set(jobId, result);
     // Forget results nobody waits for once they settle (after a grace period for late waiters).
     result.then(

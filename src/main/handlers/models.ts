@@ -44,7 +44,7 @@ export const modelHandlers: HandlerMap<'models.list' | 'models.import' | 'models
   'models.embed': async ({ projectId, datasetId, modelId, provider, threads, wait }, { dataDir, store, jobs }) => {
     const project = store.get(projectId);
     const input: EmbedTaskInput = { projectPath: project.path, datasetId, model: modelId, dataDir, provider, ...(threads !== undefined ? { threads } : {}) };
-    const { jobId, result } = jobs.start<EmbedSummary>('inference.embed', input);
+    const { jobId, result } = jobs.start('inference.embed', input);
     return { jobId, summary: wait ? await result : null };
   },
   'models.verifierQuality': async ({ projectId, datasetId, modelId, groupBy, trialsPerGroup, seed }, { dataDir, store }) => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { EmbedSummary } from '../../shared/api/models';
 import { CancelledError, NotFoundError, UserError } from '../../shared/errors';
+import type { EmbedJobInput } from '../../shared/jobs';
 import { openAudio, type AudioSource } from '../audio/source';
 import type { Task, TaskContext } from '../jobs/task';
 import { usableClipsForEmbedding, type EmbeddingClipRow } from '../store/clips';
@@ -176,9 +177,8 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
   return summary;
 }
 
-export interface EmbedTaskInput extends EmbedOptions {
-  projectPath: string;
-}
+/** The job's input (EmbedOptions and the project), declared with its schema in the job map (src/shared/jobs.ts). */
+export type EmbedTaskInput = EmbedJobInput;
 
 /** The job-runner form: opens the project database in the worker. */
 export const embedTask: Task<EmbedTaskInput, EmbedSummary> = async (input, ctx) => {

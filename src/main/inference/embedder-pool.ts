@@ -6,6 +6,7 @@
  * per run, as before.
  */
 import { threadId } from 'node:worker_threads';
+import type { JobInput, SessionsJobOutput } from '../../shared/jobs';
 import { atThreadEnd, threadOutlivesJobs } from '../jobs/thread-life';
 import type { Task } from '../jobs/task';
 import { createEmbedder, type Embedder, type ModelGraphs } from './embedder';
@@ -117,7 +118,7 @@ export async function borrowEmbedder(manifest: ModelManifest, graphs: ModelGraph
 }
 
 /** What the worker that runs it holds (the selftest.sessions job): how tests see that a second embedding job set up no session. */
-export const sessionsTask: Task<Record<string, never>, { threadId: number; sessions: number; embedders: ReturnType<typeof embedderCounts> }> = async () => ({
+export const sessionsTask: Task<JobInput<'selftest.sessions'>, SessionsJobOutput> = async () => ({
   threadId,
   sessions: sessionCount(),
   embedders: embedderCounts(),

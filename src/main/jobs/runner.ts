@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EngineEvent, JobInfo, JobProgress } from '../../shared/api';
 import { ApiError, CancelledError } from '../../shared/errors';
+import { parseResumedJob, type JobInput, type JobKind, type JobOutput } from '../../shared/jobs';
 import type { RunnerMessage, WorkerBoot, WorkerMessage } from './protocol';
 import type { ProgressDetail } from './task';
 
@@ -157,7 +158,8 @@ export class JobRunner {
 
   constructor(private readonly emit: (event: EngineEvent) => void = () => {}) {}
 
-  start<O>(kind: string, input: unknown, options: { jobId?: string; onProgress?: (p: JobProgress) => void } = {}): { jobId: string; result: Promise<O> } {
+  /** Runs a job of `kind` in a worker thread; its input and result types are the job map's (src/shared/jobs.ts). */
+  start<K extends JobKind>(kind: K, input: JobInput<K>, options: { jobId?: string; onProgress?: (p: JobProgress) => void } = {}): { jobId: string; result: Promise<JobOutput<K>> } {
     const jobId = options.jobId ?? randomUUID();
     const shared = new SharedArrayBuffer(4);
     const cancelFlag = new Int32Array(shared);
@@ -182,7 +184,7 @@ export class JobRunner {
     };
     this.jobs.set(jobId, running);
     this.onStarted?.({ jobId, kind, input });
-    const result = new Promise<O>((resolvePromise, reject) => {
+    const result = new Promise<JobOutput<K>>((resolvePromise, reject) => {
       let settled = false;
       /** healthy: the worker reported the end itself and can take the next job. */
       const end = (state: 'finished' | 'failed' | 'cancelled', healthy: boolean, error?: string) => {
@@ -228,7 +230,8 @@ export class JobRunner {
             this.emit({ type: 'job.progress', progress });
           } else if (m.type === 'result') {
             end('finished', true);
-            resolvePromise(m.result as O);
+            // The worker ran this kind's task (job-registry.ts is typed against the same map).
+            resolvePromise(m.result as JobOutput<K>);
           } else {
             const cancelled = m.error.code === 'cancelled';
             end(cancelled ? 'cancelled' : 'failed', true, m.error.message);
@@ -256,6 +259,27 @@ export class JobRunner {
     return { jobId, result };
   }
 
+  /**
+   * Starts again, under its old id, a job the previous engine process was running when it
+   * died. Its kind and input come back through the host as data, so they are checked
+   * first (parseResumedJob): a job whose kind does not resume or whose input does not fit
+   * is not started but ends failed at once (a job.ended event, and jobs.list), with a
+   * message naming the kind and the field; null then.
+   */
+  resume(job: { jobId: string; kind: string; input: unknown }): { jobId: string; result: Promise<unknown> } | null {
+    let checked: ReturnType<typeof parseResumedJob>;
+    try {
+      checked = parseResumedJob(job);
+    } catch (err) {
+      const error = (err as Error).message;
+      this.finished.push({ jobId: job.jobId, kind: job.kind, state: 'failed', progress: null, error });
+      if (this.finished.length > 200) this.finished.shift();
+      this.emit({ type: 'job.ended', jobId: job.jobId, kind: job.kind, state: 'failed', error });
+      return null;
+    }
+    return this.start(checked.kind, checked.input, { jobId: checked.jobId });
+  }
+
   cancel(jobId: string, graceMs = 5000): boolean {
     const running = this.jobs.get(jobId);
     if (!running) return false;
@@ -272,8 +296,9 @@ export class JobRunner {
    * Jobs of `kind` running now, with their inputs: how a handler tells whether its work is under
    * way, also for jobs a restarted engine process took over (they were not started by the handler).
    */
-  runningOf(kind: string): { jobId: string; input: unknown }[] {
-    return [...this.jobs.values()].filter((r) => r.info.kind === kind).map((r) => ({ jobId: r.info.jobId, input: r.input }));
+  runningOf<K extends JobKind>(kind: K): { jobId: string; input: JobInput<K> }[] {
+    // Started with this kind's input (start's types), or resumed with it checked (resume).
+    return [...this.jobs.values()].filter((r) => r.info.kind === kind).map((r) => ({ jobId: r.info.jobId, input: r.input as JobInput<K> }));
   }
 
   list(): JobInfo[] {

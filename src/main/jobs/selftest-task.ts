@@ -1,8 +1,9 @@
 import { threadId } from 'node:worker_threads';
+import type { JobInput, JobOutput } from '../../shared/jobs';
 import type { Task } from './task';
 
 /** Busy-work that counts units; proves jobs run off the main thread, report and stop. */
-export const countTask: Task<{ units: number; unitMs: number }, { counted: number; threadId: number }> = async ({ units, unitMs }, ctx) => {
+export const countTask: Task<JobInput<'selftest.count'>, JobOutput<'selftest.count'>> = async ({ units, unitMs }, ctx) => {
   let counted = 0;
   for (let i = 0; i < units; i += 1) {
     ctx.throwIfCancelled();

@@ -1,38 +1,16 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { AuditResults } from '../../shared/results';
+import type { RenderJobInput, RenderJobOutput } from '../../shared/jobs';
 import { removeStaleTemps, replaceDir, tempSibling, writeFileAtomic } from '../atomic-write';
 import { storageError } from '../error-shape';
 import { getKeyProtector, loadSigningIdentity } from '../identity';
 import type { Task } from '../jobs/task';
 import { buildReport, writeExports } from './index';
 
-export interface RenderInput {
-  results: AuditResults;
-  dataDir: string;
-  identityId: string;
-  passphrase?: string;
-  auditor?: string;
-  organisation?: string;
-  /** The PDF's path, its statement's and the folder of data files (service.ts names them). */
-  out: string;
-  statementPath: string;
-  /** The in-toto attestation beside the PDF (report.intoto.jsonl). */
-  attestationPath: string;
-  exportsDir: string;
-  /** The locked plan's exact canonical JSON (its SHA-256 is the results' planSha256), attached when known. */
-  lockedPlan?: string;
-}
-
-export interface RenderOutput {
-  sha256: string;
-  exports: string[];
-  pages: number | null;
-  /** "Name, Organisation" of the identity that signed, and its certificate's fingerprint. */
-  signer: string;
-  fingerprint: string;
-}
+/** The job's input and output, declared in the job map (src/shared/jobs.ts). */
+export type RenderInput = RenderJobInput;
+export type RenderOutput = RenderJobOutput;
 
 /**
  * Lays out, signs and writes a report in a job worker: seconds of synchronous work (PDF

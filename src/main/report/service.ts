@@ -111,7 +111,7 @@ export async function buildReportFiles(engine: JobServices, input: OperationInpu
   const exportsDir = join(folder, `${base}-data`);
   // The key, the layout, signing and the file writes in a job worker, so the engine keeps
   // answering meanwhile; the reports row is written here, on the engine's own connection.
-  const written = await engine.jobs.start<RenderOutput>('reports.render', {
+  const written = await engine.jobs.start('reports.render', {
     results,
     dataDir: engine.dataDir,
     identityId,

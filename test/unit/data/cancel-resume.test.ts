@@ -48,7 +48,7 @@ describe('importing many short files', () => {
     const seen: JobProgress[] = [];
     let cancelled = false;
     const input: ImportTaskInput = { projectPath: dir, params };
-    const { jobId, result } = runner.start<ImportResult>('datasets.import', input, {
+    const { jobId, result } = runner.start('datasets.import', input, {
       onProgress: (p) => {
         seen.push(p);
         if (!cancelled && p.done >= 60) {

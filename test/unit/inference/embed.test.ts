@@ -127,7 +127,7 @@ describe('embedding a dataset', () => {
 
   it('runs through the JobRunner (worker thread) too', async () => {
     const runner = new JobRunner();
-    const { result } = runner.start<{ computed: number; cached: number }>('inference.embed', { projectPath: project.dir, datasetId: project.datasetId, model: 'acoustic-baseline', dataDir: home });
+    const { result } = runner.start('inference.embed', { projectPath: project.dir, datasetId: project.datasetId, model: 'acoustic-baseline', dataDir: home });
     const out = await result;
     expect(out.cached).toBe(4);
     await runner.shutdown();

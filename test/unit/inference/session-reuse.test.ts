@@ -47,7 +47,7 @@ function runner(): JobRunner {
 
 function embed(r: JobRunner, p: Project, model: string): Promise<EmbedSummary> {
   const input: EmbedTaskInput = { projectPath: p.dir, datasetId: p.datasetId, model, dataDir: home, provider: 'cpu', threads: 1 };
-  return r.start<EmbedSummary>('inference.embed', input).result;
+  return r.start('inference.embed', input).result;
 }
 
 function rows(p: Project, modelId: string): { audio_sha256: string; dims_json: string; frames: number; mean: Buffer; min: Buffer; max: Buffer }[] {
@@ -60,13 +60,13 @@ describe('onnxruntime sessions reused across jobs', () => {
     const first = await embed(r, a, 'speech-embedding');
     expect(first.computed).toBe(2);
     expect(first.session).toBe('created');
-    const held = await r.start<Held>('selftest.sessions', {}).result;
+    const held = await r.start('selftest.sessions', {}).result;
     const second = await embed(r, b, 'speech-embedding');
     expect(second.computed).toBe(3);
     expect(second.cached).toBe(0);
     expect(second.session).toBe('reused');
     expect(second.provider).toBe(first.provider);
-    const after = await r.start<Held>('selftest.sessions', {}).result;
+    const after = await r.start('selftest.sessions', {}).result;
     // The same worker, and not one onnxruntime session created by the second job.
     expect(after.threadId).toBe(held.threadId);
     expect(after.sessions).toBe(held.sessions);
@@ -76,7 +76,7 @@ describe('onnxruntime sessions reused across jobs', () => {
     const other = await embed(r, b, 'acoustic-baseline');
     expect(other.computed).toBe(3);
     expect(other.session).toBe('created');
-    const last = await r.start<Held>('selftest.sessions', {}).result;
+    const last = await r.start('selftest.sessions', {}).result;
     expect(last.threadId).toBe(held.threadId);
     expect(last.sessions).toBeGreaterThan(after.sessions);
     expect(last.embedders).toEqual({ created: 2, reused: 1, kept: 1 });
