@@ -19,7 +19,6 @@ import {
   type ClipIssue,
   type DatasetRole,
   type ImportResult,
-  type ImportSource,
   type ValidationLimits,
 } from '../../shared/api/datasets';
 import { CancelledError, UserError } from '../../shared/errors';
