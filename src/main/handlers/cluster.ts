@@ -1,4 +1,3 @@
-import type { ClusterImportSummary } from '../../shared/api/cluster';
 import { embeddingOrigins, exportJob, jobStatus, type ClusterImportTaskInput } from '../cluster';
 import type { HandlerMap } from './types';
 

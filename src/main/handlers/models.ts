@@ -1,4 +1,4 @@
-import type { EmbedSummary, ModelInfo, ModelLayers } from '../../shared/api/models';
+import type { ModelInfo, ModelLayers } from '../../shared/api/models';
 import { asrCapabilities } from '../inference/asr/store';
 import { CATALOGUE, downloadModel } from '../inference/download';
 import type { EmbedTaskInput } from '../inference/embed';

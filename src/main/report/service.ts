@@ -13,7 +13,7 @@ import { completeness, completenessText } from '../../shared/completeness';
 import { SECTION_SHORT } from '../../shared/requirements';
 import type { JobServices } from '../engine-services';
 import { listIdentities } from '../identity';
-import type { RenderInput, RenderOutput } from './render-task';
+import type { RenderInput } from './render-task';
 import { readInputFile } from '../security/input-file';
 import { quoteUserText } from '../../shared/quote';
 import { canonicalJson } from '../../shared/plan';

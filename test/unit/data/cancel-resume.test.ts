@@ -8,7 +8,6 @@ import { JobRunner } from '../../../src/main/jobs/runner';
 import { openDatabase } from '../../../src/main/store/open';
 import { projectMigrations } from '../../../src/main/store/schema';
 import type { JobProgress } from '../../../src/shared/api';
-import type { ImportResult } from '../../../src/shared/api/datasets';
 import { writeWav } from '../../fixtures/data/make-audio';
 
 // 1,000 in the acceptance run (EQUIVOX_TEST_FILES=1000); fewer by default to keep the suite quick,

@@ -4,13 +4,6 @@ import type { EmbedTaskInput } from '../../../src/main/inference/embed';
 import { JobRunner } from '../../../src/main/jobs/runner';
 import { makeProject, tempDir } from './helpers';
 
-/** What a worker holds (the selftest.sessions job). */
-interface Held {
-  threadId: number;
-  sessions: number;
-  embedders: { created: number; reused: number; kept: number };
-}
-
 type Project = ReturnType<typeof makeProject>;
 
 let home: string;
