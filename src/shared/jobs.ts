@@ -101,11 +101,20 @@ export interface RenderJobOutput {
   fingerprint: string;
 }
 
-/** `selftest.sessions`: what the worker that runs it holds (inference/embedder-pool.ts). */
+/** Models of one kind a worker set up, served again from what it kept, and keeps now (inference/session-pool.ts). */
+export interface PoolCounts {
+  created: number;
+  reused: number;
+  kept: number;
+}
+
+/** `selftest.sessions`: what the worker that runs it holds (inference/session-pool.ts). */
 export interface SessionsJobOutput {
   threadId: number;
+  /** onnxruntime sessions this thread has created (providers.ts sessionCount). */
   sessions: number;
-  embedders: { created: number; reused: number; kept: number };
+  embedders: PoolCounts;
+  recognizers: PoolCounts;
 }
 
 /**

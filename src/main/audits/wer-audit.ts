@@ -12,7 +12,7 @@ import { ApiError, CancelledError, UserError } from '../../shared/errors';
 import { decodeAudio } from '../audio';
 import { isUsable, listClips, type Clip } from '../data/repository';
 import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
-import { calibrationByGroup, createRecognizer, ensureModel, utteranceAccuracy, type ModelManifest, type Recognizer, type Transcript } from '../inference';
+import { borrowRecognizer, calibrationByGroup, ensureModel, utteranceAccuracy, type ModelManifest, type RecognizerLease, type Transcript } from '../inference';
 import { analyseWer, measureUtterance, StatsInputError, werComparisonMdes, type WerAnalysis, type WerRow } from '../stats';
 import type { WerMde } from '../../shared/results';
 import type { AuditContext } from './context';
@@ -45,7 +45,10 @@ async function asrManifest(ctx: AuditContext, ref: string): Promise<ModelManifes
  */
 async function transcribeClips(ctx: AuditContext, model: ModelManifest, clips: Clip[], decode: { language?: string; task?: 'transcribe' | 'translate' }): Promise<{ byId: Map<string, Transcript>; failed: number }> {
   const byId = new Map<string, Transcript>();
-  let rec: Recognizer | null = null;
+  // Borrowed, not created: in a job worker a recogniser of the same model and settings
+  // that an earlier audit set up is reused, and this one is kept for the next
+  // (inference/session-pool.ts); elsewhere it is released at the end, as before.
+  let lease: RecognizerLease | null = null;
   let failed = 0;
   // Language and task change the transcripts, so they are part of each unit's key.
   const settings = model.asr?.kind === 'whisper' ? `/${decode.language ?? 'default'}/${decode.task ?? 'transcribe'}` : '';
@@ -57,15 +60,15 @@ async function transcribeClips(ctx: AuditContext, model: ModelManifest, clips: C
         const sha = c.sha256 ?? createHash('sha256').update(readFileSync(c.path)).digest('hex');
         const t = await ctx.units.once<Transcript>(`wer-asr/${model.id}${settings}/${sha}`, 'wer', async () => {
           const audio = (await decodeAudio(c.path)).samples;
-          rec ??= await createRecognizer(model, undefined, decode);
-          return rec.transcribe(audio);
+          lease ??= await borrowRecognizer(model, undefined, decode);
+          return lease.recognizer.transcribe(audio);
         });
         byId.set(c.id, t);
       } catch (err) {
         if (err instanceof CancelledError || (err instanceof ApiError && err.code === 'cancelled')) throw err;
         // A clip that cannot be read or decoded must not stop the audit; the model failing
         // to load does (a plain error before any recogniser exists).
-        if (rec === null && !(err instanceof UserError) && (err as NodeJS.ErrnoException).code === undefined) throw err;
+        if (lease === null && !(err instanceof UserError) && (err as NodeJS.ErrnoException).code === undefined) throw err;
         // A language the model does not know is the plan's problem, not the clip's.
         if (err instanceof UserError && err.field === 'language') throw new UserError(`WER: ${err.message}`, 'plan.wer.hypotheses.language');
         failed += 1;
@@ -73,7 +76,7 @@ async function transcribeClips(ctx: AuditContext, model: ModelManifest, clips: C
     }
     ctx.task.progress('Transcribing', clips.length, clips.length);
   } finally {
-    if (rec) await (rec as Recognizer).release();
+    if (lease) await (lease as RecognizerLease).release();
   }
   return { byId, failed };
 }

@@ -19,5 +19,5 @@ export { BUILTIN_ALIASES, embedOnce, ensureModel, importModel, listBuiltinModels
 export type { ImportOptions } from './models';
 export { createSession, defaultThreads, ortVersion, providerOrder, PROVIDERS } from './providers';
 export type { ProviderName, RunInfo } from './providers';
-export { calibrationByGroup, createRecognizer, detectAsrFolder, importAsrFolder, utteranceAccuracy } from './asr';
-export type { GroupCalibration, Recognizer, Transcript } from './asr';
+export { borrowRecognizer, calibrationByGroup, createRecognizer, detectAsrFolder, importAsrFolder, utteranceAccuracy } from './asr';
+export type { GroupCalibration, Recognizer, RecognizerLease, Transcript } from './asr';

@@ -1,7 +1,7 @@
 /**
  * Whether this thread runs job after job (a job worker, src/main/job-worker.ts) or one piece of
  * work and ends with its caller (the CLI's main thread, a test): what a module that could
- * keep expensive state between jobs (inference/embedder-pool.ts) asks, so jobs/ need not
+ * keep expensive state between jobs (inference/session-pool.ts) asks, so jobs/ need not
  * know about that state.
  */
 

@@ -6,7 +6,7 @@
 import * as ort from '../ort';
 import { chunkRanges, normalizeWaveform, SAMPLE_RATE, WHISPER_SAMPLES } from '../frontends';
 import { createSession, type SessionOptions } from '../providers';
-import { argmaxProb, tidy, type Recognizer, type Transcript } from './types';
+import { argmaxProb, RECOGNIZER_SESSION_DEFAULTS, tidy, type Recognizer, type Transcript } from './types';
 
 export interface CtcVocab {
   /** id → token (holes, if any, are empty strings and print nothing). */
@@ -80,7 +80,7 @@ export interface CtcOptions {
 const MIN_SAMPLES = 400;
 
 export async function createCtcRecognizer(model: Uint8Array, o: CtcOptions): Promise<Recognizer> {
-  const { session, info } = await createSession(model, o.session ?? { provider: 'cpu', threads: 1 });
+  const { session, info } = await createSession(model, o.session ?? RECOGNIZER_SESSION_DEFAULTS);
   return {
     info,
     async transcribe(audio: Float32Array): Promise<Transcript> {

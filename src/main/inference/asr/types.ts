@@ -1,5 +1,12 @@
 /** What every recogniser gives back. */
-import type { RunInfo } from '../providers';
+import type { RunInfo, SessionOptions } from '../providers';
+
+/**
+ * The sessions a recogniser gets when its caller names none (the WER audit): one CPU thread,
+ * as before sessions were kept. Also part of what makes two runs share a kept recogniser
+ * (asr/recognizer-pool.ts), so the key and the sessions it stands for agree.
+ */
+export const RECOGNIZER_SESSION_DEFAULTS: Readonly<SessionOptions> = { provider: 'cpu', threads: 1 };
 
 export interface Transcript {
   /** The hypothesis, whitespace collapsed and trimmed. */

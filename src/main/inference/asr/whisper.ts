@@ -23,7 +23,7 @@ import { SAMPLE_RATE, WHISPER_FRAMES, WHISPER_SAMPLES, whisperLogMel } from '../
 import type { AsrSpec } from '../manifest';
 import { createSession, type SessionOptions } from '../providers';
 import { decodeByteLevel } from './bytelevel';
-import { argmaxProb, tidy, type Recognizer, type Transcript } from './types';
+import { argmaxProb, RECOGNIZER_SESSION_DEFAULTS, tidy, type Recognizer, type Transcript } from './types';
 
 export type WhisperSpec = Extract<AsrSpec, { kind: 'whisper' }>;
 
@@ -220,7 +220,7 @@ function lastRow(t: ort.Tensor): Float32Array {
 const pastName = (present: string) => present.replace(/^present/, 'past_key_values');
 
 export async function createWhisperRecognizer(graphs: WhisperGraphs, o: WhisperOptions): Promise<Recognizer & { readonly cached: boolean }> {
-  const sessionOptions = o.session ?? { provider: 'cpu', threads: 1 };
+  const sessionOptions = o.session ?? RECOGNIZER_SESSION_DEFAULTS;
   const enc = await createSession(graphs.encoder, sessionOptions);
   const sessions: ort.InferenceSession[] = [enc.session];
   const releaseAll = async () => {
