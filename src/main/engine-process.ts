@@ -8,7 +8,9 @@
 // First, before anything can load onnxruntime-node: its native telemetry off.
 import './security/telemetry-off';
 import type { PickPurpose } from '../shared/api/files';
+import { isResumableKind } from '../shared/jobs';
 import { createApi } from './api';
+import { setKeyProtector, type KeyProtector } from './identity';
 import { createEngine, type Engine } from './engine';
 import { toErrorShape } from './error-shape';
 import type { Channel, FromEngine, HostAsk, ToEngine } from './engine-transport';
@@ -31,6 +33,17 @@ function parentChannel(): Channel<FromEngine, ToEngine> | null {
     return { send: (m) => void send(m), onMessage: (l) => process.on('message', (m) => l(m as ToEngine)) };
   }
   return null;
+}
+
+/** The host's OS key store as the identity code's protector: each call a question to the host. */
+function hostKeyStore(kind: string, ask: (q: HostAsk) => Promise<string | null>): KeyProtector {
+  const bytes = async (op: 'encrypt' | 'decrypt', data: Buffer): Promise<Buffer> => Buffer.from((await ask({ what: 'keyStore', op, data: data.toString('base64') })) ?? '', 'base64');
+  return {
+    kind,
+    isAvailable: async () => (await ask({ what: 'keyStore', op: 'available' })) === 'yes',
+    encrypt: (plain) => bytes('encrypt', plain),
+    decrypt: (cipher) => bytes('decrypt', cipher),
+  };
 }
 
 export function serveEngine(channel: Channel<FromEngine, ToEngine>): void {
@@ -64,7 +77,9 @@ export function serveEngine(channel: Channel<FromEngine, ToEngine>): void {
             : {}),
         });
         engine.events.subscribe((event) => channel.send({ t: 'event', event }));
-        engine.jobs.onStarted = (job) => channel.send({ t: 'job', job });
+        if (init.keyStore) setKeyProtector(hostKeyStore(init.keyStore, ask));
+        // Only what a restart needs goes to the host: the input of kinds that resume.
+        engine.jobs.onStarted = (job) => channel.send({ t: 'job', job: { ...job, input: isResumableKind(job.kind) ? job.input : null } });
         // Calls from the window (app.info, progress, lists) before batch work in the job threads.
         engine.jobs.jobNice = 10;
         api = createApi(engine);

@@ -25,16 +25,40 @@ export interface EngineInit {
   picker: boolean;
   /** The host has the desktop's shell (ui.open calls back to it). */
   shell: boolean;
+  /**
+   * The name of the OS key store the host can encrypt signing keys with ("safeStorage"
+   * under Electron), or absent: identities then fall back to a passphrase.
+   */
+  keyStore?: string;
 }
 
-/** A job the engine started: enough to start it again with the same id after a crash. */
+/**
+ * The host's OS key store (Electron's safeStorage lives only in its main process): the
+ * engine asks it to encrypt a new identity's key and to decrypt one for signing.
+ */
+export interface HostKeyStore {
+  isAvailable(): boolean;
+  encrypt(plain: Buffer): Buffer;
+  decrypt(cipher: Buffer): Buffer;
+}
+
+/**
+ * A job the engine started: enough to start it again with the same id after a crash. The
+ * input only of kinds that resume (others are only told ended on a crash), so nothing a
+ * job alone needs (an unlocked signing key) leaves the engine process.
+ */
 export interface StartedJob {
   jobId: string;
   kind: string;
   input: unknown;
 }
 
-export type HostAsk = { what: 'pick'; purpose: PickPurpose } | { what: 'openPath'; path: string } | { what: 'showItemInFolder'; path: string };
+export type HostAsk =
+  | { what: 'pick'; purpose: PickPurpose }
+  | { what: 'openPath'; path: string }
+  | { what: 'showItemInFolder'; path: string }
+  /** The key store: 'available' answers "yes" or "no"; encrypt and decrypt take and give base64. */
+  | { what: 'keyStore'; op: 'available' | 'encrypt' | 'decrypt'; data?: string };
 
 export type ToEngine =
   | { t: 'init'; init: EngineInit; resume: StartedJob[] }
@@ -92,7 +116,7 @@ export class EngineClient {
   constructor(
     private readonly start: () => EngineProcess,
     private readonly init: EngineInit,
-    private readonly local: { picker?: FilePicker; shell?: DesktopShell } = {},
+    private readonly local: { picker?: FilePicker; shell?: DesktopShell; keyStore?: HostKeyStore } = {},
   ) {
     this.proc = this.launch([]);
     this.ready = this.waitReady();
@@ -188,6 +212,14 @@ export class EngineClient {
       if (ask.what === 'pick') {
         if (!this.local.picker) throw new Error('this host has no file dialog');
         value = await this.local.picker(ask.purpose);
+      } else if (ask.what === 'keyStore') {
+        const store = this.local.keyStore;
+        if (!store) throw new Error('this host has no key store');
+        if (ask.op === 'available') value = store.isAvailable() ? 'yes' : 'no';
+        else {
+          const bytes = Buffer.from(ask.data ?? '', 'base64');
+          value = (ask.op === 'encrypt' ? store.encrypt(bytes) : store.decrypt(bytes)).toString('base64');
+        }
       } else if (ask.what === 'openPath') {
         if (!this.local.shell) throw new Error('this host cannot open files');
         value = await this.local.shell.openPath(ask.path);

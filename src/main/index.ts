@@ -8,7 +8,6 @@ import { app, BrowserWindow, dialog, net, protocol, safeStorage, session, shell,
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EngineClient, type EngineProcess, type FromEngine } from './engine-transport';
-import { setKeyProtector } from './identity';
 import { registerIpc } from './ipc';
 import { APP_ORIGIN, APP_SCHEME, CONTENT_SECURITY_POLICY, isAppUrl } from './web-security';
 import type { PickPurpose } from '../shared/api/files';
@@ -88,16 +87,6 @@ function forkUtilityEngine(): EngineProcess {
 
 async function main(): Promise<void> {
   await app.whenReady();
-  // Auditors' signing keys are encrypted with the OS key store (Keychain, DPAPI, libsecret)
-  // where one is available; elsewhere the identity code falls back to a passphrase.
-  // KNOWN GAP (docs/engine.md): safeStorage exists only in this process and the identity
-  // code calls its protector synchronously, so the engine process does not see this one yet.
-  setKeyProtector({
-    kind: 'safeStorage',
-    isAvailable: () => safeStorage.isEncryptionAvailable(),
-    encrypt: (plain) => safeStorage.encryptString(plain.toString('base64')),
-    decrypt: (cipher) => Buffer.from(safeStorage.decryptString(cipher), 'base64'),
-  });
   const ses = session.defaultSession;
   ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   ses.setPermissionCheckHandler(() => false);
@@ -112,11 +101,18 @@ async function main(): Promise<void> {
   // ends that process only, and this one restarts it (EngineClient); the window never waits on it.
   const engine = new EngineClient(
     forkUtilityEngine,
-    { host: 'electron', dataDir: process.env.EQUIVOX_HOME ?? join(app.getPath('userData'), 'data'), pathPolicy: 'granted', picker: true, shell: true },
+    { host: 'electron', dataDir: process.env.EQUIVOX_HOME ?? join(app.getPath('userData'), 'data'), pathPolicy: 'granted', picker: true, shell: true, keyStore: 'safeStorage' },
     {
       picker: (purpose) => pickWithDialog(purpose, windows[0]),
       // Reports open in the desktop's own viewer; the engine passes only paths it recorded.
       shell: { openPath: (path) => shell.openPath(path), showItemInFolder: (path) => shell.showItemInFolder(path) },
+      // Auditors' signing keys are encrypted with the OS key store (Keychain, DPAPI, libsecret)
+      // where one is available; safeStorage exists only in this process, so the engine asks here.
+      keyStore: {
+        isAvailable: () => safeStorage.isEncryptionAvailable(),
+        encrypt: (plain) => safeStorage.encryptString(plain.toString('base64')),
+        decrypt: (cipher) => Buffer.from(safeStorage.decryptString(cipher), 'base64'),
+      },
     },
   );
   registerIpc(engine, engine.events, () => windows.map((w) => w.webContents));

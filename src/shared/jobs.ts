@@ -80,6 +80,12 @@ export interface RenderJobInput {
   dataDir: string;
   identityId: string;
   passphrase?: string;
+  /**
+   * The signing key of an identity kept by the OS key store, unlocked by the engine thread
+   * (identity unlockProtectedKey; a job worker cannot reach the host's store). Never sent
+   * to the host: only resumable kinds' inputs leave the engine process (engine-process.ts).
+   */
+  unlockedKey?: Uint8Array;
   auditor?: string;
   organisation?: string;
   /** The PDF's path, its statement's and the folder of data files (report/service.ts names them). */

@@ -23,13 +23,17 @@ import { NotFoundError, UserError } from '../../shared/errors';
 import { publishDir, writeFileAtomic } from '../atomic-write';
 import { certificateFromDer, certificateNames, identityField, subjectAttributes } from './names';
 
-/** Encrypts key bytes with an OS key store; the Electron host passes one over safeStorage. */
+/**
+ * Encrypts key bytes with an OS key store. Under Electron the store (safeStorage) lives in
+ * the main process while identities are made and used in the engine process, so the engine's
+ * protector asks the host over the transport (engine-process.ts): every call may be async.
+ */
 export interface KeyProtector {
   /** Short name recorded in identity.json, e.g. "safeStorage". */
   readonly kind: string;
-  isAvailable(): boolean;
-  encrypt(plain: Buffer): Buffer;
-  decrypt(cipher: Buffer): Buffer;
+  isAvailable(): boolean | Promise<boolean>;
+  encrypt(plain: Buffer): Buffer | Promise<Buffer>;
+  decrypt(cipher: Buffer): Buffer | Promise<Buffer>;
 }
 
 export type KeyProtection = IdentitySummary['protection'];
@@ -47,7 +51,13 @@ export function getKeyProtector(): KeyProtector | undefined {
 
 export interface KeyAccess {
   passphrase?: string;
-  protector?: KeyProtector;
+  protector?: KeyProtector | undefined;
+  /**
+   * The private key of an identity protected by the key store, already decrypted
+   * (unlockProtectedKey, PKCS#8 DER): signing runs in a job worker, which cannot reach the
+   * host's key store, so the engine thread unlocks the key and hands it over in memory.
+   */
+  unlockedKey?: Uint8Array | undefined;
 }
 
 export interface SigningIdentity {
@@ -95,23 +105,35 @@ function writeSecret(path: string, data: string | Buffer): void {
   writeFileAtomic(path, data, { mode: 0o600 });
 }
 
-function storeKey(dir: string, keyPem: string, access: KeyAccess): { protection: KeyProtection; protectorKind: string | null } {
+interface ProtectedKey {
+  /** Files of the key, written into the identity's folder (owner-only). */
+  files: [name: string, data: string | Buffer][];
+  protection: KeyProtection;
+  protectorKind: string | null;
+}
+
+/** The key encrypted for storage: by the key store where there is one, else with a passphrase (given, or random in a file). */
+async function protectKey(keyPem: string, access: KeyAccess): Promise<ProtectedKey> {
   const key = createPrivateKey(keyPem);
-  if (access.protector && access.protector.isAvailable()) {
+  if (access.protector && (await access.protector.isAvailable())) {
     const der = key.export({ type: 'pkcs8', format: 'der' });
-    writeSecret(join(dir, 'key.protected'), access.protector.encrypt(der));
-    return { protection: 'protector', protectorKind: access.protector.kind };
+    return { files: [['key.protected', await access.protector.encrypt(der)]], protection: 'protector', protectorKind: access.protector.kind };
   }
+  const files: ProtectedKey['files'] = [];
   let passphrase = access.passphrase;
   let protection: KeyProtection = 'passphrase';
   if (!passphrase) {
     passphrase = randomBytes(32).toString('base64url');
-    writeSecret(join(dir, 'passphrase'), passphrase);
+    files.push(['passphrase', passphrase]);
     protection = 'passphrase-file';
   }
-  const enc = key.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase });
-  writeSecret(join(dir, 'key.pem'), enc);
-  return { protection, protectorKind: null };
+  files.push(['key.pem', key.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase })]);
+  return { files, protection, protectorKind: null };
+}
+
+function storeKey(dir: string, key: ProtectedKey): Pick<IdentityInfo, 'protection' | 'protectorKind'> {
+  for (const [name, data] of key.files) writeSecret(join(dir, name), data);
+  return { protection: key.protection, protectorKind: key.protectorKind };
 }
 
 /**
@@ -182,8 +204,9 @@ export async function createIdentity(
   ]);
   cert.sign(priv, forge.md.sha256.create());
   const der = certDer(cert);
+  const protectedKey = await protectKey(keyPem, input);
   return writeIdentityDir(dataDir, (dir, id) => {
-    const stored = storeKey(dir, keyPem, input);
+    const stored = storeKey(dir, protectedKey);
     writeSecret(join(dir, 'certificate.pem'), forge.pki.certificateToPem(cert));
     const info = describe(id, der, { source: 'created', createdAt: now.toISOString(), ...stored });
     writeInfo(dir, info);
@@ -211,8 +234,9 @@ export async function importIdentity(dataDir: string, input: { p12: Buffer; p12P
   });
   if (!own) throw new UserError('the PKCS#12 file holds no certificate matching its private key (only RSA keys are supported)', 'p12');
   const der = certDer(own);
+  const protectedKey = await protectKey(forge.pki.privateKeyToPem(key), input);
   return writeIdentityDir(dataDir, (dir, id) => {
-    const stored = storeKey(dir, forge.pki.privateKeyToPem(key), input);
+    const stored = storeKey(dir, protectedKey);
     writeSecret(join(dir, 'certificate.pem'), forge.pki.certificateToPem(own));
     const chain = certs.filter((c) => c !== own);
     if (chain.length > 0) writeSecret(join(dir, 'chain.pem'), chain.map((c) => forge.pki.certificateToPem(c)).join(''));
@@ -252,14 +276,30 @@ export function getIdentity(dataDir: string, id: string): IdentityInfo {
   return info;
 }
 
+/**
+ * The private key of an identity protected by the key store, decrypted by it (PKCS#8 DER),
+ * or null for an identity protected otherwise. Says so when the store is not available here.
+ */
+export async function unlockProtectedKey(dataDir: string, id: string, protector: KeyProtector | undefined): Promise<Buffer | null> {
+  const info = getIdentity(dataDir, id);
+  if (info.protection !== 'protector') return null;
+  if (!protector || !(await protector.isAvailable())) throw new UserError(`identity ${id} is protected by ${info.protectorKind ?? 'the OS key store'}, which is not available here`, 'identity');
+  try {
+    return Buffer.from(await protector.decrypt(readFileSync(join(identitiesDir(dataDir), id, 'key.protected'))));
+  } catch (err) {
+    throw new UserError(`identity ${id} could not be unlocked by ${info.protectorKind ?? 'the OS key store'} (${(err as Error).message}); was it made under another user account or computer?`, 'identity');
+  }
+}
+
 /** Decrypt the key for signing; it stays in memory in this process only. */
 export function loadSigningIdentity(dataDir: string, id: string, access: KeyAccess = {}): SigningIdentity {
   const info = getIdentity(dataDir, id);
   const dir = join(identitiesDir(dataDir), id);
   let key: KeyObject;
   if (info.protection === 'protector') {
-    if (!access.protector || !access.protector.isAvailable()) throw new UserError(`identity ${id} is protected by ${info.protectorKind ?? 'the OS key store'}, which is not available here`, 'identity');
-    key = createPrivateKey({ key: access.protector.decrypt(readFileSync(join(dir, 'key.protected'))), format: 'der', type: 'pkcs8' });
+    // Unlocked beforehand by unlockProtectedKey: the key store may answer only asynchronously (and only in the engine thread).
+    if (!access.unlockedKey) throw new UserError(`identity ${id} is protected by ${info.protectorKind ?? 'the OS key store'}, which is not available here`, 'identity');
+    key = createPrivateKey({ key: Buffer.from(access.unlockedKey), format: 'der', type: 'pkcs8' });
   } else {
     const passphrase = info.protection === 'passphrase-file' ? readFileSync(join(dir, 'passphrase'), 'utf8').trim() : access.passphrase;
     if (!passphrase) throw new UserError(`identity ${id} is protected by a passphrase: give --passphrase`, 'passphrase');

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import type { RenderJobInput, RenderJobOutput } from '../../shared/jobs';
 import { removeStaleTemps, replaceDir, tempSibling, writeFileAtomic } from '../atomic-write';
 import { storageError } from '../error-shape';
-import { getKeyProtector, loadSigningIdentity } from '../identity';
+import { loadSigningIdentity } from '../identity';
 import type { Task } from '../jobs/task';
 import { buildReport, writeExports } from './index';
 
@@ -19,7 +19,10 @@ export type RenderOutput = RenderJobOutput;
  * before anything is written.
  */
 export const renderReportTask: Task<RenderInput, RenderOutput> = async (input) => {
-  const identity = loadSigningIdentity(input.dataDir, input.identityId, { ...(input.passphrase !== undefined ? { passphrase: input.passphrase } : {}), protector: getKeyProtector() });
+  const identity = loadSigningIdentity(input.dataDir, input.identityId, {
+    ...(input.passphrase !== undefined ? { passphrase: input.passphrase } : {}),
+    ...(input.unlockedKey !== undefined ? { unlockedKey: input.unlockedKey } : {}),
+  });
   const { results, out, statementPath, attestationPath, exportsDir } = input;
   const folder = dirname(out);
   mkdirSync(folder, { recursive: true });

@@ -12,7 +12,7 @@ import { NotFoundError, UserError } from '../../shared/errors';
 import { completeness, completenessText } from '../../shared/completeness';
 import { SECTION_SHORT } from '../../shared/requirements';
 import type { JobServices } from '../engine-services';
-import { listIdentities } from '../identity';
+import { getKeyProtector, listIdentities, unlockProtectedKey } from '../identity';
 import type { RenderInput } from './render-task';
 import { readInputFile } from '../security/input-file';
 import { quoteUserText } from '../../shared/quote';
@@ -111,11 +111,14 @@ export async function buildReportFiles(engine: JobServices, input: OperationInpu
   const exportsDir = join(folder, `${base}-data`);
   // The key, the layout, signing and the file writes in a job worker, so the engine keeps
   // answering meanwhile; the reports row is written here, on the engine's own connection.
+  // A key kept by the OS key store is unlocked here: the store answers only this thread (under Electron, by asking the host).
+  const unlockedKey = await unlockProtectedKey(engine.dataDir, identityId, getKeyProtector());
   const written = await engine.jobs.start('reports.render', {
     results,
     dataDir: engine.dataDir,
     identityId,
     ...(input.passphrase !== undefined ? { passphrase: input.passphrase } : {}),
+    ...(unlockedKey ? { unlockedKey } : {}),
     ...(input.auditor !== undefined ? { auditor: input.auditor } : {}),
     ...(input.organisation !== undefined ? { organisation: input.organisation } : {}),
     out,

@@ -11,7 +11,7 @@ import { wassersteinPairs } from '../../../src/shared/fdi-pairs';
 import { WER_TEST_SHORT, werPrimaryStatement, werVerdicts } from '../../../src/shared/wer-verdict';
 import { createApi } from '../../../src/main/api';
 import { createEngine } from '../../../src/main/engine';
-import { createIdentity, importIdentity, listIdentities, loadSigningIdentity, type SigningIdentity } from '../../../src/main/identity';
+import { createIdentity, importIdentity, listIdentities, loadSigningIdentity, unlockProtectedKey, type SigningIdentity } from '../../../src/main/identity';
 import { speatAssociationsName } from '../../../src/main/report/reproduce-data';
 import { buildReport, extractAttachments, resultsJson, SECTION_HEADINGS, verifyReport, verifyStatement, writeExports, type DetachedStatement } from '../../../src/main/report';
 import { runCli } from '../../../src/main/cli';
@@ -250,7 +250,16 @@ describe('identities', () => {
     const p = await createIdentity(data, { name: 'Cy', organisation: 'Org', protector });
     expect(p).toMatchObject({ protection: 'protector', protectorKind: 'test' });
     expect(() => loadSigningIdentity(data, p.id)).toThrow(/not available/);
-    expect(loadSigningIdentity(data, p.id, { protector }).key.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    await expect(unlockProtectedKey(data, p.id, undefined)).rejects.toThrow(/protected by test, which is not available here/);
+    // The key store may answer only asynchronously (under Electron it is asked across processes).
+    const later = { kind: 'test', isAvailable: async () => true, encrypt: async (b: Buffer) => xor(b), decrypt: async (b: Buffer) => xor(b) };
+    expect(await unlockProtectedKey(data, info.id, later)).toBeNull();
+    expect(loadSigningIdentity(data, p.id, { unlockedKey: (await unlockProtectedKey(data, p.id, later))! }).key.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    const q = await createIdentity(data, { name: 'Di', organisation: 'Org', protector: later });
+    expect(q).toMatchObject({ protection: 'protector', protectorKind: 'test' });
+    expect(loadSigningIdentity(data, q.id, { unlockedKey: (await unlockProtectedKey(data, q.id, protector))! }).key.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    // A store that cannot decrypt (another user's key, a reset keychain) is said in words.
+    await expect(unlockProtectedKey(data, q.id, { ...protector, decrypt: () => { throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.'); } })).rejects.toThrow(/could not be unlocked by test .*another user account or computer/);
   });
 
   it("imports an organisation's PKCS#12 and signs with it", async () => {
