@@ -35,9 +35,9 @@ export const DEFAULT_RATES: Record<string, number> = {
   'embed:speech-embedding': 0.13,
   'embed:model': 0.8,
   'transcribe:model': 2,
-  'speat:kresample': 0.013,
+  'speat:mdraw': 0.005,
   'ser:kstep': 0.89,
-  'wer:kresample': 0.33,
+  'wer:kfit': 0.04,
   'fdi:grouping': 0.069,
 };
 
