@@ -10,7 +10,8 @@
  * actually goes. When a stage ends its measured speed is recorded for the next estimate.
  *
  * Cost units (the keys of the rate book):
- * - embed:<model>      one recording read with a model (cached recordings cost nothing)
+ * - embed:<model>      one recording of EMBED_REFERENCE_SECONDS read with a model (a longer one
+ *                      counts by its length; cached recordings cost nothing)
  * - transcribe:<model> one recording transcribed by a speech-recognition model
  * - import:clip        one row of a spreadsheet imported (hash, decode, checks)
  * - speat:mdraw        a million draws of one association by the permutation test (the other
@@ -53,6 +54,8 @@ export interface WorkFacts {
    * counts, and half the dataset per group stands in.
    */
   groupClips?(datasetId: string, label: string, value: string): number;
+  /** Mean length in seconds of a dataset's usable recordings, where known (optional, as groupClips). */
+  meanSeconds?(datasetId: string): number | null;
   /** The WER section's groups of a dataset by `groupBy`: utterances and distinct speakers of each (optional, as groupClips). */
   werGroups?(datasetId: string, groupBy: readonly string[]): WerGroupFacts[];
 }
@@ -124,6 +127,19 @@ export function werCost(utterances: number, w: Pick<WerPlanConfig, 'bootstrap' |
   return analysis + mixed * fits * (n / 1000) + (comparisons - mixed) * S * WER_COST.permutationSimulation;
 }
 
+/**
+ * A model's time goes with the audio it reads, not with the number of recordings: in the demo
+ * run of bench:eta the speech-embedding model took 0.090, 0.100 and 0.064 s a recording for
+ * datasets of 2.67, 3.38 and 2.25 s a recording on average, 0.029–0.034 s an audio second.
+ * Costs count recordings of this length (the demo's average, what the rates were measured
+ * on), so a rate book's figure per recording still reads as one for recordings like these.
+ */
+export const EMBED_REFERENCE_SECONDS = 2.7;
+
+function lengthFactor(meanSeconds: number | null): number {
+  return meanSeconds !== null && meanSeconds > 0 && Number.isFinite(meanSeconds) ? meanSeconds / EMBED_REFERENCE_SECONDS : 1;
+}
+
 /** A WER comparison is tested by the mixed model when both groups have this many speakers (stats/wer.ts MIXED_MODEL_MIN_SPEAKERS). */
 const MIXED_MODEL_SPEAKERS = 5;
 
@@ -162,7 +178,7 @@ export function auditStages(plan: AuditPlanConfig, models: Map<string, ModelMani
       key: `embed/${k}`,
       label: `Reading “${facts.datasetName(job.datasetId)}” with ${m.name}`,
       unit: 'recording',
-      cost: facts.toEmbed(job.datasetId, m),
+      cost: facts.toEmbed(job.datasetId, m) * lengthFactor(facts.meanSeconds?.(job.datasetId) ?? null),
       rateKey: `embed:${modelKey(m)}`,
       fallbackKey: 'embed:model',
     });
@@ -216,6 +232,10 @@ export function databaseFacts(db: Database.Database): WorkFacts {
     clips: (id) => usable(id),
     toEmbed: (id, m) => todo(id, m.id, m.settingsKey),
     // As the SpEAT design draws stimuli: usable, hashed, by the group label.
+    meanSeconds: (id) => {
+      const known = clipsOf(id).filter((c) => c.sha256 !== null && c.durationS !== null && c.durationS > 0);
+      return known.length ? known.reduce((a, c) => a + c.durationS!, 0) / known.length : null;
+    },
     groupClips: (id, label, value) => clipsOf(id).filter((c) => c.sha256 !== null && c.groups[label] === value).length,
     // As the WER section groups utterances: every label of groupBy present (it also needs the texts; an upper bound).
     werGroups: (id, groupBy) => {

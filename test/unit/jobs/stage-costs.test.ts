@@ -110,3 +110,26 @@ describe('the own-data audit of bench:eta is costed as it runs', () => {
     expect(stages.find((s) => s.key === 'speat')!.cost).toBeCloseTo(auditStages(config, models, facts).find((s) => s.key === 'speat')!.cost, 10);
   });
 });
+
+describe('reading recordings is costed by their length', () => {
+  const m = { id: 'speech-embedding', alias: 'speech-embedding', name: 'speech-embedding', task: 'embedding' } as unknown as ModelManifest;
+  const config = parsePlan({
+    title: 'lengths',
+    sections: ['speat'],
+    models: ['speech-embedding'],
+    speat: { attributeDataset: 'attribute', attributePerSpeaker: 5, tests: [{ id: 't', name: 't', targetDataset: 'verification', x: { label: 'g', value: 'a' }, y: { label: 'g', value: 'b' } }] },
+  });
+  const facts = (meanSeconds?: (id: string) => number | null): WorkFacts => ({ datasetName: (id) => id, toEmbed: () => 60, clips: () => 60, ...(meanSeconds ? { meanSeconds } : {}) });
+  const embedCosts = (f: WorkFacts) => auditStages(config, new Map([['speech-embedding', m]]), f).filter((s) => s.key.startsWith('embed/')).map((s) => s.cost);
+
+  it('keeps the measured proportion of the demo’s datasets (2.67 s and 2.25 s a recording: 0.090 and 0.064 s a recording read)', () => {
+    const [attribute, verification] = embedCosts(facts((id) => (id === 'attribute' ? 2.67 : 2.25)));
+    expect(against(attribute! / verification!, 0.09 / 0.064)).toBeGreaterThan(0.7);
+    expect(against(attribute! / verification!, 0.09 / 0.064)).toBeLessThan(1.5);
+  });
+
+  it('counts recordings as they are when their length is not known', () => {
+    expect(embedCosts(facts())).toEqual([60, 60]);
+    expect(embedCosts(facts(() => null))).toEqual([60, 60]);
+  });
+});
