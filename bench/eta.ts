@@ -37,18 +37,19 @@ const ratios: number[] = [];
 let jumped = 0;
 const samplesArg = process.argv.indexOf('--samples');
 /** Every progress report of every run, for a look at where the estimate goes wrong (--samples FILE). */
-const dump: { run: string; t: number; stage: string; label?: string; done: number; total: number; fraction?: number; eta: number | null }[] = [];
+const dump: { run: string; t: number; stage: string; label?: string; done: number; total: number; fraction?: number; eta: number | null; load: number }[] = [];
 
 /** Run a job, then print shown and actual time left at each mark. */
 async function measure<K extends JobKind>(title: string, kind: K, input: JobInput<K>, note: string): Promise<void> {
-  const samples: { t: number; p: JobProgress }[] = [];
+  // The one-minute load average beside each report: a reading off by other users' work shows it.
+  const samples: { t: number; p: JobProgress; load: number }[] = [];
   const start = Date.now();
-  const { result } = engine.jobs.start(kind, input, { onProgress: (p) => samples.push({ t: Date.now(), p }) });
+  const { result } = engine.jobs.start(kind, input, { onProgress: (p) => samples.push({ t: Date.now(), p, load: loadavg()[0]! }) });
   await result;
   const total = (Date.now() - start) / 1000;
-  for (const x of samples) dump.push({ run: title, t: (x.t - start) / 1000, stage: x.p.stage, ...(x.p.label ? { label: x.p.label } : {}), done: x.p.done, total: x.p.total, ...(x.p.fraction !== undefined ? { fraction: x.p.fraction } : {}), eta: x.p.etaSeconds });
+  for (const x of samples) dump.push({ run: title, t: (x.t - start) / 1000, stage: x.p.stage, ...(x.p.label ? { label: x.p.label } : {}), done: x.p.done, total: x.p.total, ...(x.p.fraction !== undefined ? { fraction: x.p.fraction } : {}), eta: x.p.etaSeconds, load: x.load });
   console.log(`\n${title}: ${note}, took ${total.toFixed(0)} s (load average ${loadavg()[0]!.toFixed(1)})`);
-  console.log('  done   shown left   actually left   shown / actual');
+  console.log('  done   shown left   actually left   shown / actual   load   stage');
   const last = samples[samples.length - 1];
   for (const mark of MARKS) {
     const s = samples.find((x) => (x.p.fraction ?? 0) >= mark && x.p.etaSeconds !== null);
@@ -65,7 +66,7 @@ async function measure<K extends JobKind>(title: string, kind: K, input: JobInpu
     const left = (start + total * 1000 - s.t) / 1000;
     const ratio = s.p.etaSeconds! / left;
     ratios.push(ratio);
-    console.log(`  ${String(Math.round(mark * 100)).padStart(3)} %   ${s.p.etaSeconds!.toFixed(1).padStart(6)} s   ${left.toFixed(1).padStart(9)} s   ${ratio.toFixed(2).padStart(10)}${ratio < 0.7 || ratio > 1.5 ? '   outside 0.7–1.5' : ''}`);
+    console.log(`  ${String(Math.round(mark * 100)).padStart(3)} %   ${s.p.etaSeconds!.toFixed(1).padStart(6)} s   ${left.toFixed(1).padStart(9)} s   ${ratio.toFixed(2).padStart(10)}   ${s.load.toFixed(1).padStart(4)}   ${s.p.stage}${ratio < 0.7 || ratio > 1.5 ? '   outside 0.7–1.5' : ''}`);
   }
 }
 

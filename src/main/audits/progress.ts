@@ -10,12 +10,15 @@
  * actually goes. When a stage ends its measured speed is recorded for the next estimate.
  *
  * Cost units (the keys of the rate book):
- * - embed:<model>      one recording read with a model (cached recordings cost nothing)
+ * - embed:<model>      one recording of EMBED_REFERENCE_SECONDS read with a model (a longer one
+ *                      counts by its length; cached recordings cost nothing)
  * - transcribe:<model> one recording transcribed by a speech-recognition model
  * - import:clip        one row of a spreadsheet imported (hash, decode, checks)
- * - speat:kresample    a thousand permutations or bootstrap resamples of one comparison
+ * - speat:mdraw        a million draws of one association by the permutation test (the other
+ *                      parts of SpEAT are counted in the same draws: speatCost below)
  * - ser:kstep          a thousand training steps of one emotion predictor
- * - wer:kresample      a thousand resamples over a hundred utterances
+ * - wer:kfit           a thousand utterances in simulated audits fitted by the mixed model
+ *                      (the rest of WER is counted in the same unit: werCost below)
  * - fdi:grouping       one attribute set's trials, threshold sweep and bootstrap (500 resamples)
  */
 import type Database from 'better-sqlite3';
@@ -23,6 +26,8 @@ import type { AuditPlanConfig } from '../../shared/plan';
 import type { ModelManifest } from '../inference';
 import type { ProgressDetail, TaskContext } from '../jobs/task';
 import { rateFor, recordRate, type RateBook } from '../jobs/rates';
+import { binomialCapped } from '../stats/speat';
+import { listClips } from '../data/repository';
 import { unembeddedAudioCounter, usableClipCounter } from '../store/clips';
 import { datasetNameLookup } from '../store/datasets';
 
@@ -43,6 +48,105 @@ export interface WorkFacts {
   toEmbed(datasetId: string, model: ModelManifest): number;
   /** Usable recordings of a dataset. */
   clips(datasetId: string): number;
+  /**
+   * Usable recordings of a dataset whose group `label` is `value` (what a SpEAT test can draw
+   * its stimuli from). Optional: the demo's estimate, made before its import, has only clip
+   * counts, and half the dataset per group stands in.
+   */
+  groupClips?(datasetId: string, label: string, value: string): number;
+  /** Mean length in seconds of a dataset's usable recordings, where known (optional, as groupClips). */
+  meanSeconds?(datasetId: string): number | null;
+  /** The WER section's groups of a dataset by `groupBy`: utterances and distinct speakers of each (optional, as groupClips). */
+  werGroups?(datasetId: string, groupBy: readonly string[]): WerGroupFacts[];
+}
+
+export interface WerGroupFacts {
+  group: string;
+  utterances: number;
+  speakers: number;
+}
+
+/**
+ * What SpEAT's time goes with, in millions of permutation draws, measured on 3 December 2026
+ * (a speat-only audit of the demo's recordings, 1–2 models, 6–24 stimuli per group, 10³–2·10⁶
+ * permutations, 0–10⁵ resamples, at load 2): the permutation test shuffles the smaller group's
+ * associations, so it costs permutations × stimuli per group (about 5 ns a draw), unless all
+ * the splits are fewer and are enumerated; a bootstrap resample of k pairs costs k draws of
+ * pairs at 2.5 times a permutation draw; the rest of a comparison (its vectors, associations,
+ * the simulated MDE, the stored result) about a million draws, its 30-cell grid 1.4 million
+ * more, and the section's start (designing the tests, reading embeddings) 10 million. The
+ * number of permutations alone, as it was costed before, said nothing: an own-data audit's
+ * 200,000 permutations over 12 stimuli took a tenth of a second, estimated at 10–20 s.
+ */
+export const SPEAT_COST = { stage: 10, comparison: 1, grid: 1.4, bootstrapDraw: 2.5 } as const;
+
+type SpeatPlanConfig = NonNullable<AuditPlanConfig['speat']>;
+type WerPlanConfig = NonNullable<AuditPlanConfig['wer']>;
+
+/** Millions of draws of one SpEAT comparison (one model, one test) with `k` stimuli per group. */
+export function speatComparisonCost(k: number, s: Pick<SpeatPlanConfig, 'permutations' | 'bootstrap' | 'sampleSizes' | 'grid'>): number {
+  if (!(k >= 2)) return SPEAT_COST.comparison;
+  const splits = binomialCapped(2 * k, k, s.permutations);
+  const permutations = splits <= s.permutations ? splits : s.permutations * k;
+  const sizes = s.sampleSizes.filter((x) => x <= k);
+  // The SE at the compared number of stimuli is one more size unless the plan lists it.
+  const drawn = sizes.reduce((a, x) => a + x, 0) + (sizes.includes(k) ? 0 : k);
+  const bootstrap = s.bootstrap > 0 ? s.bootstrap * drawn * SPEAT_COST.bootstrapDraw : 0;
+  return (permutations + bootstrap) / 1e6 + SPEAT_COST.comparison + (s.grid ? SPEAT_COST.grid : 0);
+}
+
+/**
+ * What WER's time goes with, in thousands of utterances fitted, measured on 3 December 2026
+ * (the demo's recognition data, copied to 48–480 utterances with 4–24 speakers a group, at
+ * load 2–3): the power simulations behind each comparison's minimum detectable rate ratio
+ * refit the mixed model to every simulated audit when both groups have five speakers or more
+ * (a first round of a quarter of the simulations, at least 50, then all of them): 35–60 µs an
+ * utterance a fit, seconds to tens of seconds in all, where the analysis itself took 25–45 ms.
+ * Otherwise each simulation is 13 small permutation tests (about 0.1 of a thousand-utterance
+ * fit for all 13). The rest of the section (reading, normalising and aligning the transcripts,
+ * the tests, the stored result) is about 60 utterance-fits an utterance (the demo's 80
+ * utterances: 0.2–0.3 s); its bootstrap and permutations add little (a hundredth of a unit per
+ * thousand resamples per hundred utterances: 25,000 of them over 24 utterances, 4 ms).
+ */
+export const WER_COST = { perUtterance: 0.06, perKResample: 0.01, permutationSimulation: 0.0013 } as const;
+
+/** Thousands of utterance-fits of the WER section over `utterances` usable recordings, in `groups` when known. */
+export function werCost(utterances: number, w: Pick<WerPlanConfig, 'bootstrap' | 'permutations' | 'mdeSimulations' | 'referenceGroup'>, groups?: readonly WerGroupFacts[]): number {
+  const n = groups ? groups.reduce((a, g) => a + g.utterances, 0) : utterances;
+  const analysis = n * WER_COST.perUtterance + ((w.bootstrap + w.permutations) / 1000) * (n / 100) * WER_COST.perKResample;
+  const S = w.mdeSimulations;
+  if (S === 0) return analysis;
+  // Without the groups (the demo's estimate before its import), one comparison by permutations.
+  const comparisons = groups ? Math.max(0, groups.length - 1) : 1;
+  // The reference is the plan's group, else the one with the lowest error rate, unknown before
+  // the run: then one of the groups with five speakers or more is assumed to be it.
+  const ref = w.referenceGroup !== undefined ? groups?.find((g) => g.group === w.referenceGroup) : undefined;
+  const many = groups ? groups.filter((g) => g.speakers >= MIXED_MODEL_SPEAKERS) : [];
+  const mixed = !groups ? 0 : ref ? (ref.speakers >= MIXED_MODEL_SPEAKERS ? many.filter((g) => g !== ref).length : 0) : Math.max(0, many.length - 1);
+  const fits = Math.min(S, Math.max(50, Math.ceil(S / 4))) + S;
+  return analysis + mixed * fits * (n / 1000) + (comparisons - mixed) * S * WER_COST.permutationSimulation;
+}
+
+/**
+ * A model's time goes with the audio it reads, not with the number of recordings: in the demo
+ * run of bench:eta the speech-embedding model took 0.090, 0.100 and 0.064 s a recording for
+ * datasets of 2.67, 3.38 and 2.25 s a recording on average, 0.029–0.034 s an audio second.
+ * Costs count recordings of this length (the demo's average, what the rates were measured
+ * on), so a rate book's figure per recording still reads as one for recordings like these.
+ */
+export const EMBED_REFERENCE_SECONDS = 2.7;
+
+function lengthFactor(meanSeconds: number | null): number {
+  return meanSeconds !== null && meanSeconds > 0 && Number.isFinite(meanSeconds) ? meanSeconds / EMBED_REFERENCE_SECONDS : 1;
+}
+
+/** A WER comparison is tested by the mixed model when both groups have this many speakers (stats/wer.ts MIXED_MODEL_MIN_SPEAKERS). */
+const MIXED_MODEL_SPEAKERS = 5;
+
+/** Stimuli per group a SpEAT test can have: the smaller group, capped by the plan; half the dataset when its groups are not known. */
+function speatStimuli(t: SpeatPlanConfig['tests'][number], facts: WorkFacts): number {
+  const k = facts.groupClips ? Math.min(facts.groupClips(t.targetDataset, t.x.label, t.x.value), facts.groupClips(t.targetDataset, t.y.label, t.y.value)) : Math.floor(facts.clips(t.targetDataset) / 2);
+  return Math.min(k, t.maxPerGroup ?? Infinity);
 }
 
 export function modelKey(m: Pick<ModelManifest, 'alias' | 'id'>): string {
@@ -74,7 +178,7 @@ export function auditStages(plan: AuditPlanConfig, models: Map<string, ModelMani
       key: `embed/${k}`,
       label: `Reading “${facts.datasetName(job.datasetId)}” with ${m.name}`,
       unit: 'recording',
-      cost: facts.toEmbed(job.datasetId, m),
+      cost: facts.toEmbed(job.datasetId, m) * lengthFactor(facts.meanSeconds?.(job.datasetId) ?? null),
       rateKey: `embed:${modelKey(m)}`,
       fallbackKey: 'embed:model',
     });
@@ -82,8 +186,8 @@ export function auditStages(plan: AuditPlanConfig, models: Map<string, ModelMani
   const embedModels = plan.models.filter((r) => models.get(r)?.task !== 'asr').length;
   if (plan.sections.includes('speat') && plan.speat) {
     const s = plan.speat;
-    const perTest = (s.permutations + s.bootstrap * s.sampleSizes.length + (s.grid ? 30 : 0)) / 1000;
-    out.push({ key: 'speat', label: 'Association test (SpEAT): each comparison with each model', unit: 'comparison', cost: embedModels * s.tests.length * perTest, rateKey: 'speat:kresample' });
+    const perModel = s.tests.reduce((a, t) => a + speatComparisonCost(speatStimuli(t, facts), s), 0);
+    out.push({ key: 'speat', label: 'Association test (SpEAT): each comparison with each model', unit: 'comparison', cost: SPEAT_COST.stage + embedModels * perModel, rateKey: 'speat:mdraw' });
   }
   if (plan.sections.includes('ser') && plan.ser) {
     out.push({ key: 'ser', label: 'Training the emotion predictors (SER)', unit: 'step', cost: (embedModels * plan.ser.learningRates.length * plan.ser.maxSteps) / 1000, rateKey: 'ser:kstep' });
@@ -105,8 +209,8 @@ export function auditStages(plan: AuditPlanConfig, models: Map<string, ModelMani
       key: 'wer',
       label: 'Comparing recognition errors between groups (WER)',
       unit: 'analysis',
-      cost: ((w.bootstrap + w.permutations) / 1000) * (facts.clips(w.dataset) / 100),
-      rateKey: 'wer:kresample',
+      cost: werCost(facts.clips(w.dataset), w, facts.werGroups?.(w.dataset, w.groupBy)),
+      rateKey: 'wer:kfit',
     });
   }
   if (plan.sections.includes('fdi') && plan.fdi) {
@@ -120,10 +224,32 @@ export function databaseFacts(db: Database.Database): WorkFacts {
   const name = datasetNameLookup(db);
   const usable = usableClipCounter(db);
   const todo = unembeddedAudioCounter(db);
+  // Read once per dataset: the stage list asks about the same dataset for each test.
+  const listed = new Map<string, ReturnType<typeof listClips>>();
+  const clipsOf = (id: string) => listed.get(id) ?? listed.set(id, listClips(db, id)).get(id)!;
   return {
     datasetName: (id) => name(id) ?? 'recordings',
     clips: (id) => usable(id),
     toEmbed: (id, m) => todo(id, m.id, m.settingsKey),
+    // As the SpEAT design draws stimuli: usable, hashed, by the group label.
+    meanSeconds: (id) => {
+      const known = clipsOf(id).filter((c) => c.sha256 !== null && c.durationS !== null && c.durationS > 0);
+      return known.length ? known.reduce((a, c) => a + c.durationS!, 0) / known.length : null;
+    },
+    groupClips: (id, label, value) => clipsOf(id).filter((c) => c.sha256 !== null && c.groups[label] === value).length,
+    // As the WER section groups utterances: every label of groupBy present (it also needs the texts; an upper bound).
+    werGroups: (id, groupBy) => {
+      const groups = new Map<string, { utterances: number; speakers: Set<string> }>();
+      for (const c of clipsOf(id)) {
+        const parts = groupBy.map((l) => c.groups[l]);
+        if (!parts.every((p) => p !== undefined && p !== '')) continue;
+        const key = parts.join(' × ');
+        const g = groups.get(key) ?? groups.set(key, { utterances: 0, speakers: new Set() }).get(key)!;
+        g.utterances += 1;
+        if (c.speaker) g.speakers.add(c.speaker);
+      }
+      return [...groups].map(([group, g]) => ({ group, utterances: g.utterances, speakers: g.speakers.size }));
+    },
   };
 }
 

@@ -27,7 +27,11 @@ const FILE = 'rates.json';
  * speech-embedding model was only three times slower: estimates off by different amounts per
  * stage, which this run's pace cannot mend until each stage has run. Measured in one run,
  * their proportions hold on another computer even where its speed does not. The two fallbacks
- * (a model not listed) are guesses. Keys are documented in src/main/audits/progress.ts.
+ * (a model not listed) are guesses. speat:mdraw and wer:kfit were measured later the same
+ * day, at load 2–3, by timing SpEAT sections of 1–2 models over 6–24 stimuli a group and the
+ * WER power simulations on 48–480 utterances (src/main/audits/progress.ts says what each unit
+ * counts): SpEAT about 5 ns a permutation draw, WER 35–60 µs an utterance a mixed-model fit.
+ * Keys are documented in src/main/audits/progress.ts.
  */
 export const DEFAULT_RATES: Record<string, number> = {
   'import:clip': 0.015,
@@ -35,9 +39,9 @@ export const DEFAULT_RATES: Record<string, number> = {
   'embed:speech-embedding': 0.13,
   'embed:model': 0.8,
   'transcribe:model': 2,
-  'speat:kresample': 0.013,
+  'speat:mdraw': 0.005,
   'ser:kstep': 0.89,
-  'wer:kresample': 0.33,
+  'wer:kfit': 0.04,
   'fdi:grouping': 0.069,
 };
 
