@@ -55,7 +55,8 @@ export function speatVerdict(r: SpeatResult, t: SpeatTestDesign, s: SpeatSection
  */
 export function speatControlNote(model: Pick<ModelSummary, 'family'> | undefined): string {
   if (model?.family !== 'acoustic-baseline') return '';
-  return 'The acoustic baseline learned nothing, so this is not a bias of a model: it measures how the two groups\' recordings differ acoustically, the reference against which the learned models\' effects are read.';
+  // Which way it points is said just before (directionText, the narrative): here, what the closeness is made of.
+  return 'The acoustic baseline learned nothing (it reads log-mel energies and MFCCs), so this is not a bias of a model: it measures how close each group\'s recordings are to the pleasant and to the unpleasant stimuli in loudness and spectral shape alone, the reference against which the learned models\' effects are read.';
 }
 
 export interface SerGate {
