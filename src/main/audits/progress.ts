@@ -322,10 +322,12 @@ export class WorkTracker {
     if (!s) return;
     const now = this.clock();
     this.pace.leave(this.current, now / 1000);
-    // A stage over in less than recordRate can measure is recorded as taking that long, an
-    // upper bound: left unrecorded it keeps the build machine's rate, which can be a hundred
-    // times too slow (the demo's FDI: 5 s estimated, 0.15 s taken).
-    if (this.recordIn) recordRate(this.recordIn, s.rateKey, Math.max(QUICK_STAGE_SECONDS, (now - this.started) / 1000), s.cost);
+    // A stage is timed from its start to its end, its start-up included (it recurs), so even a
+    // quick one is recorded as it went: left unrecorded it keeps the build machine's rate, which
+    // can be a hundred times too slow (the demo's FDI: 5 s estimated, 0.15 s taken), and recorded
+    // as a quarter of a second, as it was until 4 December, it made the last stages of the next
+    // run look twice as long as they were (bench:eta's 90 % readings of 1.5).
+    if (this.recordIn) recordRate(this.recordIn, s.rateKey, (now - this.started) / 1000, s.cost, QUICK_STAGE_SECONDS);
   }
 
   /** Call once the last stage is over, to record its speed. */
@@ -385,8 +387,8 @@ export interface WorkAround {
   beforeTook?: number;
 }
 
-/** Shorter than this, recordRate ignores a measurement (src/main/jobs/rates.ts). */
-const QUICK_STAGE_SECONDS = 0.25;
+/** Shorter than this a stage's measurement is timer noise and not recorded (src/main/jobs/rates.ts). */
+const QUICK_STAGE_SECONDS = 0.01;
 /** A stage's own pace counts fully once this share of it, and this many seconds, have been measured. */
 const TRUST_FRACTION = 0.1;
 const TRUST_SECONDS = 1;

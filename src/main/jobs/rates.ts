@@ -70,10 +70,13 @@ export function rateFor(book: RateBook, key: string, fallback?: string): number 
 
 /**
  * Fold one measurement into the book (a moving average weighted towards recent runs) and
- * write it atomically. Measurements of almost nothing are ignored: start-up would dominate.
+ * write it atomically. Measurements shorter than `minSeconds` are ignored: a caller that times
+ * only the work in a loop would see its start-up dominate. A caller that times a whole stage,
+ * start-up included (the audit's stages, src/main/audits/progress.ts), passes a lower floor:
+ * that start-up recurs, so a short stage's real duration is its best estimate next time.
  */
-export function recordRate(dataDir: string, key: string, seconds: number, units: number): void {
-  if (!(units > 0) || !(seconds > 0.2) || !Number.isFinite(seconds / units)) return;
+export function recordRate(dataDir: string, key: string, seconds: number, units: number, minSeconds = 0.2): void {
+  if (!(units > 0) || !(seconds >= minSeconds) || !(seconds > 0) || !Number.isFinite(seconds / units)) return;
   const book = loadRates(dataDir);
   const measured = seconds / units;
   const old = book[key];

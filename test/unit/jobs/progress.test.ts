@@ -74,6 +74,9 @@ describe('whole-job progress', () => {
     expect(loadRates(dir)['embed:acoustic-baseline']!.secondsPerUnit).toBeCloseTo(0.6 * 0.3 + 0.4 * 0.1, 12);
     // Too little work to measure: ignored.
     recordRate(dir, 'speat:kresample', 0.05, 1);
+    // A caller timing whole stages, start-up included, records shorter ones.
+    recordRate(dir, 'fdi:grouping', 0.05, 2, 0.01);
+    expect(loadRates(dir)['fdi:grouping']).toEqual({ secondsPerUnit: 0.025, samples: 1 });
     expect(loadRates(dir)['speat:kresample']).toBeUndefined();
     writeFileSync(join(dir, 'rates.json'), '{not json');
     expect(loadRates(dir)).toEqual({});
