@@ -189,12 +189,20 @@ describe('time left from each stage’s measured pace', () => {
 
   it('work done before the tracker (the demo’s import) counts with the seconds it took, and its pace with its estimate', () => {
     // The import was estimated at 40 s and took 4; the audit's rates are as wrong (the build machine's).
-    const { readings, end } = simulate([{ key: 'embed/0', rateKey: 'embed:a', estimated: 30, truth: 3, units: 1 }], { before: 40, after: 0, beforeTook: 4 }, 4);
+    const { readings, end } = simulate([{ key: 'embed/0', rateKey: 'embed:a', estimated: 30, truth: 3, units: 1, measuredHere: false }], { before: 40, after: 0, beforeTook: 4 }, 4);
     const first = readings[0]!;
     // At the audit's start: 4 s spent, 30 × 0.1 left, not 40 s spent and 30 left.
     expect(first.detail.pacedSecondsLeft!).toBeCloseTo(3, 6);
     expect(first.detail.pacedOverall!).toBeCloseTo(4 / 7, 6);
     expect(end).toBe(7);
+  });
+
+  it('a rate measured here is not scaled by how the import went; a build-machine rate is', () => {
+    // The import took 1.7 times its estimate (bench:eta's second demo, 4 December); the model after it reads as its rate measured here says.
+    const here = simulate([{ key: 'embed/0', rateKey: 'embed:a', estimated: 10, truth: 10, units: 1 }], { before: 10, after: 0, beforeTook: 17 }, 17);
+    expect(here.readings[0]!.detail.pacedSecondsLeft!).toBeCloseTo(10, 6);
+    const build = simulate([{ key: 'embed/0', rateKey: 'embed:a', estimated: 10, truth: 10, units: 1, measuredHere: false }], { before: 10, after: 0, beforeTook: 17 }, 17);
+    expect(build.readings[0]!.detail.pacedSecondsLeft!).toBeCloseTo(17, 6);
   });
 
   it('the rate-book figures stay beside the paced ones, as before', () => {
