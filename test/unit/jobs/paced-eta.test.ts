@@ -205,6 +205,27 @@ describe('time left from each stage’s measured pace', () => {
     expect(build.readings[0]!.detail.pacedSecondsLeft!).toBeCloseTo(17, 6);
   });
 
+  it('with rates measured here, another kind of work’s deviation carries over by how many seconds it rests on', () => {
+    // A one-second stage 1.4 times slower than measured: the next model (another rate) is expected almost at its own rate.
+    const short = simulate([
+      { key: 'embed/0', rateKey: 'embed:a', estimated: 1, truth: 1.4, units: 1 },
+      { key: 'embed/1', rateKey: 'embed:b', estimated: 10, truth: 10, units: 1 },
+    ]);
+    expect(short.readings.find((r) => r.t >= 1.4 - 1e-9)!.detail.pacedSecondsLeft!).toBeCloseTo(10 * Math.exp((1 / 6) * Math.log(1.4)), 6);
+    // Thirty seconds three times slower (thirty estimated, ninety taken): most of it carries.
+    const long = simulate([
+      { key: 'embed/0', rateKey: 'embed:a', estimated: 30, truth: 90, units: 1 },
+      { key: 'embed/1', rateKey: 'embed:b', estimated: 10, truth: 30, units: 1 },
+    ]);
+    expect(long.readings.find((r) => r.t >= 90 - 1e-9)!.detail.pacedSecondsLeft!).toBeCloseTo(10 * Math.exp((30 / 35) * Math.log(3)), 6);
+    // The build machine's rates (not measured here) take the whole deviation.
+    const build = simulate([
+      { key: 'embed/0', rateKey: 'embed:a', estimated: 1, truth: 1.4, units: 1, measuredHere: false },
+      { key: 'embed/1', rateKey: 'embed:b', estimated: 10, truth: 10, units: 1, measuredHere: false },
+    ]);
+    expect(build.readings.find((r) => r.t >= 1.4 - 1e-9)!.detail.pacedSecondsLeft!).toBeCloseTo(14, 6);
+  });
+
   it('the rate-book figures stay beside the paced ones, as before', () => {
     const { readings } = simulate([{ key: 'embed/0', rateKey: 'embed:a', estimated: 10, truth: 20 }]);
     const half = readings.find((r) => r.t >= 10 - 1e-9)!;
