@@ -139,10 +139,9 @@ export async function startOneNodeSlurm(options: { partitions?: string[] } = {})
         'JobCompType=jobcomp/none',
         'AccountingStorageType=accounting_storage/none',
         'JobAcctGatherType=jobacct_gather/none',
-        // `sbatch --wait` polls every 2 s, then 8, then 32, while the interval is below a
-        // third of MinJobAge (default 300 s); 6 s keeps it at 2 s, so a test waits for
-        // its jobs, not for the poll.
-        'MinJobAge=6',
+        // Finished jobs stay visible to `scontrol show job` for MinJobAge seconds; the tests
+        // read each task's exit code there (a job purged before it is read has no exit code).
+        'MinJobAge=300',
         `StateSaveLocation=${join(dir, 'state')}`,
         `SlurmdSpoolDir=${join(dir, 'spool')}`,
         `SlurmctldPidFile=${pids.slurmctld}`,

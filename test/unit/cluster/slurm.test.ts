@@ -8,7 +8,7 @@
  *
  * Skipped, with the reason, only where the daemons cannot run (not root, packages missing,
  * a daemon that does not come up); the rest of the suite runs either way.
- * About 2–3 minutes on 2 cores, most of it `sbatch --wait` polling and CLI start-ups.
+ * About 2 minutes on 2 cores, most of it the tasks' CLI start-ups and waiting for them.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -36,6 +36,36 @@ let modelSha: string;
 function sbatch(jobDir: string, args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; out: string } {
   const r = spawnSync('sbatch', [...args, 'submit.sbatch'], { cwd: jobDir, env: { ...slurm!.env, ORT_DISABLE_TELEMETRY: '1', ...env }, encoding: 'utf8', timeout: 240_000 });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+const FINISHED = /^(COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|OUT_OF_MEMORY)$/;
+
+/**
+ * Submits the job and waits for every task to end, with `sbatch --wait`'s exit code (the
+ * highest task's; 1 for a task ended by a signal), read from `scontrol show job` every
+ * half second. Not `sbatch --wait` itself: it polls every 2 s and, when the controller has
+ * purged the job in between (MinJobAge), prints "no longer found and exit code not found"
+ * and exits 0, which made a killed task look like a success on a loaded machine.
+ */
+async function sbatchUntilDone(jobDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number; out: string }> {
+  const submitted = sbatch(jobDir, ['--parsable', ...args], env);
+  expect(submitted.status, submitted.out).toBe(0);
+  const id = /^(\d+)/.exec(submitted.out.trim())![1]!;
+  const end = Date.now() + 240_000;
+  for (;;) {
+    const r = spawnSync('scontrol', ['--oneliner', 'show', 'job', id], { env: slurm!.env, encoding: 'utf8', timeout: 20_000 });
+    expect(r.status, `scontrol show job ${id}: ${r.stdout}${r.stderr}\n${slurm!.logs()}`).toBe(0);
+    const tasks = r.stdout.trim().split('\n').map((line) => ({
+      state: /\bJobState=(\S+)/.exec(line)?.[1] ?? '',
+      exit: /\bExitCode=(\d+):(\d+)/.exec(line),
+    }));
+    if (tasks.length > 0 && tasks.every((t) => FINISHED.test(t.state))) {
+      const status = Math.max(...tasks.map((t) => (!t.exit ? 1 : Number(t.exit[2]) !== 0 ? 1 : Number(t.exit[1]))));
+      return { status, out: `${submitted.out}${r.stdout}` };
+    }
+    if (Date.now() > end) throw new Error(`job ${id} still running after 240 s:\n${r.stdout}\n${slurm!.logs()}`);
+    await new Promise((done) => setTimeout(done, 500));
+  }
 }
 
 /** Without --cpus-per-task: each task asks 1 CPU and run-shard gives onnxruntime 1 thread (issue 20.4). */
@@ -86,7 +116,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe('embedding extraction as a Slurm array job', () => {
-  it('4 shards of the demo target: sbatch --wait succeeds, import merges all 48, bit for bit equal to a local embed; a second import merges nothing', { timeout: 300_000 }, async (ctx) => {
+  it('4 shards of the demo target: the job succeeds, import merges all 48, bit for bit equal to a local embed; a second import merges nothing', { timeout: 300_000 }, async (ctx) => {
     skipUnless(skip, (r) => ctx.skip(r));
     const project = copyProject(pristine, tempDir('a'), home);
     const job = join(tempDir('job-a'), 'job');
@@ -98,7 +128,7 @@ describe('embedding extraction as a Slurm array job', () => {
     expect(exported.resources).toEqual({ cpusPerTask: 1, gpusPerTask: null });
     expect(readFileSync(join(job, 'submit.sbatch'), 'utf8')).toContain('#SBATCH --cpus-per-task=1\n');
 
-    const run = sbatch(job, ['--wait']);
+    const run = await sbatchUntilDone(job, []);
     expect(run.status, `${run.out}\n${slurm!.logs()}`).toBe(0);
     const st = await status(job);
     expect(st).toMatchObject({ shardCount: 4, finished: 4, partial: 0, missing: 0, clips: 48, embedded: 48, problems: 0 });
@@ -139,7 +169,7 @@ describe('embedding extraction as a Slurm array job', () => {
     const command = (JSON.parse(readFileSync(join(job, 'job.json'), 'utf8')) as { cli: { command: string[] } }).cli.command.join(' ');
 
     // Shard 1 is frozen after its 3rd recording and killed by Slurm (scancel --signal=KILL).
-    const killed = sbatch(job, ['--wait'], { EQUIVOX_CLI: `${process.execPath} ${wrapper}`, EQUIVOX_REAL_CLI: command, EQUIVOX_KILL_SHARD: '1', EQUIVOX_KILL_AFTER: '3' });
+    const killed = await sbatchUntilDone(job, [], { EQUIVOX_CLI: `${process.execPath} ${wrapper}`, EQUIVOX_REAL_CLI: command, EQUIVOX_KILL_SHARD: '1', EQUIVOX_KILL_AFTER: '3' });
     expect(killed.status, killed.out).not.toBe(0);
     const log = spawnSync('sh', ['-c', `cat ${job}/logs/shard-1-*.log`], { encoding: 'utf8' }).stdout;
     expect(log).toMatch(/froze Equivox at ".* 3\/24 clips/);
@@ -151,7 +181,7 @@ describe('embedding extraction as a Slurm array job', () => {
     expect(partial.embedded).toBeLessThan(partial.clips);
     expect(partial.lastRun?.finishedAt).toBeNull();
 
-    const rerun = sbatch(job, ['--wait', '--array=1']);
+    const rerun = await sbatchUntilDone(job, ['--array=1']);
     expect(rerun.status, rerun.out).toBe(0);
     const after = await status(job);
     expect(after).toMatchObject({ finished: 2, partial: 0, missing: 0, embedded: 48 });
