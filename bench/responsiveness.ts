@@ -170,7 +170,11 @@ async function main(): Promise<void> {
     process.stdout.write(`load: ${builds} reports.build, ${buildTimes.map((t) => (t / 1000).toFixed(1)).join(' / ')} s each; embedding ${biggest.usable} clips with speech-embedding ${(embedMs / 1000).toFixed(1)} s\n`);
     const p99 = quantile([...busy].sort((a, b) => a - b), 0.99);
     const p99due = quantile([...due].sort((a, b) => a - b), 0.99);
-    process.stdout.write(`goal p99 < 50 ms under load: ${p99 < 50 ? 'met' : 'NOT met'} (${p99.toFixed(1)} ms; ${p99due.toFixed(1)} ms from when due)\n`);
+    // Judged on both: a host that freezes answers few calls, each quickly, so the p99 of
+    // answered calls alone can look fine while the window waits seconds (the due schedule
+    // counts that wait).
+    const met = p99 < 50 && p99due < 50;
+    process.stdout.write(`goal p99 < 50 ms under load: ${met ? 'met' : 'NOT met'} (answered ${p99.toFixed(1)} ms; from when due ${p99due.toFixed(1)} ms${p99 < 50 && p99due >= 50 ? ': calls waited for a busy host' : ''})\n`);
   } finally {
     loaded = false;
     host.stop();
