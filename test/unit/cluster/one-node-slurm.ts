@@ -36,13 +36,14 @@ function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor<T>(what: string, fn: () => T | null | undefined, ms: number): Promise<T> {
+/** Polls fn until it returns a value; `what` may be computed at the timeout (to show the last state seen). */
+export async function waitFor<T>(what: string | (() => string), fn: () => T | null | undefined, ms: number, everyMs = 100): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = fn();
     if (v !== null && v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    await sleep(everyMs);
   }
 }
 

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterExportSummary, ClusterImportSummary, ClusterStatus } from '../../../src/shared/api/cluster';
 import type { EmbedSummary } from '../../../src/shared/api/models';
 import { PROJECT_FILE } from '../../../src/main/store/projects';
-import { cannotRunSlurm, startOneNodeSlurm, type OneNodeSlurm } from './one-node-slurm';
+import { cannotRunSlurm, startOneNodeSlurm, waitFor, type OneNodeSlurm } from './one-node-slurm';
 import { skipUnless } from '../../support/skips';
 import { cli, copyProject, count, demoTargetProject, embeddingRows, ok, removeTempDirs, tempDir } from './helpers';
 
@@ -51,21 +51,19 @@ async function sbatchUntilDone(jobDir: string, args: string[], env: NodeJS.Proce
   const submitted = sbatch(jobDir, ['--parsable', ...args], env);
   expect(submitted.status, submitted.out).toBe(0);
   const id = /^(\d+)/.exec(submitted.out.trim())![1]!;
-  const end = Date.now() + 240_000;
-  for (;;) {
+  let shown = '';
+  const status = await waitFor(() => `job ${id} to end (240 s):\n${shown}\n${slurm!.logs()}`, () => {
     const r = spawnSync('scontrol', ['--oneliner', 'show', 'job', id], { env: slurm!.env, encoding: 'utf8', timeout: 20_000 });
     expect(r.status, `scontrol show job ${id}: ${r.stdout}${r.stderr}\n${slurm!.logs()}`).toBe(0);
+    shown = r.stdout;
     const tasks = r.stdout.trim().split('\n').map((line) => ({
       state: /\bJobState=(\S+)/.exec(line)?.[1] ?? '',
       exit: /\bExitCode=(\d+):(\d+)/.exec(line),
     }));
-    if (tasks.length > 0 && tasks.every((t) => FINISHED.test(t.state))) {
-      const status = Math.max(...tasks.map((t) => (!t.exit ? 1 : Number(t.exit[2]) !== 0 ? 1 : Number(t.exit[1]))));
-      return { status, out: `${submitted.out}${r.stdout}` };
-    }
-    if (Date.now() > end) throw new Error(`job ${id} still running after 240 s:\n${r.stdout}\n${slurm!.logs()}`);
-    await new Promise((done) => setTimeout(done, 500));
-  }
+    if (tasks.length === 0 || !tasks.every((t) => FINISHED.test(t.state))) return null;
+    return Math.max(...tasks.map((t) => (!t.exit ? 1 : Number(t.exit[2]) !== 0 ? 1 : Number(t.exit[1]))));
+  }, 240_000, 500);
+  return { status, out: `${submitted.out}${shown}` };
 }
 
 /** Without --cpus-per-task: each task asks 1 CPU and run-shard gives onnxruntime 1 thread (issue 20.4). */
