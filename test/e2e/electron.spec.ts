@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { _electron as electron, expect, test, type ElectronApplication, type Page } from '@playwright/test';
 import type { EquivoxBridge } from '../../src/shared/api';
+// @ts-expect-error plain JavaScript module without type declarations (npm start runs it before anything is built)
+import { electronBinary } from '../../scripts/electron-binary.mjs';
 import { ACCEPTED_IN_CI } from '../support/skips';
 
 declare global {
@@ -13,24 +14,9 @@ declare global {
   }
 }
 
-// The Electron binary is downloaded by electron's install script, which cannot reach
-// its download host on machines without internet; there the desktop suite is skipped.
-// Look for it without require('electron'): that starts a download when it is missing.
-function electronBinary(): string | null {
-  try {
-    const require = createRequire(import.meta.url);
-    const dir = dirname(require.resolve('electron/package.json'));
-    const pathFile = join(dir, 'path.txt');
-    if (!existsSync(pathFile)) return null;
-    const rel = readFileSync(pathFile, 'utf8').trim();
-    const full = process.env.ELECTRON_OVERRIDE_DIST_PATH ? join(process.env.ELECTRON_OVERRIDE_DIST_PATH, rel) : join(dir, 'dist', rel);
-    return existsSync(full) ? full : null;
-  } catch {
-    return null;
-  }
-}
-
-const binary = electronBinary();
+// Electron's program is downloaded on first start, which cannot reach its download host on
+// machines without internet; there the desktop suite is skipped.
+const binary: string | null = electronBinary();
 const PRELOAD = resolve('out', 'preload', 'index.cjs');
 
 /** What window.equivox.invoke answered inside a frame. */
@@ -93,7 +79,7 @@ async function redirectServer(): Promise<{ server: Server; base: string; hits: s
 test.describe('desktop app (Electron)', () => {
   // Electron's binary comes from its download host, which these machines cannot reach, so
   // Electron never runs here, CI included: the one skip CI accepts.
-  test.skip(binary === null, `${ACCEPTED_IN_CI}no Electron binary on this machine (its download from GitHub is blocked offline; see README, ELECTRON_SKIP_BINARY_DOWNLOAD); the web-host suite covers the renderer and engine`);
+  test.skip(binary === null, `${ACCEPTED_IN_CI}no Electron binary on this machine (it is downloaded on first start, which cannot reach GitHub offline; see README, Install notes, Electron's program); the web-host suite covers the renderer and engine`);
 
   test('opens the app window with the security settings applied', async () => {
     const { app, page } = await launch();
