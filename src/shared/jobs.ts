@@ -107,6 +107,17 @@ export interface RenderJobOutput {
   fingerprint: string;
 }
 
+/** `models.import`: a model file or folder into the model store (inference/models.ts importModel). */
+export interface ModelImportJobInput {
+  dataDir: string;
+  file?: string | undefined;
+  folder?: string | undefined;
+  manifest?: string | undefined;
+  name?: string | undefined;
+  licence?: string | undefined;
+  source?: string | undefined;
+}
+
 /** Models of one kind a worker set up, served again from what it kept, and keeps now (inference/session-pool.ts). */
 export interface PoolCounts {
   created: number;
@@ -140,6 +151,12 @@ export interface JobKinds {
   'selftest.count': { input: { units: number; unitMs: number }; output: { counted: number; threadId: number }; stage: 'counting' };
   'selftest.sessions': { input: Record<string, never>; output: SessionsJobOutput; stage: never };
   'datasets.import': { input: ImportJobInput; output: ImportResult; stage: 'importing' };
+  /** The imported model's id in the store (the engine thread reads its manifest). */
+  'models.import': {
+    input: ModelImportJobInput;
+    output: { modelId: string };
+    stage: 'Reading the model' | 'Copying its external data' | 'Checking its layers' | 'Checking it decodes';
+  };
   'inference.embed': { input: EmbedJobInput; output: EmbedSummary; stage: 'embedding' };
   'audits.run': { input: AuditJobInput; output: AuditJobOutput; stage: AuditStage };
   /** Every dataset of the bundled demo corpus: role → dataset id. */
@@ -151,6 +168,14 @@ export interface JobKinds {
 }
 
 export type JobKind = keyof JobKinds;
+
+/**
+ * The kinds that run models from other people (import and its layer check, embedding,
+ * audits, which embed and transcribe), and the self-test that looks at what such a
+ * worker keeps. They run in job processes where the host can start them, so a model past
+ * its budget can be ended at once (src/main/jobs/process-worker.ts).
+ */
+export const MODEL_JOB_KINDS: ReadonlySet<string> = new Set<JobKind>(['models.import', 'inference.embed', 'audits.run', 'selftest.sessions']);
 export type JobInput<K extends JobKind> = JobKinds[K]['input'];
 export type JobOutput<K extends JobKind> = JobKinds[K]['output'];
 export type JobStage<K extends JobKind> = JobKinds[K]['stage'];

@@ -53,6 +53,7 @@ const allKinds: Record<JobKind, true> = {
   'selftest.count': true,
   'selftest.sessions': true,
   'datasets.import': true,
+  'models.import': true,
   'inference.embed': true,
   'audits.run': true,
   'demo.import': true,

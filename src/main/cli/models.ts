@@ -33,9 +33,10 @@ export function modelCommands(api: () => Api): CliCommand[] {
       path: ['models', 'import'],
       usage: 'models import (--file MODEL.onnx [--manifest JSON] | --folder HF_FOLDER) [--name NAME] [--licence L] [--source S]',
       run: async (o) => {
-        const input = { file: o.string('file'), folder: o.string('folder'), manifest: o.string('manifest'), name: o.string('name'), licence: o.string('licence'), source: o.string('source') };
+        const input = { file: o.string('file'), folder: o.string('folder'), manifest: o.string('manifest'), name: o.string('name'), licence: o.string('licence'), source: o.string('source'), wait: true };
         o.assertNoUnknown();
-        return api().invoke('models.import', input);
+        // A job (progress on stderr; Ctrl+C ends it with the command): the answer is the model.
+        return (await api().invoke('models.import', input)).model;
       },
     },
     {

@@ -3,7 +3,10 @@ import { asrCapabilities } from '../inference/asr/store';
 import { CATALOGUE, downloadModel } from '../inference/download';
 import type { EmbedTaskInput } from '../inference/embed';
 import type { ModelManifest } from '../inference/manifest';
-import { ensureModel, importModel, listModels } from '../inference/models';
+import { resolve } from 'node:path';
+import { NotFoundError } from '../../shared/errors';
+import { ensureModel, listModels } from '../inference/models';
+import { checkInputFileSync, checkInputFolder } from '../security/input-file';
 import type { HandlerMap } from './types';
 
 export function modelInfo(m: ModelManifest): ModelInfo {
@@ -37,9 +40,36 @@ export function modelLayers(m: ModelManifest): ModelLayers {
   };
 }
 
-export const modelHandlers: HandlerMap<'models.list' | 'models.import' | 'models.layers' | 'models.embed' | 'models.verifierQuality' | 'models.catalogue' | 'models.download'> = {
+/** Model imports started in this engine, by job id: what models.importResult waits for. */
+const imports = new Map<string, Promise<ModelInfo>>();
+/** How long a finished import's answer stays for a caller that asks late. */
+const IMPORT_RESULT_KEPT_MS = 10 * 60_000;
+
+export const modelHandlers: HandlerMap<'models.list' | 'models.import' | 'models.importResult' | 'models.layers' | 'models.embed' | 'models.verifierQuality' | 'models.catalogue' | 'models.download'> = {
   'models.list': async (_input, { dataDir }) => (await listModels(dataDir)).map(modelInfo),
-  'models.import': async (input, { dataDir }) => modelInfo(await importModel(dataDir, input)),
+  'models.import': async ({ wait, ...input }, { dataDir, jobs }) => {
+    // Resolved here, against the caller's working directory (the CLI's shell): the job
+    // process starts in an empty folder of its own. What can be refused without reading the
+    // model is refused now, as the answer (a FIFO, a missing file, a file given as a folder).
+    const file = input.file === undefined ? undefined : resolve(input.file);
+    const folder = input.folder === undefined ? undefined : resolve(input.folder);
+    const manifest = input.manifest === undefined ? undefined : resolve(input.manifest);
+    if (file !== undefined) checkInputFileSync(file, 'model', 'file');
+    if (folder !== undefined) checkInputFolder(folder, 'folder');
+    if (manifest !== undefined) checkInputFileSync(manifest, 'model-file', 'manifest');
+    const { jobId, result } = jobs.start('models.import', { dataDir, file, folder, manifest, name: input.name, licence: input.licence, source: input.source });
+    const model = result.then(async ({ modelId }) => modelInfo((await ensureModel(dataDir, modelId)).manifest));
+    model.catch(() => undefined);
+    imports.set(jobId, model);
+    const forget = () => setTimeout(() => imports.delete(jobId), IMPORT_RESULT_KEPT_MS).unref();
+    model.then(forget, forget);
+    return { jobId, model: wait ? await model : null };
+  },
+  'models.importResult': ({ jobId }) => {
+    const model = imports.get(jobId);
+    if (!model) throw new NotFoundError(`no model import ${jobId} in this engine (an import's answer is kept 10 minutes after it ends)`, 'jobId');
+    return model;
+  },
   'models.layers': async ({ id }, { dataDir }) => modelLayers((await ensureModel(dataDir, id)).manifest),
   'models.embed': async ({ projectId, datasetId, modelId, provider, threads, wait }, { dataDir, store, jobs }) => {
     const project = store.get(projectId);

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as ort from './ort';
+import { noSuchFolder } from '../security/empty-dir';
 
 export type ProviderName = 'cuda' | 'dml' | 'coreml' | 'webgpu' | 'cpu';
 export const PROVIDERS: readonly ProviderName[] = ['cuda', 'dml', 'coreml', 'webgpu', 'cpu'];
@@ -118,6 +119,13 @@ export function defaultThreads(): number {
 export interface SessionOptions {
   provider?: ProviderName | 'auto';
   threads?: number;
+  /**
+   * Where a model given as bytes reads its external data (a folder whose files were checked
+   * and copied by inference/external-data.ts). Without it, a folder that cannot exist:
+   * onnxruntime would otherwise resolve external data against the working directory. A
+   * model given as a path reads from its own folder.
+   */
+  externalDataFolder?: string;
 }
 
 /**
@@ -158,7 +166,12 @@ export async function createSession(model: Uint8Array | string, o: SessionOption
         interOpNumThreads: 1,
         graphOptimizationLevel: 'all',
         logSeverityLevel: 3,
-        extra: { session: { intra_op: { allow_spinning: allowSpinning() ? '1' : '0' } } },
+        extra: {
+          session: {
+            intra_op: { allow_spinning: allowSpinning() ? '1' : '0' },
+            ...(typeof model === 'string' ? {} : { model_external_initializers_file_folder_path: o.externalDataFolder ?? noSuchFolder() }),
+          },
+        },
       };
       const session = typeof model === 'string' ? await ort.InferenceSession.create(model, options) : await ort.InferenceSession.create(model, options);
       sessionsCreated += 1;
