@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
@@ -30,13 +30,37 @@ export function processEntry(): string {
   return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
 }
 
+const PRELOAD_FLAGS = ['--import', '--require', '-r', '--loader', '--experimental-loader'];
+
+/** A preload named on the command line, anchored where this process resolved it (its working folder), so a child started elsewhere finds it too. */
+function anchoredPreload(flag: string, value: string): string {
+  if (value.startsWith('file:') || isAbsolute(value)) return value;
+  try {
+    const path = value.startsWith('.') ? resolve(process.cwd(), value) : createRequire(join(process.cwd(), 'noop.js')).resolve(value);
+    return flag === '--require' || flag === '-r' ? path : pathToFileURL(path).href;
+  } catch {
+    return value;
+  }
+}
+
 /**
- * Node's options for a child process that runs `entry`: from source it needs the TypeScript
- * loader this process has (tsx), named by its full URL, since the child starts in an empty
- * folder (security/empty-dir.ts) where a bare `--import tsx` finds no package.
+ * Node's options for a child process that runs `entry`, which starts in an empty folder
+ * (security/empty-dir.ts): this process's own (a preload such as `--import tsx` rewritten
+ * to the file it names, since a bare name is looked up from the working folder), and from
+ * source the TypeScript loader (tsx) where this process has none.
  */
 export function childExecArgv(entry: string): string[] {
-  if (!entry.endsWith('.ts') || process.execArgv.some((a) => a.includes('tsx'))) return process.execArgv;
-  const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return [...process.execArgv, '--import', loader];
+  const out: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i += 1) {
+    const a = argv[i]!;
+    const joined = /^(--import|--require|--loader|--experimental-loader)=(.*)$/.exec(a);
+    if (joined) out.push(`${joined[1]}=${anchoredPreload(joined[1]!, joined[2]!)}`);
+    else if (PRELOAD_FLAGS.includes(a) && i + 1 < argv.length) {
+      out.push(a, anchoredPreload(a, argv[i + 1]!));
+      i += 1;
+    } else out.push(a);
+  }
+  if (entry.endsWith('.ts') && !out.some((a) => a.includes('tsx'))) out.push('--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href);
+  return out;
 }

@@ -13,6 +13,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { setPriority } from 'node:os';
 import { emptyDir } from '../security/empty-dir';
 import { childExecArgv, processEntry } from './entries';
 import type { ProcessMessage, RunnerMessage, WorkerBoot, WorkerMessage } from './protocol';
@@ -44,6 +45,16 @@ export class ProcessWorker extends EventEmitter implements JobWorker {
     super();
     const entry = processEntry();
     this.child = fork(entry, [JSON.stringify(boot)], { cwd, execArgv: childExecArgv(entry), serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // The whole process at the job's niceness, from its start: loading its code (compiling it,
+    // from source) competes with the engine's answers to the window as much as the job does.
+    // (On Linux this sets the main thread's, which the threads it starts inherit; elsewhere the process's.)
+    if (boot.nice !== undefined && this.child.pid !== undefined) {
+      try {
+        setPriority(this.child.pid, boot.nice);
+      } catch {
+        // Not allowed here: the job thread still lowers its own (job-worker.ts).
+      }
+    }
     this.ended = new Promise((resolve) => this.child.once('exit', () => resolve()));
     this.child.on('message', (m: WorkerMessage) => {
       if (m.type === 'crash') this.emit('error', new Error(m.message));
