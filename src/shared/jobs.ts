@@ -128,6 +128,8 @@ export interface PoolCounts {
 /** `selftest.sessions`: what the worker that runs it holds (inference/session-pool.ts). */
 export interface SessionsJobOutput {
   threadId: number;
+  /** The worker that ran it, "pid/threadId": job processes each have a thread 1 (MODEL_JOB_KINDS run in them). */
+  worker: string;
   /** onnxruntime sessions this thread has created (providers.ts sessionCount). */
   sessions: number;
   embedders: PoolCounts;
