@@ -5,8 +5,7 @@ import type { EmbedTaskInput } from '../inference/embed';
 import type { ModelManifest } from '../inference/manifest';
 import { resolve } from 'node:path';
 import { NotFoundError } from '../../shared/errors';
-import { ensureModel, listModels } from '../inference/models';
-import { checkInputFileSync, checkInputFolder } from '../security/input-file';
+import { ensureModel, listModels, precheckImport } from '../inference/models';
 import type { HandlerMap } from './types';
 
 export function modelInfo(m: ModelManifest): ModelInfo {
@@ -54,9 +53,7 @@ export const modelHandlers: HandlerMap<'models.list' | 'models.import' | 'models
     const file = input.file === undefined ? undefined : resolve(input.file);
     const folder = input.folder === undefined ? undefined : resolve(input.folder);
     const manifest = input.manifest === undefined ? undefined : resolve(input.manifest);
-    if (file !== undefined) checkInputFileSync(file, 'model', 'file');
-    if (folder !== undefined) checkInputFolder(folder, 'folder');
-    if (manifest !== undefined) checkInputFileSync(manifest, 'model-file', 'manifest');
+    precheckImport({ file, folder, manifest });
     const { jobId, result } = jobs.start('models.import', { dataDir, file, folder, manifest, name: input.name, licence: input.licence, source: input.source });
     const model = result.then(async ({ modelId }) => modelInfo((await ensureModel(dataDir, modelId)).manifest));
     model.catch(() => undefined);

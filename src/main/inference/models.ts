@@ -412,6 +412,25 @@ export function externalModelId(graphSha: string, files: { location: string; sha
   return createHash('sha256').update(`equivox-external-data-1\n${graphSha}\n${lines.join('\n')}\n`).digest('hex');
 }
 
+/**
+ * What an import will read, checked without reading it: a named pipe, a device, a folder
+ * where a file belongs or a missing file is refused at once (security/input-file.ts). The
+ * engine thread runs this before it starts the import job, so such a refusal is the
+ * answer, not a failure of a job that first had to start a process.
+ */
+export function precheckImport(o: { file?: string | undefined; folder?: string | undefined; manifest?: string | undefined }): void {
+  if (o.file !== undefined) checkInputFileSync(resolve(o.file), 'model', 'file');
+  if (o.manifest !== undefined) checkInputFileSync(resolve(o.manifest), 'model-file', 'manifest');
+  if (o.folder === undefined) return;
+  const folder = checkInputFolder(resolve(o.folder), 'folder');
+  const asr = detectAsrFolder(folder);
+  const graphs = asr ? (asr.kind === 'ctc' ? [asr.model] : [asr.encoder, asr.decoder, asr.decoderWithPast, asr.decoderMerged]) : [pickFolderOnnx(folder)];
+  for (const g of graphs) if (g !== undefined) checkInputFileSync(g, 'model', 'folder');
+  for (const f of ['vocab.json', 'config.json', 'preprocessor_config.json']) {
+    if (inputExists(join(folder, f))) checkInputFileSync(join(folder, f), 'model-file', 'folder');
+  }
+}
+
 /** Import a model file or HF-style folder into dataDir/models/<id>/. Idempotent. */
 export async function importModel(dataDir: string, o: ImportOptions, work: ImportWork = {}): Promise<ModelManifest> {
   if ((o.file === undefined) === (o.folder === undefined)) throw new UserError('give exactly one of file or folder', 'file');
