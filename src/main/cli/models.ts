@@ -24,9 +24,13 @@ export function modelCommands(api: () => Api): CliCommand[] {
     {
       path: ['models', 'list'],
       usage: 'models list',
-      run: async (o) => {
+      run: async (o, _positionals, ctx) => {
         o.assertNoUnknown();
-        return api().invoke('models.list', {});
+        const models = await api().invoke('models.list', {});
+        // The list stays what it was (scripts read it); where models cannot run, stderr says why and what to do.
+        const inference = await api().invoke('models.inference', {});
+        if (!inference.available) ctx.log(`Speech models cannot run on this computer: ${inference.reason}. ${inference.fix}`);
+        return models;
       },
     },
     {

@@ -1,4 +1,5 @@
 import type { ModelInfo, ModelLayers } from '../../shared/api/models';
+import type { InferenceStatus } from '../../shared/jobs';
 import { asrCapabilities } from '../inference/asr/store';
 import { CATALOGUE, downloadModel } from '../inference/download';
 import type { EmbedTaskInput } from '../inference/embed';
@@ -6,6 +7,7 @@ import type { ModelManifest } from '../inference/manifest';
 import { resolve } from 'node:path';
 import { NotFoundError } from '../../shared/errors';
 import { ensureModel, listModels, precheckImport } from '../inference/models';
+import { inferenceStatus } from '../inference/ort';
 import type { HandlerMap } from './types';
 
 export function modelInfo(m: ModelManifest): ModelInfo {
@@ -44,7 +46,12 @@ const imports = new Map<string, Promise<ModelInfo>>();
 /** How long a finished import's answer stays for a caller that asks late. */
 const IMPORT_RESULT_KEPT_MS = 10 * 60_000;
 
-export const modelHandlers: HandlerMap<'models.list' | 'models.import' | 'models.importResult' | 'models.layers' | 'models.embed' | 'models.verifierQuality' | 'models.catalogue' | 'models.download'> = {
+/** Whether onnxruntime loads where models run: asked of a job worker once per engine (the engine itself never loads it). */
+let inference: Promise<InferenceStatus> | undefined;
+
+export const modelHandlers: HandlerMap<
+  'models.list' | 'models.import' | 'models.importResult' | 'models.inference' | 'models.layers' | 'models.embed' | 'models.verifierQuality' | 'models.catalogue' | 'models.download'
+> = {
   'models.list': async (_input, { dataDir }) => (await listModels(dataDir)).map(modelInfo),
   'models.import': async ({ wait, ...input }, { dataDir, jobs }) => {
     // Resolved here, against the caller's working directory (the CLI's shell): the job
@@ -61,6 +68,20 @@ export const modelHandlers: HandlerMap<'models.list' | 'models.import' | 'models
     const forget = () => setTimeout(() => imports.delete(jobId), IMPORT_RESULT_KEPT_MS).unref();
     model.then(forget, forget);
     return { jobId, model: wait ? await model : null };
+  },
+  'models.inference': (_input, { jobs, host }) => {
+    // The command line runs everything in its own process (a native crash ends one command):
+    // it loads the library here rather than start a job process to ask.
+    if (host === 'cli') {
+      const s = inferenceStatus();
+      return s.available ? { available: true, reason: null, fix: null } : s;
+    }
+    inference ??= jobs.start('selftest.inference', {}).result.catch((err: unknown): InferenceStatus => {
+      // The worker itself died loading it (a native crash): that is the answer too.
+      inference = undefined;
+      return { available: false, reason: `the onnxruntime library stopped the process that loaded it (${err instanceof Error ? err.message : String(err)})`, fix: 'Reinstall Equivox, then start it again. Importing recordings, results from files and reports still work.' };
+    });
+    return inference;
   },
   'models.importResult': ({ jobId }) => {
     const model = imports.get(jobId);

@@ -99,14 +99,43 @@ function baselineManifest(file: string, bytes: Uint8Array): ModelManifest {
   };
 }
 
-/** Add a spatial mean (ReduceMean over H, W) of each conv block of speech_embedding as an output. */
-function exposeSpeechEmbedding(bytes: Uint8Array): { derived: Uint8Array; outputs: string[]; labels: string[] } {
+/** The channels a conv block's output has: the out-channels of the nearest Conv above it (its weight's first dimension). */
+function channelsAbove(graph: NonNullable<ReturnType<typeof decodeModel>['graph']>, value: string): number | null {
+  const producer = new Map<string, NonNullable<typeof graph.node>[number]>();
+  for (const n of graph.node ?? []) for (const o of n.output ?? []) producer.set(o, n);
+  const weights = new Map((graph.initializer ?? []).map((t) => [t.name ?? '', t]));
+  const queue = [value];
+  const seen = new Set<string>();
+  while (queue.length > 0) {
+    const v = queue.shift()!;
+    if (seen.has(v)) continue;
+    seen.add(v);
+    const n = producer.get(v);
+    if (!n) continue;
+    if (n.opType === 'Conv') {
+      const dims = weights.get(n.input?.[1] ?? '')?.dims;
+      return dims && dims.length > 0 ? Number(dims[0]) : null;
+    }
+    queue.push(...(n.input ?? []));
+  }
+  return null;
+}
+
+/**
+ * Add a spatial mean (ReduceMean over H, W) of each conv block of speech_embedding as an
+ * output. The widths are read from the graph (each block's conv out-channels, the final
+ * output's last dimension), not from a run: listing the built-in models loads no
+ * onnxruntime (ort.ts); test/unit/inference/embed.test.ts checks them against a run.
+ */
+function exposeSpeechEmbedding(bytes: Uint8Array): { derived: Uint8Array; outputs: string[]; labels: string[]; widths: number[]; inputName: string } {
   const model = decodeModel(bytes);
   const graph = model.graph!;
   const outputs: string[] = [];
   const labels: string[] = [];
+  const widths: number[] = [];
   const blocks = (graph.node ?? []).filter((n) => n.opType === 'Max' && /maximum/.test(n.name ?? ''));
   blocks.forEach((n, k) => {
+    widths.push(channelsAbove(graph, n.output![0]!) ?? NaN);
     const out = `equivox/pool/block_${k}`;
     graph.node!.push({ opType: 'ReduceMean', name: `equivox/pool/ReduceMean_${k}`, input: [n.output![0]!], output: [out], attribute: [{ name: 'axes', type: 7, ints: [2, 3] }, { name: 'keepdims', type: 2, i: 0 }] });
     graph.output!.push(valueInfo(out));
@@ -116,7 +145,12 @@ function exposeSpeechEmbedding(bytes: Uint8Array): { derived: Uint8Array; output
   const final = graph.output![0]!.name!;
   outputs.push(final);
   labels.push('final 96-d embedding (conv2d_19)');
-  return { derived: encodeModel(model), outputs, labels };
+  const finalDims = graph.output![0]!.type?.tensorType?.shape?.dim ?? [];
+  widths.push(Number(finalDims[finalDims.length - 1]?.dimValue ?? NaN));
+  if (!widths.every((w) => Number.isInteger(w) && w > 0)) throw new Error('the speech_embedding graph is not the one Equivox knows: the width of a layer cannot be read from it');
+  const inputName = (graph.input ?? []).find((i) => !(graph.initializer ?? []).some((t) => t.name === i.name))?.name;
+  if (!inputName) throw new Error('the speech_embedding graph declares no input');
+  return { derived: encodeModel(model), outputs, labels, widths, inputName };
 }
 
 async function speechEmbeddingManifest(): Promise<{ manifest: ModelManifest; graphs: ModelGraphs }> {
@@ -126,12 +160,7 @@ async function speechEmbeddingManifest(): Promise<{ manifest: ModelManifest; gra
   const melSha = sha256Bytes(melBytes);
   const embSha = sha256Bytes(embBytes);
   const sha = createHash('sha256').update(`${melSha}\n${embSha}\n`).digest('hex');
-  const { derived, outputs, labels } = exposeSpeechEmbedding(embBytes);
-  // Widths from one probe run of the derived graph on a single window.
-  const { session } = await createSession(derived, { provider: 'cpu', threads: 1 });
-  const r = await session.run({ [session.inputNames[0]!]: new ort.Tensor('float32', new Float32Array(76 * 32), [1, 76, 32, 1]) }, outputs);
-  const widths = outputs.map((o) => (r[o]!.data as Float32Array).length);
-  await session.release();
+  const { derived, outputs, labels, widths, inputName } = exposeSpeechEmbedding(embBytes);
   const states: StateSpec[] = [
     { index: 0, label: 'log-mel input (32 bands, x/10 + 2)', output: 'mel', width: 32 },
     ...outputs.map((output, i) => ({ index: i + 1, label: labels[i]!, output, width: widths[i]! })),
@@ -152,7 +181,7 @@ async function speechEmbeddingManifest(): Promise<{ manifest: ModelManifest; gra
         { role: 'melspectrogram', path: files.mel, sha256: melSha, bytes: melBytes.length },
         { role: 'embedding', path: files.embedding, sha256: embSha, bytes: embBytes.length },
       ],
-      inputName: session.inputNames[0]!,
+      inputName,
       blocks: outputs.length,
       states,
       dims,

@@ -9,7 +9,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import * as ort from './ort';
+import { onnxruntime, onnxruntimeVersion } from './ort';
+import type * as ort from './ort';
 import { noSuchFolder } from '../security/empty-dir';
 
 export type ProviderName = 'cuda' | 'dml' | 'coreml' | 'webgpu' | 'cpu';
@@ -24,14 +25,14 @@ export interface RunInfo {
 }
 
 export function ortVersion(): string {
-  // ort.env.versions.common is the version of onnxruntime-common, which ships in lockstep.
-  return ort.env.versions?.common ?? 'unknown';
+  // Without loading the library: an audit that runs no model records it too (ort.ts).
+  return onnxruntimeVersion();
 }
 
 /** Backends the installed onnxruntime-node binary was built with. */
 export function bundledBackends(): string[] {
   try {
-    return ort.listSupportedBackends().map((b) => b.name);
+    return onnxruntime().listSupportedBackends().map((b) => b.name);
   } catch {
     return ['cpu'];
   }
@@ -157,6 +158,8 @@ export async function createSession(model: Uint8Array | string, o: SessionOption
   const threads = o.threads ?? defaultThreads();
   const fallbacks: RunInfo['fallbacks'] = [];
   const forcedOne = o.provider !== undefined && o.provider !== 'auto';
+  // Where the library does not load, that is the answer (ort.ts: why, and what to do), not a provider's failure.
+  onnxruntime();
   for (const provider of providerOrder(process.platform, bundledBackends(), o.provider)) {
     if (!forcedOne && provider !== 'cpu' && failed.has(provider)) continue;
     try {
@@ -173,7 +176,8 @@ export async function createSession(model: Uint8Array | string, o: SessionOption
           },
         },
       };
-      const session = typeof model === 'string' ? await ort.InferenceSession.create(model, options) : await ort.InferenceSession.create(model, options);
+      const { InferenceSession } = onnxruntime();
+      const session = typeof model === 'string' ? await InferenceSession.create(model, options) : await InferenceSession.create(model, options);
       sessionsCreated += 1;
       return { session, info: { provider, threads, ortVersion: ortVersion(), fallbacks } };
     } catch (err) {

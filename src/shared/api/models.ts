@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FdiVerifier } from '../results';
 import { Id } from './common';
+import type { InferenceStatus } from '../jobs';
 
 /** A model as the renderer and the CLI see it (the full manifest lives in the main process). */
 export interface ModelInfo {
@@ -96,6 +97,11 @@ export const modelOperations = {
     input: z.strictObject({ jobId: z.string().min(1).max(100) }),
     result: null as unknown as ModelInfo,
     summary: 'Wait for a model import started with models.import in this engine and give the model it imported (its failure as the error)',
+  },
+  'models.inference': {
+    input: z.strictObject({}),
+    result: null as unknown as InferenceStatus,
+    summary: 'Whether speech models can run on this computer (onnxruntime loads where models run), and if not why and what to do',
   },
   'models.layers': {
     input: z.strictObject({ id: z.string().min(1) }),

@@ -1,5 +1,6 @@
 import { type FormEvent, type JSX, useCallback, useEffect, useState } from 'react';
 import type { ModelInfo, ModelLayers } from '../../../../shared/api/models';
+import type { InferenceStatus } from '../../../../shared/jobs';
 import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { JobProgress } from '../../components/JobProgress';
@@ -158,8 +159,11 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
   // The import running now (a job: progress, and it can be stopped) and which form started it.
   const [importJob, setImportJob] = useState<{ jobId: string; from: 'file' | 'folder' } | null>(null);
   const job = useJob(importJob?.jobId ?? null);
+  // Whether speech models can run on this computer at all (onnxruntime may not load): said once, with what to do.
+  const [inference, setInference] = useState<InferenceStatus | null>(null);
   useEffect(() => {
     appInfo().then((i) => setPlatform(i.platform), () => setPlatform(null));
+    call('models.inference', {}).then(setInference, () => setInference(null));
   }, []);
 
   const refresh = useCallback(async () => {
@@ -282,7 +286,15 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
           'Which models does this audit use? The sections you ticked need no model to audit, only the models named below.'
         )}
       </p>
-      {platform && (
+      {inference && !inference.available && (
+        <div className="error-note" role="status" data-testid="inference-unavailable">
+          <p>
+            <strong>Speech models cannot run on this computer:</strong> {inference.reason}.
+          </p>
+          <p>{inference.fix}</p>
+        </div>
+      )}
+      {platform && inference?.available !== false && (
         <p className="hint">
           On this computer models run on {providersText(platform)}. The report records which one ran: its <Term k="provider">execution provider</Term>.
         </p>
