@@ -373,12 +373,12 @@ export async function importDataset(db: Database.Database, params: ImportParams,
 
 /**
  * The label check of a source under a mapping (labels.ts), with the auditor's choices:
- * those given, then those kept by the dataset this source fills (so a re-import, or a
- * resumed one, is not asked again about the same sets).
+ * those given, then, for the sets they leave open, those kept by the dataset this source
+ * fills (so a re-import, or a resumed one, is not asked again about the same sets).
  */
 export function checkSourceLabels(db: Database.Database | null, table: SourceTable, params: Pick<ImportParams, 'role' | 'labelChoices'>, mapping: ColumnMapping): LabelResolution {
   const existing = db ? datasetForSource(db, table.kind, table.sourcePath, params.role) : undefined;
-  return resolveLabels(tallyLabels(table.rows(), mapping), [...(params.labelChoices ?? []), ...storedLabelChoices(existing?.settings_json)]);
+  return resolveLabels(tallyLabels(table.rows(), mapping), params.labelChoices ?? [], storedLabelChoices(existing?.settings_json));
 }
 
 /**

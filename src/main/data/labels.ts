@@ -190,30 +190,35 @@ export interface LabelResolution {
 /**
  * Apply the auditor's choices to a tally's sets. The first choice naming a set's column
  * and all of its spellings decides it; otherwise a choice for every set of the column;
- * otherwise it stays undecided.
+ * otherwise the same in `fallback` (the decisions a dataset kept from an earlier import);
+ * otherwise it stays undecided. `unusedChoices` lists the choices given (not the
+ * fallback) that decided nothing.
  */
-export function resolveLabels(tally: LabelTally, choices: readonly LabelChoice[] = []): LabelResolution {
+export function resolveLabels(tally: LabelTally, choices: readonly LabelChoice[] = [], fallback: readonly LabelChoice[] = []): LabelResolution {
   const { sets, unified } = tally.findings();
   const given = canonicalChoices(choices);
+  const earlier = canonicalChoices(fallback);
   const used = new Set<LabelChoice>();
   const decided: LabelChoice[] = [];
   const merges = new Map<string, Map<string, string>>();
   let undecided = 0;
   for (const set of sets) {
     const values = set.spellings.map((s) => s.value);
-    const own = given.sets.find((c) => c.column === set.column && values.every((v) => c.spellings.has(v)));
     let into: string | null = null;
-    if (own) {
-      used.add(own.source);
-      into = own.into;
-      set.decision = into === null ? { keep: true, by: 'set' } : { into, by: 'set' };
-    } else {
-      const rule = given.every.get(set.column);
-      if (rule) {
+    // The choices given decide first (a set's own, then its column's); the fallback (a dataset's stored decisions) only what they leave open.
+    for (const from of [given, earlier]) {
+      const own = from.sets.find((c) => c.column === set.column && values.every((v) => c.spellings.has(v)));
+      const rule = own ? undefined : from.every.get(set.column);
+      if (own) {
+        used.add(own.source);
+        into = own.into;
+        set.decision = into === null ? { keep: true, by: 'set' } : { into, by: 'set' };
+      } else if (rule) {
         used.add(rule.source);
         into = rule.rule === 'most-common' ? values[0]! : null;
         set.decision = into === null ? { keep: true, by: 'every' } : { into, by: 'every' };
       }
+      if (set.decision) break;
     }
     if (!set.decision) {
       undecided += 1;
@@ -261,7 +266,7 @@ export function undecidedError(check: LabelCheck): UserError {
   const shown = open.slice(0, 3).map(describeSet).join('; ');
   const n = check.undecided;
   return new UserError(
-    `${n === 1 ? 'one set' : `${n} sets`} of labels differ only in letter case, spaces or invisible characters, and nothing says whether ${n === 1 ? 'it is' : 'each is'} one group (or speaker) or several: ${shown}${n > 3 ? '; …' : ''}. Choose for each before importing; nothing is merged or kept apart without your word`,
+    `${n === 1 ? 'one set' : `${n} sets`} of labels that differ only in letter case, spaces or invisible characters ${n === 1 ? 'is' : 'are'} undecided (nothing says whether ${n === 1 ? 'it is' : 'each is'} one group or speaker, or several): ${shown}${n > 3 ? '; …' : ''}. Choose for each before importing; nothing is merged or kept apart without your word`,
     'labelChoices',
   );
 }
