@@ -23,9 +23,12 @@ import { UserError } from '../../shared/errors';
 import { invisibleName, LABEL_INVISIBLE, visibleSpelling } from '../../shared/label-text';
 import { quoteUserText } from '../../shared/quote';
 
+/** Printable ASCII with no space at either end: already NFC and trimmed (most cells; normalize() costs more than the rest of the check). */
+const PLAIN_ASCII = /^[!-~](?:[ -~]*[!-~])?$/;
+
 /** A cell as it is compared and stored: NFC, whitespace (and BOM) trimmed at both ends. */
 export function canonicalLabel(raw: string): string {
-  return raw.normalize('NFC').trim();
+  return PLAIN_ASCII.test(raw) ? raw : raw.normalize('NFC').trim();
 }
 
 const stripInvisible = (s: string) => s.replace(LABEL_INVISIBLE, '');
