@@ -4,7 +4,7 @@
  * results.json carries schemaVersion, and a change of meaning bumps it.
  * Plain data only (JSON-serialisable); full precision numbers.
  */
-import type { GroupFacts } from './api/datasets';
+import type { GroupFacts, LabelRecord } from './api/datasets';
 
 export type { GroupFacts };
 
@@ -80,6 +80,8 @@ export interface DatasetSummary {
   groups: GroupFacts[];
   /** True for the bundled synthetic demo corpus: the report says so. */
   synthetic: boolean;
+  /** Labels that differed only in case, spaces or invisible characters and the auditor's decision on each, labels unified without asking, files a folder import skipped; absent when there were none (and in results written before labels were checked). */
+  labels?: LabelRecord;
 }
 
 export interface ModelSummary {

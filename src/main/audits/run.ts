@@ -154,6 +154,8 @@ function datasetSummary(db: Database.Database, id: string): ResultDataset {
     excluded: f.totals.excluded,
     groups: f.groups,
     synthetic,
+    // What the import decided about its labels, for the report's appendix; absent when there was nothing to decide or record.
+    ...(f.dataset.labels.setsTotal > 0 || f.dataset.labels.unifiedTotal > 0 || f.dataset.labels.skippedFiles ? { labels: f.dataset.labels } : {}),
   };
 }
 

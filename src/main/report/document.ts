@@ -13,7 +13,8 @@ import { registerFonts, FONT_REGULAR } from './fonts';
 import { CHART_STYLE, Layout, PAGE, sectionCharts } from './layout';
 import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings, werHypothesesText, werSecondaryPermutationText, fdiTrialsText, syntheticText } from './narrative';
 import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
-import { fdiTables, serTables, speatTables, werTables, type ReportTable } from './tables';
+import { decisionText, spellingsText } from '../../shared/label-text';
+import { fdiTables, serTables, speatTables, werTables, type Cell, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
 import { useXmp } from './xmp';
 
@@ -308,6 +309,45 @@ export function decoderText(decoder: RunDecoder | null): string {
   return `ffmpeg ${decoder.version} (${DECODER_SOURCES[decoder.source]}), SHA-256 ${decoder.sha256}`;
 }
 
+/** Label sets listed in the appendix; the rest are counted (every one is in the dataset's record). */
+const LABEL_SETS_IN_REPORT = 100;
+
+/**
+ * How each dataset's labels were made one (METHODS.md § "The unit of inference", Labels):
+ * the spellings that differed only in case, spaces or invisible characters and the
+ * auditor's decision on each, then what was unified without asking and what a folder
+ * import skipped. Nothing when no dataset had any.
+ */
+function labelAppendix(L: Layout, r: AuditResults): void {
+  const withLabels = r.datasets.filter((d) => d.labels);
+  if (withLabels.length === 0) return;
+  const sets = withLabels.flatMap((d) => d.labels!.sets.map((s) => ({ d, s })));
+  const total = withLabels.reduce((n, d) => n + d.labels!.setsTotal, 0);
+  if (total > 0) {
+    const rows: Cell[][] = sets.slice(0, LABEL_SETS_IN_REPORT).map(({ d, s }) => [d.name, s.kind === 'speaker' ? `${s.column} (speaker)` : s.column, spellingsText(s), decisionText(s)]);
+    if (total > rows.length) rows.push(['', '', `… and ${total - rows.length} more sets`, '']);
+    L.table({
+      id: 'appendix-labels',
+      section: 'appendix',
+      title: 'Labels that differed only in case, spaces or invisible characters, as the auditor decided before import',
+      columns: [
+        { title: 'Dataset', format: 'text', width: 1.4 },
+        { title: 'Column', format: 'text', width: 1 },
+        { title: 'Spellings (recordings)', format: 'text', width: 2.2 },
+        { title: 'Decision', format: 'text', width: 1.6 },
+      ],
+      rows,
+    });
+  }
+  const notes: string[] = [];
+  for (const d of withLabels) {
+    const l = d.labels!;
+    if (l.unifiedTotal > 0) notes.push(`${d.name}: ${plural(l.unifiedTotal, 'label')} written in more than one way (accents as separate marks, spaces at the ends) made the same without asking, as Unicode NFC and trimming do.`);
+    if (l.skippedFiles) notes.push(`${d.name}: ${plural(l.skippedFiles.count, 'file')} in the folder skipped as not recordings (${l.skippedFiles.examples.join(', ')}${l.skippedFiles.count > l.skippedFiles.examples.length ? ', …' : ''}).`);
+  }
+  if (notes.length > 0) L.bullets(notes, 8.5);
+}
+
 function appendix(L: Layout, r: AuditResults): void {
   L.newPage();
   L.h1('Appendix: reproducibility');
@@ -339,6 +379,7 @@ function appendix(L: Layout, r: AuditResults): void {
     ],
     rows: r.datasets.flatMap((d) => d.groups.map((g) => [d.name, `${g.label} = ${g.value}`, g.clips, g.speakers, g.totalDurationS, g.meanDurationS])),
   });
+  labelAppendix(L, r);
   L.table({
     id: 'appendix-models',
     section: 'appendix',

@@ -170,6 +170,16 @@ INSERT INTO dataset_roles (dataset_id, role) SELECT id, role FROM datasets;
 CREATE INDEX dataset_roles_role ON dataset_roles(role);`,
   },
   {
+    // What an import found in its labels (src/main/data/labels.ts): the sets of spellings
+    // that differ only in case, spaces or invisible characters and how the auditor decided
+    // each, the labels made one without asking (NFC, trimming), and the files a folder
+    // import skipped. The decisions themselves are in settings_json, since they change
+    // the stored labels; this is the record `datasets show` and the report print.
+    version: 12,
+    name: 'label record of an import',
+    sql: `ALTER TABLE datasets ADD COLUMN labels_json TEXT NOT NULL DEFAULT '{}';`,
+  },
+  {
     // One run of a plan at a time: the process working on a plan's run holds its row and
     // refreshes heartbeat_at; a row whose process is gone (or silent) is taken over.
     // inputs_sha256: what the run's data were when it started, so a resume after the data
