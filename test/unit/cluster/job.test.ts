@@ -288,3 +288,34 @@ describe('a tampered or foreign job folder', () => {
     expect(st.stderr).toMatch(new RegExp(`${join(a, 'job.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a valid Equivox job description: jobId: `));
   });
 });
+
+describe('a shard database from the cluster is data, never code (issue 33.1)', () => {
+  it('a finished shard with a view that never ends in place of its embeddings is refused naming it and its file, without reading it; the other shard merges', { timeout: 240_000 }, async () => {
+    const job = join(tempDir('view'), 'job');
+    const exporting = openDatabase(join(await copyProject(pristine, tempDir('view-e'), home), PROJECT_FILE), projectMigrations);
+    await exportJob(exporting, home, { datasetIds: [datasetId], model: modelId, shards: 2, cpusPerTask: 1, out: job });
+    exporting.close();
+    await runShard({ jobDir: job, shard: 0, log: () => {} });
+    await runShard({ jobDir: job, shard: 1, log: () => {} });
+    const shard0 = join(job, 'out', '0.sqlite');
+    const raw = new Database(shard0);
+    raw.exec(`ALTER TABLE embeddings RENAME TO embeddings_data;
+      CREATE VIEW embeddings AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT e.* FROM embeddings_data e, c WHERE c.x = 0;`);
+    raw.close();
+    const before = sha256(shard0);
+
+    const db = openDatabase(join(await copyProject(pristine, tempDir('view-p'), home), PROJECT_FILE), projectMigrations);
+    try {
+      const r = await importJob(db, home, job, inlineContext());
+      expect(r.shards[0]).toMatchObject({ state: 'refused', merged: 0 });
+      expect(r.shards[0]!.refused.map((x) => x.reason)).toEqual([expect.stringContaining(`${shard0}: this cluster shard contains database code Equivox did not write (view embeddings); none of it was run`)]);
+      const second = readManifest(job, readJob(job), 1).clips.length;
+      expect(r.shards[1]).toMatchObject({ state: 'finished', merged: second });
+      expect((db.prepare('SELECT COUNT(*) AS n FROM embeddings').get() as { n: number }).n).toBe(second);
+    } finally {
+      db.close();
+    }
+    expect(jobStatus(job, { scheduler: false }).shards[0]!.error).toContain('(view embeddings)');
+    expect(sha256(shard0)).toBe(before);
+  });
+});
