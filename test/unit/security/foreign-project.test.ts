@@ -78,6 +78,18 @@ describe('a crafted project folder is refused before any statement of the app ru
     });
   }
 
+  it('the app’s own connections run with trusted_schema off, cell_size_check on and SQLite’s defensive mode', () => {
+    const store = new ProjectStore(temp('home'));
+    const p = store.create('Defended', join(temp('p'), 'p'));
+    const db = store.db(p.id);
+    expect(db.pragma('trusted_schema', { simple: true })).toBe(0);
+    expect(db.pragma('cell_size_check', { simple: true })).toBe(1);
+    // SQLITE_DBCONFIG_DEFENSIVE: even with writable_schema the schema table cannot be written.
+    db.pragma('writable_schema = ON');
+    expect(() => db.prepare("UPDATE sqlite_schema SET sql = sql WHERE name = 'clips'").run()).toThrow(/may not be modified/);
+    store.close();
+  });
+
   it('a -wal that belongs to its database (a folder copied while the sender had it open) is accepted', async () => {
     const sender = new ProjectStore(temp('sender'));
     const dir = join(temp('in'), 'open-copy');
