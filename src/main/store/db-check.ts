@@ -15,7 +15,8 @@
  * also gets `quick_check`, and a `-wal` beside it must belong to its database: the
  * database alone and the database with its -wal are read from a private copy, and must
  * hold the same project (a -wal copied from another project's folder would otherwise show
- * that project, with `quick_check` ok).
+ * that project, with `quick_check` ok). A -shm is not read for this: SQLite rebuilds it
+ * from the -wal whenever no other connection has the database open.
  */
 import { constants } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';

@@ -9,7 +9,7 @@
  * and the model's embeddings. `projects list` and delete answer within 2 s (a bound on a
  * hang, not a speed target) with such folders in the list.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -104,6 +104,18 @@ describe('a crafted project folder is refused before any statement of the app ru
     expect(statSync(join(received, `${PROJECT_FILE}-wal`)).size).toBeGreaterThan(4096);
     const store = new ProjectStore(temp('home'));
     expect(await store.openPath(received)).toMatchObject({ id: p.id, name: 'Renamed before the copy' });
+    store.close();
+  });
+
+  it('a stray -shm (random bytes) is not the database’s: SQLite rebuilds it, and the folder opens as itself', async () => {
+    const sender = new ProjectStore(temp('sender'));
+    const p = sender.create('With a stray shm', join(temp('in'), 'p'));
+    sender.close();
+    writeFileSync(join(p.path, `${PROJECT_FILE}-shm`), randomBytes(32768));
+    const store = new ProjectStore(temp('home'));
+    const opened = await store.openPath(p.path);
+    expect(opened).toMatchObject({ id: p.id, name: 'With a stray shm' });
+    expect(store.db(opened.id).pragma('quick_check', { simple: true })).toBe('ok');
     store.close();
   });
 });
