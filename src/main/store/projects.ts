@@ -137,7 +137,8 @@ interface RegistryRow extends Project {
  * A folder may come from someone else (issue 33.1): every database is checked by
  * store/db-guard.ts before a statement of the app runs on it, and a folder whose file
  * this Equivox has not opened there before (the registry records each folder's file by
- * device and inode) also gets the full check of store/db-check.ts in a worker. Listing
+ * device, inode and birth time; rows older than that record count as opened here) also
+ * gets the full check of store/db-check.ts in a worker. Listing
  * and removing projects read the registry; a folder whose file changed is read in that
  * worker with a time limit, so no folder can keep the list from answering.
  */
