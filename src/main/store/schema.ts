@@ -1,3 +1,4 @@
+import type { DatabaseKind } from './db-guard';
 import type { Migration } from './migrate';
 
 /**
@@ -245,4 +246,29 @@ CREATE TABLE recent_projects (
   opened_at TEXT NOT NULL
 );`,
   },
+  {
+    // Which file Equivox last opened at a registered folder (device and inode of its
+    // project.sqlite): a folder whose file is still that one was checked here before, so
+    // listing it opens nothing and opening it skips the checks for files from elsewhere
+    // (store/db-check.ts). Rows from before this migration have none.
+    version: 2,
+    name: 'recent projects: the file last opened',
+    sql: `ALTER TABLE recent_projects ADD COLUMN file_id TEXT;`,
+  },
 ];
+
+/** A project's project.sqlite: what its check compares with, and how its refusals read. */
+export const PROJECT_DB: DatabaseKind = {
+  migrations: projectMigrations,
+  what: 'project folder',
+  advice: 'Open a copy made by Equivox, or import the recordings again.',
+  field: 'path',
+};
+
+/** The data folder's equivox.sqlite. */
+export const REGISTRY_DB: DatabaseKind = {
+  migrations: appMigrations,
+  what: "data folder's list of recent projects (equivox.sqlite)",
+  advice: 'Move equivox.sqlite out of the Equivox data folder: Equivox starts a new list, and the projects stay in their folders.',
+  field: 'path',
+};

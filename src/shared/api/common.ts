@@ -16,6 +16,12 @@ export interface Project {
    * the list (projects.delete without deleteFiles).
    */
   missing?: boolean;
+  /**
+   * Only in projects.list, with `missing`: why the folder cannot be opened when its file
+   * was refused (it holds database code Equivox did not write, a newer schema…) or could
+   * not be checked in time.
+   */
+  problem?: string;
 }
 
 /** Progress of a long job, throttled to about 10 events per second per job. */
