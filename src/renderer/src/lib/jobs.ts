@@ -12,6 +12,11 @@ export interface JobView {
 
 const EMPTY: JobView = { state: 'unknown', progress: null, stages: [] };
 
+/** Not ended: waiting in line, running, or not heard of yet. */
+export function jobActive(job: Pick<JobView, 'state'>): boolean {
+  return job.state === 'running' || job.state === 'unknown' || job.state === 'queued';
+}
+
 /**
  * Follow one engine job. Progress is already throttled by the engine (~10/s); the hook
  * also coalesces updates to at most one render per 100 ms so the window never stalls.
@@ -37,18 +42,28 @@ export function useJob(jobId: string | null): JobView {
       } else if (!timer) timer = setTimeout(flush, 100);
     };
     const apply = (progress: JobProgress) => {
+      // In line: its place is shown, but waiting is not a stage of the work.
+      if (progress.queue) {
+        latest.current = { ...latest.current, state: 'queued', progress };
+        return;
+      }
       const stages = [...latest.current.stages];
       const last = stages[stages.length - 1];
       const entry = { stage: progress.stage, ...(progress.label ? { label: progress.label } : {}), ...(progress.unit ? { unit: progress.unit } : {}), done: progress.done, total: progress.total };
       const same = last && last.stage === progress.stage && last.label === progress.label;
       if (same) stages[stages.length - 1] = entry;
       else stages.push(entry);
-      latest.current = { ...latest.current, state: latest.current.state === 'unknown' ? 'running' : latest.current.state, progress, stages };
+      const state = latest.current.state === 'unknown' || latest.current.state === 'queued' ? 'running' : latest.current.state;
+      latest.current = { ...latest.current, state, progress, stages };
     };
     const off = bridge().onEvent((e) => {
       if (e.type === 'job.progress' && e.progress.jobId === jobId) {
         apply(e.progress);
         schedule();
+      } else if (e.type === 'job.started' && e.jobId === jobId) {
+        // Out of line: "Starting…" until its first report.
+        if (latest.current.state === 'queued' || latest.current.state === 'unknown') latest.current = { ...latest.current, state: 'running', progress: null };
+        schedule(true);
       } else if (e.type === 'job.ended' && e.jobId === jobId) {
         latest.current = { ...latest.current, state: e.state, ...(e.error ? { error: e.error } : {}) };
         schedule(true);
@@ -60,7 +75,7 @@ export function useJob(jobId: string | null): JobView {
         const j = jobs.find((x) => x.jobId === jobId);
         if (!j || !alive) return;
         if (j.progress && latest.current.stages.length === 0) apply(j.progress);
-        if (latest.current.state === 'unknown' || j.state !== 'running') latest.current = { ...latest.current, state: j.state, ...(j.error ? { error: j.error } : {}) };
+        if (latest.current.state === 'unknown' || (j.state !== 'running' && j.state !== 'queued')) latest.current = { ...latest.current, state: j.state, ...(j.error ? { error: j.error } : {}) };
         schedule(true);
       })
       .catch(() => undefined);
