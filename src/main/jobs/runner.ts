@@ -216,6 +216,7 @@ export class JobRunner {
       started = true;
       let launched: { result: Promise<unknown> };
       try {
+        // `start` took this kind's input (its types); the line keeps the pair without them.
         launched = this.launch(w!.kind as JobKind, w!.input as never, w!.info.jobId, w!.onProgress, false);
       } catch (err) {
         const error = (err as Error).message;
