@@ -52,7 +52,7 @@ beforeAll(() => {
   const f = base.fdi!;
   const tau = equalErrorThreshold(items.scores, items.labels);
   const grouping = fdiGrouping(items, ['accent'], tau, null, { alpha: f.config.alpha, orientation: f.config.orientation, bootstrap: 100, nullPermutations: 100 }, unitSeed(base.audit.seed, 'fdi/accent'));
-  results = { ...base, wer, speat: null, fdi: { ...f, config: { ...f.config, threshold: tau, thresholdRule: 'equal-error-rate' as const, bootstrap: 100, nullPermutations: 100 }, groupings: [grouping] } };
+  results = { ...base, wer, speat: undefined, fdi: { ...f, config: { ...f.config, threshold: tau, thresholdRule: 'equal-error-rate' as const, bootstrap: 100, nullPermutations: 100 }, groupings: [grouping] } };
   for (const file of evidenceFiles(results)) writeFileSync(join(dir, file.name), file.data);
 });
 
