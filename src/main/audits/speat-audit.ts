@@ -12,6 +12,8 @@ import { aggregate, loadEmbeddings, type ModelManifest, type StoredEmbedding } f
 import { adjustPValues, bootstrapSpeatSE, olsRegression, speatAssociations, speatEffectSize, speatFromAssociations, speatMde, twoWayAnova, welchTTest } from '../stats';
 import { fmt, pText } from '../../shared/charts/format';
 import { UserError } from '../../shared/errors';
+import { quoteUserText } from '../../shared/quote';
+import { basename } from 'node:path';
 import type { AuditContext } from './context';
 import { unitSeed } from './units';
 
@@ -122,9 +124,15 @@ export function stimulusVectors(
 }
 
 export function embeddingsFor(ctx: AuditContext, m: ModelManifest, tests: DesignedTest[]): Map<string, StoredEmbedding> {
-  const shas = new Set<string>();
-  for (const t of tests) for (const c of [...t.design.X, ...t.design.Y, ...t.A, ...t.B]) shas.add(c.sha256!);
-  return loadEmbeddings(ctx.db, m.id, m.settingsKey, [...shas]);
+  const clips = new Map<string, Clip>();
+  for (const t of tests) for (const c of [...t.design.X, ...t.design.Y, ...t.A, ...t.B]) if (!clips.has(c.sha256!)) clips.set(c.sha256!, c);
+  const nonFinite: string[] = [];
+  const emb = loadEmbeddings(ctx.db, m.id, m.settingsKey, [...clips.keys()], nonFinite);
+  if (nonFinite.length > 0) {
+    const names = nonFinite.slice(0, 5).map((sha) => quoteUserText(basename(clips.get(sha)!.path), 100));
+    ctx.warn(`Model ${m.name}: the stored embeddings of ${nonFinite.length} recording(s) hold values that are not numbers (NaN or infinite) and were left out: ${names.join(', ')}${nonFinite.length > 5 ? ` and ${nonFinite.length - 5} more` : ''}.`);
+  }
+  return emb;
 }
 
 type UnitResult = Omit<SpeatResult, 'pAdjusted' | 'pTwoSidedAdjusted'>;

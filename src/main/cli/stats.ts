@@ -5,7 +5,7 @@
  * loads only the SpEAT code (cli/commands.ts loads it alone for `stats speat`).
  */
 import { UserError } from '../../shared/errors';
-import { CsvError, parseCsvTable, type CsvTable } from '../data/csv';
+import { CsvError, fromCsvCell, parseCsvTable, type CsvTable } from '../data/csv';
 import { analyseFdi, analyseWer, werComparisonMdes, equalErrorRate, NORMALIZE_MODES, observedThresholds, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
 import { UsageError, type CliCommand, type Options } from './args';
 import { readSerInput } from './ser-input';
@@ -13,9 +13,15 @@ import { speatCommand } from './speat-command';
 import { guard, readText } from './stats-io';
 import { quoteUserText } from '../../shared/quote';
 
+/**
+ * A CSV for `stats wer` and `stats fdi`: the files a report carries (report extract) are
+ * Equivox's exports, whose cells starting with = + - @ carry a neutralising apostrophe;
+ * it is taken off again, so a group named "=A" is "=A" here as in results.json.
+ */
 function readCsv(path: string, requiredColumns: string[]): CsvTable {
   try {
-    return parseCsvTable(readText(path, 'csv-table'), { requiredColumns });
+    const table = parseCsvTable(readText(path, 'csv-table'), { requiredColumns });
+    return { ...table, rows: table.rows.map((r) => ({ ...r, values: Object.fromEntries(Object.entries(r.values).map(([k, v]) => [k, fromCsvCell(v)])) })) };
   } catch (err) {
     if (err instanceof CsvError) throw new UserError(`${path}: ${err.message}`, err.field ?? (err.line !== undefined ? `line ${err.line}` : undefined));
     throw err;

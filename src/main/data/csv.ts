@@ -236,6 +236,16 @@ export function csvCell(value: unknown): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/**
+ * The inverse of csvCell's formula guard, for reading Equivox's own exports back (the
+ * reproduce recipe's `stats` commands): a cell written as `'=A` (a leading apostrophe is
+ * also a spreadsheet's own "this is text" mark) reads as `=A`. Invisible characters
+ * written as `<U+…>` stay as written.
+ */
+export function fromCsvCell(text: string): string {
+  return /^'[=+\-@\t\r]/.test(text) ? text.slice(1) : text;
+}
+
 export function toCsv(header: string[], rows: unknown[][]): string {
   return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }
