@@ -12,6 +12,7 @@ import { aggregate, loadEmbeddings, type ModelManifest, type StoredEmbedding } f
 import { adjustPValues, bootstrapSpeatSE, olsRegression, speatAssociations, speatEffectSize, speatFromAssociations, speatMde, twoWayAnova, welchTTest } from '../stats';
 import { fmt, pText } from '../../shared/charts/format';
 import { UserError } from '../../shared/errors';
+import { durationTestName } from '../../shared/duration-check';
 import type { AuditContext } from './context';
 import { unitSeed } from './units';
 
@@ -71,7 +72,9 @@ export function designTests(ctx: AuditContext): DesignedTest[] {
       confounds: dc
         ? {
             duration: {
-              test: 'paired-t',
+              test: dc.test,
+              unit: dc.unit,
+              units: dc.units,
               t: dc.t,
               df: dc.df,
               p: dc.pValue,
@@ -84,7 +87,7 @@ export function designTests(ctx: AuditContext): DesignedTest[] {
     };
     if (dc && dc.pValue < 0.05) {
       // Plain words and the shared number format (the report's appendix names the t statistic).
-      ctx.warn(`SpEAT test "${t.name}": the recordings of ${t.x.value} and ${t.y.value} differ in length (${pText(dc.pValue)}, paired t-test); length may confound the result.`);
+      ctx.warn(`SpEAT test "${t.name}": the recordings of ${t.x.value} and ${t.y.value} differ in length (${pText(dc.pValue)}, ${durationTestName(dc)}); length may confound the result.`);
     }
     return { plan: t, design, A: attr.A, B: attr.B, summary };
   });

@@ -121,7 +121,7 @@ describe('SER audit pipeline', () => {
     expect(m.downstream!.informative).toBe(false);
     expect(m.downstream!.testR2).toBeCloseTo(selected.r2, 10);
     expect(m.downstream!.testR2Lower).toBeLessThanOrEqual(0);
-    expect(m.downstream!.reason).toMatch(/did not learn valence from this encoder; no propagation conclusion/);
+    expect(m.downstream!.reason).toMatch(/could not be shown to have learned valence from this encoder; no propagation conclusion/);
     // Cohen's d is still computed (tables), but no pair counts towards agreement.
     expect(m.tests.length).toBeGreaterThan(0);
     expect(ser.agreement).toMatchObject({ agree: 0, total: 0, skipped: 1, skippedModels: [f.modelId] });
