@@ -107,6 +107,14 @@ export function serComparisonVerdict(c: SerGroupComparison | null | undefined, s
   };
 }
 
+/** The verdict cell of a SER comparison table row, the same in the report and the app. */
+export function serComparisonCell(m: SerSection['models'][number], c: SerGroupComparison | null | undefined, ser: Pick<SerSection, 'config'>): string {
+  if (!serGate(m).informative) return 'none: the regressor could not be shown to have learned valence';
+  if (c === null) return 'not tested: a group has fewer than 2 speakers';
+  const v = serComparisonVerdict(c, ser);
+  return v ? (v.unlikely ? 'unlikely to be chance' : 'could be chance') : '–';
+}
+
 export interface FdiVerdict {
   /** True only for an informative verifier whose FDI beats the null at the section's level. */
   conclusive: boolean;

@@ -230,6 +230,13 @@ function speatSection(L: Layout, r: AuditResults): void {
   }
 }
 
+/** How the SER verdicts are tested, with their unit (METHODS.md § The unit of inference); '' for results written before. */
+export function serComparisonMethod(ser: NonNullable<AuditResults['ser']>): string {
+  const cfg = ser.config.comparison;
+  if (!cfg) return '';
+  return `Whether the selected regressor's predicted valence differs between the groups is judged on speakers, not recordings: each speaker's predictions are averaged and the two groups' speaker means compared with Welch's t-test and its 95% CI (over recordings only where speakers are unknown, as the table says), the p adjusted over the ${plural(cfg.tests, 'comparison')} (${CORRECTION_NAMES[cfg.correction]}, α = ${cfg.alpha}); models whose regressor could not be shown to have learned valence get no verdict. `;
+}
+
 function serSection(L: Layout, r: AuditResults): void {
   const ser = r.ser!;
   const c = ser.config;
@@ -239,7 +246,7 @@ function serSection(L: Layout, r: AuditResults): void {
     : 'No early stopping: every regressor trains for the full budget.';
   openSection(L, 'ser', [
     `A downstream valence (emotion) regressor after Yang et al. (2021): a softmax-weighted sum of the hidden states, a linear layer to 256 units, the mean over frames and a linear output, trained with MSE on valence ratings scaled to [0, 1], Adam, batch ${c.batchSize}, ${budget}, one model per learning rate (${c.learningRates.join(', ')}). Preprocessing: ${c.preprocessing ?? 'none stated'}. Validation loss every ${c.evalEvery ?? 100} steps; the checkpoint with the lowest validation loss is kept. ${stopping} Split ${fmt(c.split.train)}/${fmt(c.split.validation)}/${fmt(c.split.test)} (train/validation/test); the regressor is selected on the validation split, never the test split.`,
-    `For each SpEAT test, each regressor predicts valence for the target clips and Cohen's d (pooled SD, ddof 1) compares the groups, for the selected regressor and, as in the SpEAT paper, for all regressors' predictions pooled; "agree" means the sign of Cohen's d equals the sign of SpEAT d. ${serAgreementSentence(r)}`,
+    `For each SpEAT test, each regressor predicts valence for the target clips and Cohen's d (pooled SD, ddof 1, over recordings) compares the groups, for the selected regressor and, as in the SpEAT paper, for all regressors' predictions pooled; "agree" means the sign of Cohen's d equals the sign of SpEAT d. ${serComparisonMethod(ser)}${serAgreementSentence(r)}`,
   ]);
   tables(L, serTables(r));
   sectionCharts(r, 'ser', CHART_STYLE).forEach((c2, i) => L.chart(c2, `Figure 2.${i + 1}`));

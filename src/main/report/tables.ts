@@ -10,7 +10,7 @@ import { CORRECTION_NAMES, magnitude, modelName, recogniserName } from './narrat
 import { plural, WER_TEST_SHORT, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
 import { wassersteinPairs } from '../../shared/fdi-pairs';
 import { agreementCell } from '../../shared/ser-agreement';
-import { serComparisonVerdict, serGate } from '../../shared/verdicts';
+import { serComparisonCell } from '../../shared/verdicts';
 import { durationCheckText } from '../../shared/duration-check';
 import { werNormalisationTables } from './wer-normalisation-tables';
 
@@ -222,15 +222,13 @@ export function serTables(results: AuditResults): ReportTable[] {
       columns: [col('Test', 'text', 1.2), col('Model', 'text', 1.4), col('Unit (X / Y)', 'text', 1), col('Mean X', 'num', 0.6), col('Mean Y', 'num', 0.6), col('Difference', 'signed', 0.7), col('95% CI', 'text', 0.9), col('p', 'p', 0.6), col('p adjusted', 'p', 0.7), col('Verdict', 'text', 1.2)],
       rows: ser.models.flatMap((m) => {
         const lr = m.regressors.find((r) => r.selected)?.learningRate;
-        const gate = serGate(m);
         return m.tests
           .filter((t) => t.learningRate === lr && t.comparison !== undefined)
           .map((t) => {
             const c = t.comparison;
-            if (!c) return [testLabel(results, t.testId), modelName(results, m.modelId), 'fewer than 2 speakers in a group', null, null, null, null, null, null, 'not tested'] as Cell[];
-            const v = serComparisonVerdict(c, ser);
+            const verdict = serComparisonCell(m, c, ser);
+            if (!c) return [testLabel(results, t.testId), modelName(results, m.modelId), 'fewer than 2 speakers in a group', null, null, null, null, null, null, verdict] as Cell[];
             const unit = `${c.units.x} / ${c.units.y} ${c.unit === 'speaker' ? 'speakers' : 'recordings (speakers unknown)'}`;
-            const verdict = !gate.informative ? 'none: regressor not shown to have learned valence' : v ? (v.unlikely ? 'unlikely to be chance' : 'could be chance') : '–';
             return [testLabel(results, t.testId), modelName(results, m.modelId), unit, c.meanX, c.meanY, c.difference, fmtCi(c.ci95), c.pValue, c.pAdjusted ?? null, verdict] as Cell[];
           });
       }),

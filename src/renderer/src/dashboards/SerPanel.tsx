@@ -2,7 +2,7 @@ import { type JSX, useMemo } from 'react';
 import { testLabel } from '../../../shared/charts';
 import type { AuditResults, SerSection } from '../../../shared/results';
 import { agreementCell, serAgreementSentence, serModelFindings } from '../../../shared/ser-agreement';
-import { serComparisonUnitText, serComparisonVerdict, serGate } from '../../../shared/verdicts';
+import { serComparisonCell, serComparisonUnitText } from '../../../shared/verdicts';
 import { Term } from '../components/Term';
 import { ChartFigure } from './ChartFigure';
 import { lrLabel, serAgreementChart, serLayerWeightChart, serRegressorChart } from './charts/ser';
@@ -129,8 +129,7 @@ function SerComparisons({ results, ser }: { results: AuditResults; ser: SerSecti
         <tbody>
           {rows.map(({ m, t }) => {
             const c = t.comparison;
-            const v = serComparisonVerdict(c, ser);
-            const verdict = !serGate(m).informative ? 'none: the regressor could not be shown to have learned valence' : !c ? 'not tested' : v ? (v.unlikely ? 'unlikely to be chance' : 'could be chance') : '–';
+            const verdict = serComparisonCell(m, c, ser);
             return (
               <tr key={`${m.modelId}-${t.testId}`}>
                 <th scope="row">{modelName(results, m.modelId)}</th>
