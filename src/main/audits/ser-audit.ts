@@ -20,6 +20,7 @@ import {
   serDownstream,
   SER_DOWNSTREAM_RESAMPLES,
   splitIndices,
+  StatsInputError,
   standardiseInPlace,
   trainSerRegressor,
   type SerModel,
@@ -66,8 +67,9 @@ interface StoredRegressor extends Omit<SerRegressor, 'selected'> {
 function groupComparison(x: number[], y: number[], speakersX: (string | null)[], speakersY: (string | null)[]): SerGroupComparison | null {
   try {
     return compareOnSpeakerMeans(x, y, speakersX, speakersY);
-  } catch {
-    return null;
+  } catch (err) {
+    if (err instanceof StatsInputError) return null;
+    throw err;
   }
 }
 
@@ -198,9 +200,10 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
           comparison: groupComparison(p.x, p.y, speakersX, speakersY),
         });
       });
-      const first = perTest[perTest.length - 1]?.comparison;
-      if (first === null) ctx.warn(`SER, model ${m.name}, test "${t.plan.name}": predicted valence could not be compared between the groups: a group has fewer than 2 speakers.`);
-      else if (first?.unit === 'clip') ctx.warn(`SER, model ${m.name}, test "${t.plan.name}": some target recordings have no speaker id, so predicted valence was compared over recordings treated as independent; if speakers recorded several, the p-value is too small.`);
+      // Every regressor compares the same recordings: the last row says how this test went.
+      const compared = perTest[perTest.length - 1]?.comparison;
+      if (compared === null) ctx.warn(`SER, model ${m.name}, test "${t.plan.name}": predicted valence could not be compared between the groups: a group has fewer than 2 speakers.`);
+      else if (compared?.unit === 'clip') ctx.warn(`SER, model ${m.name}, test "${t.plan.name}": some target recordings have no speaker id, so predicted valence was compared over recordings treated as independent; if speakers recorded several, the p-value is too small.`);
       // The paper's statistic: every regressor's predictions together.
       const dp = cohenD(preds.flatMap((p) => p.x), preds.flatMap((p) => p.y));
       pooled.push({ testId: t.plan.id, cohensD: dp, speatD, agree: Math.sign(dp) === Math.sign(speatD) && dp !== 0 });

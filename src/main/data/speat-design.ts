@@ -5,7 +5,7 @@
  * reports, paired by sentence where the groups read the same sentences), and attribute
  * sets A/B from a valence-rated dataset.
  */
-import { compareOnSpeakerMeans, mean, normalizeText, pairedTTest, Rng } from '../stats';
+import { compareOnSpeakerMeans, mean, normalizeText, pairedTTest, Rng, StatsInputError } from '../stats';
 import type { Clip } from './repository';
 
 export interface SpeatDesignOptions {
@@ -120,8 +120,9 @@ export function durationCheck(X: readonly Clip[], Y: readonly Clip[]): DurationC
   try {
     const r = compareOnSpeakerMeans(X.map((c) => c.durationS!), Y.map((c) => c.durationS!), X.map((c) => c.speaker), Y.map((c) => c.speaker));
     return { test: 'welch-t', unit: r.unit, units: r.units, meanDifference: r.difference, t: r.t, df: r.df, pValue: r.pValue };
-  } catch {
-    return null;
+  } catch (err) {
+    if (err instanceof StatsInputError) return null;
+    throw err;
   }
 }
 
