@@ -206,7 +206,7 @@ export function serTables(results: AuditResults): ReportTable[] {
       id: 'ser-results',
       section: 'ser',
       title: "Results: SpEAT d against the emotion model's Cohen's d, per regressor and for all regressors' predictions pooled (Cohen's d and the means over recordings, as in the SpEAT paper)",
-      columns: [col('Test', 'text', 1.2), col('Model', 'text', 1.6), col('Regressor', 'text', 0.9), col('SpEAT d', 'signed', 0.7), col("Cohen's d (recordings)", 'signed', 0.8), col('Mean X', 'num', 0.6), col('Mean Y', 'num', 0.6), col('Agree', 'text', 0.5)],
+      columns: [col('Test', 'text', 1.2), col('Model', 'text', 1.6), col('Regressor', 'text', 0.9), col('SpEAT d', 'signed', 0.7), col("Cohen's d", 'signed', 0.7), col('Mean X', 'num', 0.6), col('Mean Y', 'num', 0.6), col('Agree', 'text', 0.5)],
       rows: ser.models.flatMap((m) => {
         const sel = m.regressors.find((r) => r.selected)?.learningRate;
         return [
