@@ -219,7 +219,7 @@ export function serTables(results: AuditResults): ReportTable[] {
       id: 'ser-comparisons',
       section: 'ser',
       title: `Does predicted valence differ between the groups? The selected regressor's predictions compared on speaker means (Welch t-test, unit named per row; recordings only where speakers are unknown), p adjusted over the ${ser.config.comparison?.tests ?? 0} verdicts`,
-      columns: [col('Test', 'text', 1.1), col('Model', 'text', 1.3), col('Unit (X / Y)', 'text', 0.9), col('Mean X', 'num', 0.55), col('Mean Y', 'num', 0.55), col('X − Y', 'signed', 0.6), col('95% CI', 'text', 1), col('p', 'p', 0.55), col('p adj.', 'p', 0.6), col('Verdict', 'text', 1.5)],
+      columns: [col('Test', 'text', 1), col('Model', 'text', 1.6), col('Unit', 'text', 0.9), col('Mean X', 'num', 0.5), col('Mean Y', 'num', 0.5), col('X − Y', 'signed', 0.55), col('95% CI', 'text', 1), col('p', 'p', 0.5), col('p adj.', 'p', 0.55), col('Verdict', 'text', 1.3)],
       rows: ser.models.flatMap((m) => {
         const lr = m.regressors.find((r) => r.selected)?.learningRate;
         return m.tests
