@@ -3,7 +3,7 @@
  * run through the app's own code, and the share in which a test calls a difference
  * "unlikely to be chance" at nominal 5% (the false-positive rate, with a Wilson 95%
  * interval), and the power at the minimum detectable effect (MDE) the app states.
- * Prints tables; asserts nothing. Sections (--only speat,fdi,wer,wer-mde; default all):
+ * Prints tables; asserts nothing. Sections (--only speat,fdi,wer,wer-mde,ser,fdi-speakers; default all):
  *
  * - SpEAT (two-sided permutation p, speatPermutationTest): null audits with associations
  *   N(0, 1) in both groups; then the MDE the app states (speatMde) averaged over 50 null
@@ -16,6 +16,8 @@
  *   u_s ~ N(0, 0.5²) (log-normal, SD 0.5, as in issue 13); errors ~ Poisson. The comparison
  *   judged is the first non-reference group against the reference group. Then the same
  *   with one group's error rate 1.3 times the reference's: the power.
+ * - SER group comparison (bench/calibration-ser.ts) and the FDI null with speakers
+ *   (bench/calibration-fdi-speakers.ts): clustered null audits, see those files.
  * - WER MDE (werMde): for a pilot audit per scenario, the MDE the app states; 500 audits
  *   simulated from the model fitted to the pilot (werSimulator, other random streams) at
  *   that rate ratio, judged by compareWerGroups: the primary test's power should be
@@ -41,6 +43,8 @@ import {
   werSimulator,
   type WerCounts,
 } from '../src/main/stats';
+import { fdiSpeakerCalibration } from './calibration-fdi-speakers';
+import { serCalibration } from './calibration-ser';
 
 interface Scenario {
   groups: number;
@@ -337,5 +341,8 @@ if (!isMainThread) {
     }
     console.log(`\nWER MDE took ${took(t)}. Target: power 0.8 ± 0.05 at the stated MDE.\n`);
   }
+  // Sections in their own modules; they run by default, and with --only naming them.
+  if (onlyIndex < 0 || only.has('ser')) serCalibration({ quick, cell });
+  if (onlyIndex < 0 || only.has('fdi-speakers')) fdiSpeakerCalibration({ quick, cell });
   console.log(`Took ${took(t0)} in all.`);
 }

@@ -4,12 +4,14 @@
  * full precision. One definition, so the two can never disagree.
  */
 import type { AuditResults, WerPrimaryTest } from '../../shared/results';
-import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtP, fmtRate, fmtRelative, pText } from '../../shared/format';
+import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtP, fmtRate, fmtRelative } from '../../shared/format';
 import { speatSeAtCompared, testLabel } from '../../shared/charts/speat';
 import { CORRECTION_NAMES, magnitude, modelName, recogniserName } from './narrative';
 import { plural, WER_TEST_SHORT, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
 import { wassersteinPairs } from '../../shared/fdi-pairs';
 import { agreementCell } from '../../shared/ser-agreement';
+import { serComparisonCell } from '../../shared/verdicts';
+import { durationCheckText } from '../../shared/duration-check';
 import { werNormalisationTables } from './wer-normalisation-tables';
 
 export type Cell = string | number | boolean | null;
@@ -99,7 +101,7 @@ export function speatTables(results: AuditResults): ReportTable[] {
           f?.speakers ?? null,
           f?.meanDurationS ?? null,
           i === 0 ? (t.matching ? `on ${t.matching.on.join(', ')}${t.matching.perCell !== null ? `, ${t.matching.perCell} per cell` : ''}` : 'none') : '',
-          i === 0 && dur ? `${dur.test}: t(${fmt(dur.df)}) = ${fmt(dur.t)}, ${pText(dur.p)}` : i === 0 ? 'not run' : '',
+          i === 0 && dur ? durationCheckText(dur) : i === 0 ? 'not run' : '',
         ];
       }),
     ),
@@ -203,7 +205,7 @@ export function serTables(results: AuditResults): ReportTable[] {
     {
       id: 'ser-results',
       section: 'ser',
-      title: "Results: SpEAT d against the emotion model's Cohen's d, per regressor and for all regressors' predictions pooled",
+      title: "Results: SpEAT d against the emotion model's Cohen's d, per regressor and for all regressors' predictions pooled (Cohen's d and the means over recordings, as in the SpEAT paper)",
       columns: [col('Test', 'text', 1.2), col('Model', 'text', 1.6), col('Regressor', 'text', 0.9), col('SpEAT d', 'signed', 0.7), col("Cohen's d", 'signed', 0.7), col('Mean X', 'num', 0.6), col('Mean Y', 'num', 0.6), col('Agree', 'text', 0.5)],
       rows: ser.models.flatMap((m) => {
         const sel = m.regressors.find((r) => r.selected)?.learningRate;
@@ -211,6 +213,24 @@ export function serTables(results: AuditResults): ReportTable[] {
           ...m.tests.map((t) => [testLabel(results, t.testId), modelName(results, m.modelId), `lr ${t.learningRate}${t.learningRate === sel ? ' (selected)' : ''}`, t.speatD, t.cohensD, t.meanX, t.meanY, agreementCell(m, t.agree)] as Cell[]),
           ...(m.pooled ?? []).map((t) => [testLabel(results, t.testId), modelName(results, m.modelId), 'all pooled', t.speatD, t.cohensD, null, null, agreementCell(m, t.agree)] as Cell[]),
         ];
+      }),
+    },
+    {
+      id: 'ser-comparisons',
+      section: 'ser',
+      title: `Does predicted valence differ between the groups? The selected regressor's predictions compared on speaker means (Welch t-test, unit named per row; recordings only where speakers are unknown), p adjusted over the ${ser.config.comparison?.tests ?? 0} verdicts`,
+      columns: [col('Test', 'text', 1), col('Model', 'text', 1.6), col('Unit', 'text', 0.9), col('Mean X', 'num', 0.5), col('Mean Y', 'num', 0.5), col('X − Y', 'signed', 0.55), col('95% CI', 'text', 1), col('p', 'p', 0.5), col('p adj.', 'p', 0.55), col('Verdict', 'text', 1.3)],
+      rows: ser.models.flatMap((m) => {
+        const lr = m.regressors.find((r) => r.selected)?.learningRate;
+        return m.tests
+          .filter((t) => t.learningRate === lr && t.comparison !== undefined)
+          .map((t) => {
+            const c = t.comparison;
+            const verdict = serComparisonCell(m, c, ser);
+            if (!c) return [testLabel(results, t.testId), modelName(results, m.modelId), 'fewer than 2 speakers in a group', null, null, null, null, null, null, verdict] as Cell[];
+            const unit = `${c.units.x} / ${c.units.y} ${c.unit === 'speaker' ? 'speakers' : 'recordings (speakers unknown)'}`;
+            return [testLabel(results, t.testId), modelName(results, m.modelId), unit, c.meanX, c.meanY, c.difference, fmtCi(c.ci95), c.pValue, c.pAdjusted ?? null, verdict] as Cell[];
+          });
       }),
     },
     {
@@ -376,7 +396,7 @@ export function fdiTables(results: AuditResults): ReportTable[] {
       {
         id: `fdi-indices${suffix}`,
         section: 'fdi',
-        title: 'Disagreement indices and disparities',
+        title: `Disagreement indices and disparities (95% CI: ${g.fdiCi?.unit === 'speaker' ? 'bootstrap over speakers' : 'bootstrap over trials'})`,
         columns: [col('FDI', 'num'), col('95% CI low', 'num'), col('95% CI high', 'num'), col('Value disagr.', 'num'), col('Rank disagr.', 'num'), col('FPR disp.', 'num'), col('FNR disp.', 'num'), col('Accuracy disp.', 'num'), col('Worst-group acc.', 'num')],
         rows: [[g.fdi, g.fdiCi95?.[0] ?? null, g.fdiCi95?.[1] ?? null, g.valueDisagreement, g.rankDisagreement, g.disparities.fpr, g.disparities.fnr, g.disparities.accuracy, g.worstGroupAccuracy]],
       },

@@ -104,6 +104,7 @@ export {
   type SerPropagationResult,
 } from './ser';
 export { wasserstein1 } from './wasserstein';
+export { compareOnSpeakerMeans, speakerMeans, speakersKnown, welchWithCi, type ComparisonUnit, type UnitMeansComparison } from './speaker-means';
 export {
   groupRates,
   minMaxNormalize,
@@ -112,8 +113,16 @@ export {
   fdiAtThreshold,
   analyseFdi,
   bootstrapFdiCi,
+  bootstrapFdi,
+  bootstrapFdiSpeakers,
   thresholdRange,
   fdiPermutationNull,
+  fdiSpeakerPermutationNull,
+  fdiNull,
+  FDI_NULL_SPEAKER_METHOD,
+  FDI_CI_SPEAKER_METHOD,
+  FDI_CI_TRIAL_METHOD,
+  type FdiBootstrapInfo,
   observedThresholds,
   OBSERVED_SWEEP_POINTS,
   FDI_NULL_METHOD,

@@ -18,9 +18,11 @@ import { inlineContext } from '../../../src/main/jobs/task';
 import { buildReport } from '../../../src/main/report';
 import { createEngine } from '../../../src/main/engine';
 import { runDemo } from '../../../src/main/audits/demo';
-import { speatControlNote, speatVerdict } from '../../../src/shared/verdicts';
+import { fdiVerdict, speatControlNote, speatVerdict } from '../../../src/shared/verdicts';
+import { durationCheckText } from '../../../src/shared/duration-check';
+import { serModelFindings } from '../../../src/shared/ser-agreement';
 import { magnitude } from '../../../src/shared/interpret';
-import { caveats } from '../../../src/main/report/narrative';
+import { caveats, fdiFindings } from '../../../src/main/report/narrative';
 import { ProjectStore } from '../../../src/main/store/projects';
 import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtDeltaPpWords, fmtRate, fmtRelative } from '../../../src/shared/format';
 import type { AuditResults } from '../../../src/shared/results';
@@ -179,6 +181,32 @@ describe('report consistency on own-data runs and the demo', () => {
       const t = demo.results.speat!.tests.find((x) => x.id === r.testId)!;
       const v = speatVerdict(r, t, demo.results.speat!);
       expect(demo.flat).toContain(flatten(`${v.phrase}${v.power}. ${speatControlNote({ family: 'acoustic-baseline' })}`));
+    }
+  });
+
+  it('the demo names the unit of its SER comparisons, FDI intervals and nulls and duration checks, in the words the app uses (issue 32.4)', () => {
+    const demo = built.find((b) => b.name === 'demo')!;
+    const r = demo.results;
+    // SER: the selected regressors' comparisons are on speaker means, and each model's sentence (shared with the app) is printed.
+    const selected = r.ser!.models.flatMap((m) => m.tests.filter((t) => t.learningRate === m.regressors.find((x) => x.selected)!.learningRate));
+    expect(selected.length).toBeGreaterThan(0);
+    for (const t of selected) expect(t.comparison?.unit, t.testId).toBe('speaker');
+    for (const sentence of serModelFindings(r)) expect(demo.flat).toContain(flatten(sentence));
+    expect(demo.flat).toContain('Welch t-test on speaker means');
+    // FDI: verification trials name their speakers, so the CI and the null are by speaker; two groups get no test.
+    const findings = fdiFindings(r);
+    r.fdi!.groupings.forEach((g, i) => {
+      expect(g.fdiCi?.unit).toBe('speaker');
+      expect(g.null?.unit).toBe('speaker');
+      expect(findings[i]).toContain(`(95% CI ${fmtCi(g.fdiCi95)}, resampling speakers)`);
+      if (Object.keys(g.groups).length === 2) expect(findings[i]).toContain(': FDI cannot be tested with two groups; see the per-metric disparities.');
+      else if (!fdiVerdict(g).conclusive) expect(findings[i]).toContain('not distinguishable from noise with this test (speaker-label shuffle null');
+      expect(demo.flat).toContain(flatten(findings[i]!));
+    });
+    // Duration: the demo's groups read the same 8 sentences, so every check pairs by sentence.
+    for (const t of r.speat!.tests) {
+      expect(t.confounds.duration?.unit, t.name).toBe('sentence');
+      expect(demo.flat).toContain(flatten(durationCheckText(t.confounds.duration!)));
     }
   });
 

@@ -2,7 +2,7 @@ import { type JSX, useMemo, useState } from 'react';
 import { fdiDisparityChart, fdiSweepChart } from '../../../shared/charts';
 import type { AuditResults, FdiSection } from '../../../shared/results';
 import { wassersteinPairs } from '../../../shared/fdi-pairs';
-import { fdiVerdict } from '../../../shared/verdicts';
+import { fdiCiUnitText, fdiVerdict } from '../../../shared/verdicts';
 import { Term } from '../components/Term';
 import { ChartFigure } from './ChartFigure';
 import { fdiAlphaChart } from './charts/fdi';
@@ -102,7 +102,8 @@ function FdiGroupingView({ results, fdi, index }: { results: AuditResults; fdi: 
         {g.fdiCi95 ? (
           <>
             {' '}
-            (95% <Term k="ci">CI</Term> <Ci ci={g.fdiCi95} />)
+            (95% <Term k="ci">CI</Term> <Ci ci={g.fdiCi95} />
+            {fdiCiUnitText(g)})
           </>
         ) : null}
         : {g.fdi === 0 && g.verifier?.informative !== false ? 'the metrics agree on who is worse served.' : `${verdict.sentence}.`} Worst-group accuracy:{' '}
