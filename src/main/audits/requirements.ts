@@ -397,9 +397,10 @@ function wer(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined
   });
 
   // The reference is part of the plan: never the best-scoring group of the data (a lock without one is refused).
+  // The sizes are offered whenever there is a grouping, so the Groups step never waits on them.
+  const sizes = referenceGroupSizes(rows.length > 0 ? rows : withRef, w.groupBy, 'wer');
+  if (w.groupBy.length > 0) offer(w.groupBy, sizes);
   if (groupProblem === null) {
-    const sizes = referenceGroupSizes(rows.length > 0 ? rows : withRef, w.groupBy, 'wer');
-    offer(w.groupBy, sizes);
     const why = referenceReason(w.referenceGroup, sizes, `${quote(d)} grouped by ${w.groupBy.join(' × ')}`);
     add({
       id: 'wer.reference',
@@ -523,10 +524,9 @@ function fdi(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined
     // Only the groups the run can build trials for (two speakers, one with two recordings); an
     // attribute set without two of them is refused above, so only its choice is checked here.
     const usable = usableByGrouping.get(JSON.stringify(by)) ?? new Set<string>();
-    if (usable.size < 2) return null;
     const sizes = referenceGroupSizes(clips, by, 'fdi').filter((s) => usable.has(s.group));
     offer(by, sizes);
-    return { sizes, where: `${quote(d)} grouped by ${by.join(' × ')}` };
+    return usable.size < 2 ? null : { sizes, where: `${quote(d)} grouped by ${by.join(' × ')}` };
   }, add);
 }
 

@@ -41,7 +41,7 @@ export function ReferenceChoiceField({
       <p className="hint" id={`${id}-help`}>
         Choose this now, before any results exist. Picking the group that happens to do best after seeing the results makes differences that are only chance look real. The
         largest group ({largest ? `by ${largest.by === 'speakers' ? 'number of speakers' : 'number of recordings'}` : 'most speakers'}) is offered because its numbers are the most
-        precise. Or compare every pair of groups: more comparisons{holm ? ', each corrected for all the others (Holm)' : ''}, so a difference has to be larger to stand out.
+        precise. {holm ? 'Or compare every pair of groups: more comparisons, each corrected for all the others (Holm), so a difference has to be larger to stand out.' : 'Or compare every pair of groups, so that no one group is the yardstick for the others.'}
       </p>
       {sizes === undefined ? (
         <p className="muted">Counting the groups in your data…</p>
