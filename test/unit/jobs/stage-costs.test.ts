@@ -93,7 +93,7 @@ describe('the own-data audit of bench:eta is costed as it runs', () => {
     sections: ['speat', 'wer'],
     models: ['acoustic-baseline', 'speech-embedding'],
     speat: { attributeDataset: 'a', attributePerSpeaker: 5, permutations: 200_000, bootstrap: 10_000, tests: [{ id: 't1', name: 'f vs m', targetDataset: 't', x: { label: 'Gender', value: 'female' }, y: { label: 'Gender', value: 'male' } }] },
-    wer: { dataset: 't', groupBy: ['Accent'], bootstrap: 5000, permutations: 20_000, hypotheses: { source: 'column' } },
+    wer: { dataset: 't', groupBy: ['Accent'], referenceGroup: 'us', bootstrap: 5000, permutations: 20_000, hypotheses: { source: 'column' } },
   });
   const facts: WorkFacts = {
     datasetName: () => 'clips.csv',
