@@ -340,8 +340,9 @@ export function werComparisonPairs(groupNames: readonly string[], referenceGroup
  * Every test of METHODS.md on count data and the choice of the primary one per comparison:
  * the mixed model when both compared groups have at least 5 speakers, else the
  * speaker-level permutation test (exact when the splits can be enumerated); without
- * speaker ids, the utterance-level permutation test. The calibration bench runs this on
- * simulated null data, so what it measures is what the app reports.
+ * speaker ids, the utterance-level permutation test. `design` is the reference group, or
+ * null for every pair (werComparisonPairs); Holm adjusts over all the comparisons made. The
+ * calibration bench runs this on simulated null data, so what it measures is what the app reports.
  */
 export function compareWerGroups(data: WerCounts, design: string | null, options: WerTestsOptions): Pick<WerAnalysis, 'comparisons' | 'overall' | 'poissonExcludedRows' | 'mixed' | 'overallPrimary'> {
   const { errors, words, groups, speakers } = data;

@@ -1,4 +1,5 @@
 import type { JSX } from 'react';
+import { Term } from '../../components/Term';
 import { largestGroup, referenceDesign, referenceSentence, type GroupSize, type ReferenceChoiceInput } from '../../../../shared/reference-group';
 
 /** "4 speakers, 16 recordings" (speakers only where every recording has a speaker id). */
@@ -52,7 +53,7 @@ export function ReferenceChoiceField({
           <div className="choice">
             <input type="radio" id={`${id}-one`} name={`${id}-design`} checked={design?.kind === 'group'} onChange={() => onChange(pick(group))} />
             <div>
-              <label htmlFor={`${id}-one`}>Compare each group with one reference group</label>
+              <label htmlFor={`${id}-one`}>Compare each group with one reference group</label> <Term k="referenceGroup" question />
               <div className="field">
                 <label htmlFor={`${id}-group`}>Reference group</label>
                 <select id={`${id}-group`} value={group} disabled={design?.kind !== 'group'} onChange={(e) => onChange(pick(e.target.value))}>
