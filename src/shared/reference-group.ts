@@ -23,7 +23,7 @@ export const ReferenceChoice = z.union([
       .refine((r) => r.chosen !== 'largest' || r.by !== undefined, { message: 'a reference offered as the largest group says what was counted: by "speakers" or "utterances"', path: ['by'] }),
     z.strictObject({ kind: z.literal('every-pair') }),
   ]),
-]);
+], { error: 'the reference group is a group name, { "kind": "group", "group": …, "chosen": "auditor" or "largest", "by": "speakers" or "utterances" }, or { "kind": "every-pair" }' });
 export type ReferenceChoiceInput = z.input<typeof ReferenceChoice>;
 export type ReferenceChoiceConfig = z.output<typeof ReferenceChoice>;
 

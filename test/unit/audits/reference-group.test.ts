@@ -92,7 +92,9 @@ describe('the plan holds the reference group', () => {
     expect(AuditPlan.parse(werPlan({ kind: 'every-pair' })).wer!.referenceGroup).toEqual({ kind: 'every-pair' });
     // "Largest" must say what was counted; an unknown kind is refused.
     expect(AuditPlan.safeParse(werPlan({ kind: 'group', group: 'uk', chosen: 'largest' })).success).toBe(false);
-    expect(AuditPlan.safeParse({ ...werPlan(), wer: { ...werPlan().wer, referenceGroup: { kind: 'best' } } }).success).toBe(false);
+    const best = AuditPlan.safeParse({ ...werPlan(), wer: { ...werPlan().wer, referenceGroup: { kind: 'best' } } });
+    expect(best.success).toBe(false);
+    expect(best.error!.issues[0]!.message).toBe('the reference group is a group name, { "kind": "group", "group": …, "chosen": "auditor" or "largest", "by": "speakers" or "utterances" }, or { "kind": "every-pair" }');
     // FDI: one reference per attribute set the plan groups by.
     const fdi = (references: unknown) => AuditPlan.safeParse({ title: 't', sections: ['fdi'], fdi: { source: { kind: 'imported', file: 'x.csv' }, groupings: [['gender']], references } });
     expect(fdi([{ groupBy: ['gender'], reference: 'female' }]).success).toBe(true);
