@@ -41,13 +41,6 @@ function sizesFor(report: RequirementReport | null, section: 'wer' | 'fdi', grou
   return report?.groupSizes?.find((g) => g.section === section && JSON.stringify(g.groupBy) === key)?.sizes;
 }
 
-/** A reference that no longer names a group of the grouping (its labels changed): offered again. */
-function stale(choice: ReferenceChoiceInput | undefined, sizes: readonly GroupSize[]): boolean {
-  if (choice === undefined) return true;
-  const group = typeof choice === 'string' ? choice : choice.kind === 'group' ? choice.group : null;
-  return group !== null && !sizes.some((s) => s.group === group);
-}
-
 function labelsOf(facts: DatasetFacts | undefined): string[] {
   return [...new Set((facts?.groups ?? []).map((g) => g.label))];
 }
@@ -110,19 +103,21 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
 
   // The reference group is offered before any result exists: the largest group (by speakers
   // where they are known), once the requirement check has counted the groups; never the best.
+  // Only where none is chosen (a new grouping: changing the labels clears a named group); a
+  // choice the data no longer have is shown as such and refused by the lock, never replaced here.
   const report = requirements.report;
   useEffect(() => {
     if (!plan) return;
     if (draft.sections.includes('wer') && plan.wer && plan.wer.groupBy.length > 0) {
       const sizes = sizesFor(report, 'wer', plan.wer.groupBy);
       const offer = sizes && defaultReference(sizes);
-      if (sizes && offer && stale(plan.wer.referenceGroup, sizes)) setPlan((p) => ({ ...p, wer: { ...p.wer!, referenceGroup: offer } }));
+      if (offer && plan.wer.referenceGroup === undefined) setPlan((p) => ({ ...p, wer: { ...p.wer!, referenceGroup: offer } }));
     }
     if (draft.sections.includes('fdi') && plan.fdi) {
       const missing = plan.fdi.groupings.flatMap((by) => {
         const sizes = sizesFor(report, 'fdi', by);
         const offer = sizes && defaultReference(sizes);
-        return sizes && offer && stale(fdiReferenceFor(plan.fdi!.references, by), sizes) ? [{ groupBy: by, reference: offer }] : [];
+        return offer && fdiReferenceFor(plan.fdi!.references, by) === undefined ? [{ groupBy: by, reference: offer }] : [];
       });
       if (missing.length > 0) setPlan((p) => ({ ...p, fdi: { ...p.fdi!, references: setReferences(p.fdi!.references, missing) } }));
     }
