@@ -3,7 +3,7 @@
  * run through the app's own code, and the share in which a test calls a difference
  * "unlikely to be chance" at nominal 5% (the false-positive rate, with a Wilson 95%
  * interval), and the power at the minimum detectable effect (MDE) the app states.
- * Prints tables; asserts nothing. Sections (--only speat,fdi,wer,wer-mde,ser,fdi-speakers; default all):
+ * Prints tables; asserts nothing. Sections (--only speat,fdi,wer,wer-mde,ser,fdi-speakers,wer-reference; default all):
  *
  * - SpEAT (two-sided permutation p, speatPermutationTest): null audits with associations
  *   N(0, 1) in both groups; then the MDE the app states (speatMde) averaged over 50 null
@@ -22,6 +22,10 @@
  *   simulated from the model fitted to the pilot (werSimulator, other random streams) at
  *   that rate ratio, judged by compareWerGroups: the primary test's power should be
  *   0.8 ± 0.05.
+ *
+ * - WER reference (bench/calibration-reference.ts): the family-wise false-positive rate on
+ *   null audits of 4 groups × 12 speakers with the reference fixed before the run, picked
+ *   as the lowest-WER group, or every pair compared.
  *
  * Options: --sims N (WER null simulations per scenario, default 400; power uses half),
  * --permutations N (default 999), --quick (fewer simulations and scenarios), --only LIST.
@@ -45,6 +49,7 @@ import {
 } from '../src/main/stats';
 import { fdiSpeakerCalibration } from './calibration-fdi-speakers';
 import { serCalibration } from './calibration-ser';
+import { referenceCalibration, referenceCalibrationTable } from './calibration-reference';
 
 interface Scenario {
   groups: number;
@@ -167,7 +172,7 @@ if (!isMainThread) {
     return i >= 0 ? Number(args[i + 1]) : fallback;
   };
   const onlyIndex = args.indexOf('--only');
-  const only = new Set(onlyIndex >= 0 ? args[onlyIndex + 1]!.split(',') : ['speat', 'fdi', 'wer', 'wer-mde']);
+  const only = new Set(onlyIndex >= 0 ? args[onlyIndex + 1]!.split(',') : ['speat', 'fdi', 'wer', 'wer-mde', 'wer-reference']);
   const quick = args.includes('--quick');
   const sims = opt('sims', quick ? 100 : 400);
   const permutations = opt('permutations', 999);
@@ -344,5 +349,13 @@ if (!isMainThread) {
   // Sections in their own modules; they run by default, and with --only naming them.
   if (onlyIndex < 0 || only.has('ser')) serCalibration({ quick, cell });
   if (onlyIndex < 0 || only.has('fdi-speakers')) fdiSpeakerCalibration({ quick, cell });
+  if (only.has('wer-reference')) {
+    // bench/calibration-reference.ts: the family-wise rate by how the reference group is chosen.
+    const t = performance.now();
+    const s = { groups: 4, speakers: 12 };
+    const r = referenceCalibration({ audits: sims, permutations, fixedReference: 'g0', simulate: (rng) => simulate(rng, s, 1) });
+    for (const line of referenceCalibrationTable(r, `${s.groups} groups × ${s.speakers} speakers`, cell)) console.log(line);
+    console.log(`\nReference group took ${took(t)}.\n`);
+  }
   console.log(`Took ${took(t0)} in all.`);
 }

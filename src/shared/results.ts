@@ -5,6 +5,7 @@
  * Plain data only (JSON-serialisable); full precision numbers.
  */
 import type { GroupFacts, LabelRecord } from './api/datasets';
+import type { ReferenceDesign } from './reference-group';
 
 export type { GroupFacts };
 
@@ -416,7 +417,10 @@ export interface WerSection {
     /** A second normaliser reported beside the primary one (never the basis of a verdict). */
     secondaryNormalize?: WerNormalize;
     groupBy: string[];
-    referenceGroup: string;
+    /** The group every other was compared with; null: every pair (each comparison names its pair). */
+    referenceGroup: string | null;
+    /** How the comparisons were chosen before the run (absent in results written before it was recorded). */
+    reference?: ReferenceDesign;
     bootstrap: number;
     permutations: number;
     by: 'utterance' | 'speaker';
@@ -464,6 +468,8 @@ export interface FdiGrouping {
   fdiCi?: { unit: 'speaker' | 'trial'; resamples: number; dropped: number; method: string } | null;
   sweep: { threshold: number; fdi: number; valueDisagreement: number; rankDisagreement: number; disparities: { fpr: number; fnr: number; accuracy: number } }[];
   alphaSensitivity: { alpha: number; fdi: number }[];
+  /** The reference group of this attribute set, or every pair, as chosen before the run (absent in results written before). */
+  reference?: ReferenceDesign;
   /** The thresholds this grouping's sweep covers: the plan's, or its own trials' 1st to 99th score percentile. */
   sweepRange?: { from: number; to: number; step: number; rule: 'given' | 'observed-range' };
   /** How well the scores separate genuine from impostor trials; absent in results written before the gate. */

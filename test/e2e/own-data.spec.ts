@@ -389,7 +389,7 @@ test('WER data without recogniser output: the Plan step names the reason and the
     models: ['acoustic-baseline'],
     speat: { attributeDataset: byName('ratings.csv'), attributePerSpeaker: 5, tests: [{ id: 't1', name: 'female vs male', targetDataset: byName('recordings.csv'), x: { label: 'gender', value: 'female' }, y: { label: 'gender', value: 'male' } }] },
     ser: { valenceDataset: byName('ratings.csv') },
-    wer: { dataset: byName('recordings.csv'), groupBy: ['accent'] },
+    wer: { dataset: byName('recordings.csv'), groupBy: ['accent'], referenceGroup: { kind: 'every-pair' } },
   };
   const planFile = join(folder, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));

@@ -92,7 +92,7 @@ test.beforeAll(async () => {
   delete plan.wer;
   const scores = join(dir, 'chance-verifier.csv');
   chanceScores(scores);
-  plan.fdi = { ...plan.fdi, source: { kind: 'imported', file: scores }, groupings: [['gender']] };
+  plan.fdi = { ...plan.fdi, source: { kind: 'imported', file: scores }, groupings: [['gender']], references: [{ groupBy: ['gender'], reference: { kind: 'every-pair' } }] };
   const planFile = join(dir, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
 

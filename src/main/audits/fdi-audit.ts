@@ -9,7 +9,7 @@ import { AuditPlan, FdiPlan } from '../../shared/plan';
 import type { FdiGrouping, FdiSection } from '../../shared/results';
 import { UserError } from '../../shared/errors';
 import { CsvError, parseCsvTable } from '../data/csv';
-import { isUsable, listClips, type Clip } from '../data/repository';
+import { getDataset, isUsable, listClips, type Clip } from '../data/repository';
 import { aggregate, loadEmbeddings, type ModelManifest } from '../inference';
 import { equalErrorRate, Rng, thresholdRange, verifierQuality, type FdiItems, type VerifierQuality } from '../stats';
 import type { AuditContext } from './context';
@@ -18,6 +18,8 @@ import { unitSeed } from './units';
 import { groupKey } from './wer-audit';
 import { quoteUserText } from '../../shared/quote';
 import { readInputFileSync } from '../security/input-file';
+import { fdiReferenceFor } from '../../shared/reference-group';
+import { plannedReference } from './reference-groups';
 
 /** The plan's defaults, so the quality shown before a run is that of the trials the run builds. */
 const FDI_DEFAULT_TRIALS_PER_GROUP = (() => {
@@ -191,6 +193,10 @@ export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
         speakers: trials.every((t) => t.speakers) ? { enrol: trials.map((t) => t.speakers![0]), test: trials.map((t) => t.speakers![1]) } : null,
       };
       if (new Set(items.groups).size < 2) throw new UserError(`FDI: grouping by ${groupBy.join(' × ')} yields fewer than two groups`, 'plan.fdi.groupings');
+      // The plan's reference for this attribute set (recorded for the report; never picked from the results).
+      const data = fdi.source.kind === 'verification' ? `“${getDataset(ctx.db, fdi.source.dataset).name}”` : fdi.source.file;
+      const reference = plannedReference(fdiReferenceFor(fdi.references, groupBy), [...new Set(items.groups)], { section: 'FDI', data, groupBy, field: 'plan.fdi.references' });
+      if (reference.design.kind === 'every-pair' && reference.design.unplanned) warnings.push(`FDI (${groupBy.join(' × ')}): the plan names no reference group, so every pair of groups is compared; a plan names one, or every pair, before it can be locked.`);
       const tau = fdi.threshold ?? equalErrorThreshold(items.scores, items.labels);
       const seed = unitSeed(ctx.seed, key);
       let grouping: FdiGrouping;
@@ -199,6 +205,7 @@ export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
       } catch (err) {
         throw new UserError(`FDI (${groupBy.join(' × ')}): ${(err as Error).message}`, 'plan.fdi');
       }
+      grouping = { ...grouping, reference: reference.design };
       const genuine = trials.filter((t) => t.genuine === 1).length;
       return { grouping, trials: { genuine, impostor: trials.length - genuine }, warnings };
     });

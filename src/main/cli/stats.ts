@@ -31,7 +31,7 @@ function readCsv(path: string, requiredColumns: string[]): CsvTable {
 const werCommand: CliCommand = {
   path: ['stats', 'wer'],
   usage:
-    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S] [--mde-simulations N [--alpha A]]',
+    'stats wer --input FILE.csv [--reference-group G (else every pair, Holm over all pairs)] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S] [--mde-simulations N [--alpha A]]',
   async run(opts: Options) {
     const input = opts.requireString('input');
     const referenceGroup = opts.string('reference-group');

@@ -15,6 +15,7 @@ import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence
 import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
 import { decisionText, spellingsText } from '../../shared/label-text';
 import { durationCheckText } from '../../shared/duration-check';
+import { referenceSentence, werReferenceSentence } from '../../shared/reference-group';
 import { fdiTables, serTables, speatTables, werTables, type Cell, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
 import { useXmp } from './xmp';
@@ -272,7 +273,7 @@ function werSection(L: Layout, r: AuditResults): void {
     ? ` The mixed-effects model (errors ~ group + offset(log words) + (1 | speaker), Poisson, maximum likelihood with ${w.mixed.nAGQ === 1 ? 'the Laplace approximation, as lme4’s glmer' : `adaptive Gauss–Hermite quadrature with ${w.mixed.nAGQ} nodes`}) estimates a speaker variance of ${fmt(w.mixed.speakerVariance)}${w.mixed.singular ? ' (on its boundary: no speaker variation beyond chance)' : ''} over ${plural(w.mixed.speakers, 'speaker')}; standard errors from the Hessian of the deviance, as lme4.`
     : '';
   openSection(L, 'wer', [
-    `${werHypothesesText(w)} Normalisation, applied to reference and hypothesis alike: ${norm}.${second}${rules} Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples. Each group is compared with the reference group ${w.config.referenceGroup}.`,
+    `${werHypothesesText(w)} Normalisation, applied to reference and hypothesis alike: ${norm}.${second}${rules} Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples.${w.config.referenceGroup !== null ? ` Each group is compared with the reference group ${w.config.referenceGroup}.` : ''}${w.config.reference || w.config.referenceGroup === null ? ` ${werReferenceSentence(w.config)}` : ''}`,
     `${werPrimaryStatement(w)}${mixed} ${werOverallStatement(w).text} Secondary, never the basis of a verdict: the fixed-effects Poisson regression (rate ratio and likelihood-ratio χ² with 1 degree of freedom; it treats every word as independent)${werSecondaryPermutationText(w)}.`,
   ]);
   tables(L, werTables(r));
@@ -302,8 +303,11 @@ export function fdiUncertaintyText(f: NonNullable<AuditResults['fdi']>): string 
 
 function fdiSection(L: Layout, r: AuditResults): void {
   const f = r.fdi!;
+  // How each attribute set's groups are compared, as chosen before the run (results written before say nothing).
+  const refs = f.groupings.filter((g) => g.reference).map((g) => `${g.groupBy.join(' × ')}: ${referenceSentence(g.reference!, { holm: false })}`);
   openSection(L, 'fdi', [
     `Verification decisions score ≥ threshold, per group: false positive rate, false negative rate and accuracy, their disparities (max − min), worst-group accuracy and Wasserstein-1 distances between the groups' score distributions. Each metric is normalised over groups to [0, 1] (orientation "${f.config.orientation}"${f.config.orientation === 'harm' ? ': 1 − accuracy, so every metric grows with harm' : ': accuracy as published, which on its own produces rank disagreement'}). FDI = mean over metric pairs of α × value disagreement + (1 − α) × rank disagreement, α = ${f.config.alpha}. Thresholds swept from ${f.config.thresholds.from} to ${f.config.thresholds.to} by ${f.config.thresholds.step}; the reported threshold is ${fmt(f.config.threshold)}${f.config.thresholdRule === "equal-error-rate" ? " (the equal-error-rate threshold over all trials)" : " (set in the plan)"}. ${fdiUncertaintyText(f)}`,
+    ...(refs.length > 0 ? [`Reference groups, per attribute set. ${refs.join(' ')}`] : []),
   ]);
   const list = fdiTables(r);
   tables(L, list.filter((t) => !t.id.startsWith('fdi-sweep')));

@@ -87,9 +87,9 @@ export function werFindings(results: AuditResults): string[] {
   const wer = results.wer;
   if (!wer) return [];
   const verdicts = werVerdicts(wer);
-  const ref = wer.groups[wer.config.referenceGroup];
   return wer.comparisons.map((c, i) => {
     const g = wer.groups[c.group];
+    const ref = wer.groups[c.referenceGroup];
     const worse = c.absoluteDelta > 0;
     const few = g && g.speakers < 10 ? ` It has only ${plural(g.speakers, 'speaker')}, so the interval is wide.` : '';
     const rr = werRateRatio(c);

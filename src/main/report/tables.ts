@@ -3,7 +3,7 @@
  * formats them for reading (2 significant decimals, p < 0.001); the CSV exports keep
  * full precision. One definition, so the two can never disagree.
  */
-import type { AuditResults, WerPrimaryTest } from '../../shared/results';
+import type { AuditResults, WerPrimaryTest, WerSection } from '../../shared/results';
 import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtP, fmtRate, fmtRelative } from '../../shared/format';
 import { speatSeAtCompared, testLabel } from '../../shared/charts/speat';
 import { CORRECTION_NAMES, magnitude, modelName, recogniserName } from './narrative';
@@ -251,6 +251,8 @@ export function werTables(results: AuditResults): ReportTable[] {
   if (!wer) return [];
   const groups = Object.keys(wer.groups).sort((a, b) => a.localeCompare(b, 'en'));
   const verdicts = werVerdicts(wer);
+  // Every pair: each row names its two groups.
+  const comparisonName = (c: WerSection['comparisons'][number]) => (wer.config.referenceGroup !== null ? c.group : `${c.group} vs ${c.referenceGroup}`);
   const out: ReportTable[] = [
     {
       id: 'wer-data',
@@ -293,9 +295,9 @@ export function werTables(results: AuditResults): ReportTable[] {
     {
       id: 'wer-comparisons',
       section: 'wer',
-      title: `Comparisons against ${wer.config.referenceGroup}: one verdict each, from the primary test's p (Holm-adjusted, α = ${werAlpha(wer)}); other tests are secondary`,
+      title: `${wer.config.referenceGroup !== null ? `Comparisons against ${wer.config.referenceGroup}` : `Every pair of groups compared (Holm over all ${wer.comparisons.length} pairs)`}: one verdict each, from the primary test's p (Holm-adjusted, α = ${werAlpha(wer)}); other tests are secondary`,
       columns: [
-        col('Group', 'text', 1.2),
+        col(wer.config.referenceGroup !== null ? 'Group' : 'Groups', 'text', 1.2),
         col('Δ WER (pp)', 'pp', 0.7),
         col('Relative Δ', 'rel', 0.7),
         col('Rate ratio', 'num', 0.6),
@@ -308,7 +310,7 @@ export function werTables(results: AuditResults): ReportTable[] {
       rows: wer.comparisons.map((c, i) => {
         const v = verdicts[i]!;
         const rr = werRateRatio(c);
-        return [c.group, c.absoluteDelta, c.relativeDelta, rr.value, rr.ci95 ? fmtCi(rr.ci95) : null, WER_TEST_SHORT[v.test], v.pValue, v.pAdjusted, v.unlikely ? 'unlikely to be chance' : 'could be chance'];
+        return [comparisonName(c), c.absoluteDelta, c.relativeDelta, rr.value, rr.ci95 ? fmtCi(rr.ci95) : null, WER_TEST_SHORT[v.test], v.pValue, v.pAdjusted, v.unlikely ? 'unlikely to be chance' : 'could be chance'];
       }),
     },
     {
@@ -316,7 +318,7 @@ export function werTables(results: AuditResults): ReportTable[] {
       section: 'wer',
       title: 'Secondary tests of the same comparisons: shown for transparency, never the basis of a verdict ("primary" marks the test used above)',
       columns: [
-        col('Group', 'text', 1.2),
+        col(wer.config.referenceGroup !== null ? 'Group' : 'Groups', 'text', 1.2),
         col('Mixed model p, secondary', 'p', 1),
         col('Poisson rate ratio', 'num', 0.8),
         col('Poisson χ²(1)', 'num', 0.8),
@@ -327,7 +329,7 @@ export function werTables(results: AuditResults): ReportTable[] {
         const v = verdicts[i]!;
         const secondary = (test: WerPrimaryTest, p: number | null | undefined): Cell => (v.test === test ? 'primary' : p ?? null);
         return [
-          c.group,
+          comparisonName(c),
           secondary('mixed-poisson', c.mixed?.pValue),
           c.poisson.rateRatio,
           c.poisson.devianceDrop,

@@ -48,6 +48,7 @@ export {
   werPermutationTest,
   werPermutationTestExact,
   compareWerGroups,
+  werComparisonPairs,
   analyseWer,
   MIXED_MODEL_MIN_SPEAKERS,
   type UtteranceMeasures,

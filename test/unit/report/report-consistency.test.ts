@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lockPlan, savePlan } from '../../../src/main/audits/plans';
+import { checkRequirements } from '../../../src/main/audits/requirements';
+import { defaultReference, referenceSentence } from '../../../src/shared/reference-group';
 import { createAudit, runAudit } from '../../../src/main/audits/run';
 import { importDataset } from '../../../src/main/data/import';
 import { createIdentity, loadSigningIdentity, type SigningIdentity } from '../../../src/main/identity';
@@ -74,14 +76,10 @@ async function run(spec: OwnDataSpec, home: string): Promise<Built> {
   const project = store.create(spec.name, join(home, spec.name, 'project'));
   const db = store.db(project.id);
   const ds = await importDataset(db, { source: { kind: 'manifest', manifest }, role: 'asr', mapping: { path: 'path', speaker: 'speaker', groups: ['accent'], transcript: 'transcript', hypothesis: 'hypothesis', ignore: [] } });
-  const plan = savePlan(db, {
-    config: {
-      title: `Own data ${spec.name}`,
-      sections: ['wer'],
-      seed: 11,
-      wer: { dataset: ds.datasetId, hypotheses: { source: 'column', recogniser: sphinxRecogniser() }, groupBy: ['accent'], bootstrap: 200, permutations: 500, mdeSimulations: 20 },
-    },
-  });
+  const wer = { dataset: ds.datasetId, hypotheses: { source: 'column' as const, recogniser: sphinxRecogniser() }, groupBy: ['accent'], bootstrap: 200, permutations: 500, mdeSimulations: 20 };
+  // The reference the app's Groups step offers: the largest group, counted by the requirement check.
+  const sizes = checkRequirements(db, { sections: ['wer'], wer }).groupSizes!.find((g) => g.section === 'wer')!.sizes;
+  const plan = savePlan(db, { config: { title: `Own data ${spec.name}`, sections: ['wer'], seed: 11, wer: { ...wer, referenceGroup: defaultReference(sizes)! } } });
   const locked = lockPlan(db, plan.id);
   const audit = createAudit(db, locked.id);
   const results = await runAudit({ db, dataDir: join(home, 'data'), auditId: audit.id, task: inlineContext(), projectId: project.id, projectName: spec.name });
@@ -208,6 +206,18 @@ describe('report consistency on own-data runs and the demo', () => {
       expect(t.confounds.duration?.unit, t.name).toBe('sentence');
       expect(demo.flat).toContain(flatten(durationCheckText(t.confounds.duration!)));
     }
+  });
+
+  it('says how the reference group was chosen: offered as the largest (own data), named by the auditor or every pair (the demo)', () => {
+    for (const b of built) {
+      const ref = b.results.wer!.config.reference!;
+      expect(ref.kind, b.name).toBe('group');
+      expect(b.flat, b.name).toContain(flatten(referenceSentence(ref, { holm: true })));
+    }
+    for (const b of built.filter((x) => x.name !== 'demo')) expect(b.results.wer!.config.reference).toMatchObject({ chosen: 'largest', by: 'speakers' });
+    const demo = built.find((b) => b.name === 'demo')!;
+    expect(demo.flat).toContain(flatten('Reference group chosen before the run: us, named by the auditor.'));
+    expect(demo.flat).toContain(flatten('gender: Every pair of groups compared, chosen before the run.'));
   });
 
   it('prints each caveat once', () => {
