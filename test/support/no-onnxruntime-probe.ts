@@ -56,7 +56,7 @@ let auditId = '';
 await step('audit (WER from the spreadsheet, FDI from a scores file)', async () => {
   const plan = (await api.invoke('plans.save', {
     projectId: project.id,
-    config: { title: 'No model', sections: ['wer', 'fdi'], wer: { dataset: datasets[0]!.id, groupBy: ['accent'], bootstrap: 50, permutations: 100, hypotheses: { source: 'column', recogniser: { name: 'pocketsphinx', version: '5prealpha', settings: 'en-us' } } }, fdi: { source: { kind: 'imported', file: scores }, groupings: [['group']], bootstrap: 10 } },
+    config: { title: 'No model', sections: ['wer', 'fdi'], wer: { dataset: datasets[0]!.id, groupBy: ['accent'], referenceGroup: 'us', bootstrap: 50, permutations: 100, hypotheses: { source: 'column', recogniser: { name: 'pocketsphinx', version: '5prealpha', settings: 'en-us' } } }, fdi: { source: { kind: 'imported', file: scores }, groupings: [['group']], references: [{ groupBy: ['group'], reference: { kind: 'every-pair' } }], bootstrap: 10 } },
   })) as { id: string };
   await api.invoke('plans.lock', { projectId: project.id, planId: plan.id });
   const started = (await api.invoke('audits.start', { projectId: project.id, planId: plan.id })) as { auditId: string; jobId: string };
