@@ -66,6 +66,8 @@ export interface RunDecoder {
   version: string;
   /** SHA-256 of the binary. */
   sha256: string;
+  /** For a bundled binary, the npm package that carried it, e.g. "ffmpeg-static 5.3.0" (absent in results written before it was recorded). */
+  package?: string;
 }
 
 export interface DatasetSummary {

@@ -306,7 +306,8 @@ const DECODER_SOURCES: Record<RunDecoder['source'], string> = { EQUIVOX_FFMPEG: 
 /** The appendix's line on which ffmpeg decoded the audio. */
 export function decoderText(decoder: RunDecoder | null): string {
   if (decoder === null) return 'none found: only WAV files read in process';
-  return `ffmpeg ${decoder.version} (${DECODER_SOURCES[decoder.source]}), SHA-256 ${decoder.sha256}`;
+  const from = decoder.package ? `, from ${decoder.package}` : '';
+  return `ffmpeg ${decoder.version} (${DECODER_SOURCES[decoder.source]}${from}), SHA-256 ${decoder.sha256}`;
 }
 
 /** Label sets listed in the appendix; the rest are counted (every one is in the dataset's record). */
