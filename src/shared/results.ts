@@ -96,6 +96,8 @@ export interface ModelSummary {
   dims: number[];
   provider: string;
   threads: number;
+  /** The GPU provider that failed while embedding, after which the rest ran on `provider` (the CPU); absent when none did. */
+  providerSwitchedFrom?: string;
   builtin: boolean;
   /** How hidden states are defined for this model (METHODS.md), for the report. */
   hiddenStates: string;

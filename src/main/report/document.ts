@@ -14,7 +14,7 @@ import { CHART_STYLE, Layout, PAGE, sectionCharts } from './layout';
 import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings, werHypothesesText, werSecondaryPermutationText, fdiTrialsText, syntheticText } from './narrative';
 import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
 import { decisionText, spellingsText } from '../../shared/label-text';
-import { fdiTables, serTables, speatTables, werTables, type Cell, type ReportTable } from './tables';
+import { fdiTables, providerText, serTables, speatTables, werTables, type Cell, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
 import { useXmp } from './xmp';
 
@@ -416,7 +416,7 @@ function appendix(L: Layout, r: AuditResults): void {
       ['ONNX Runtime', r.environment.onnxruntime],
       ['Platform', `${r.environment.platform} ${r.environment.arch}, ${r.environment.cpus} CPUs`],
       ...(r.environment.decoder !== undefined ? [['Audio decoder', decoderText(r.environment.decoder)] as [string, string]] : []),
-      ['Execution providers', [...new Set(r.models.map((m) => `${m.provider} (${m.threads} threads)`))].join(', ') || '–'],
+      ['Execution providers', [...new Set(r.models.map(providerText))].join(', ') || '–'],
     ],
     130,
     8.5,
