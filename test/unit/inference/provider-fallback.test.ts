@@ -11,20 +11,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type * as OrtModule from '../../../src/main/inference/ort';
 
 const DEVICE_LOST = 'D3D12 device removed: DXGI_ERROR_DEVICE_REMOVED (887A0005)';
 let dmlRuns = 0;
 let failAfter = 2;
-let dmlSessions = 0;
 
 vi.mock('../../../src/main/inference/ort', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../../src/main/inference/ort')>();
-  type Session = import('../../../src/main/inference/ort').InferenceSession;
-  type Options = import('../../../src/main/inference/ort').InferenceSession.SessionOptions;
+  const real = await importOriginal<typeof OrtModule>();
+  type Session = OrtModule.InferenceSession;
+  type Options = OrtModule.InferenceSession.SessionOptions;
   const create = async (model: Uint8Array | string, options: Options): Promise<Session> => {
     const providers = options.executionProviders as string[];
     if (providers[0] !== 'dml') return typeof model === 'string' ? real.InferenceSession.create(model, options) : real.InferenceSession.create(model, options);
-    dmlSessions += 1;
     const cpu = await real.InferenceSession.create(model as Uint8Array, { ...options, executionProviders: ['cpu'] });
     // A device that works for `failAfter` runs, then is gone.
     return new Proxy(cpu, {
