@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as ort from './ort';
+import { unpackedPath } from '../packaged-path';
 
 export type ProviderName = 'cuda' | 'dml' | 'coreml' | 'webgpu' | 'cpu';
 export const PROVIDERS: readonly ProviderName[] = ['cuda', 'dml', 'coreml', 'webgpu', 'cpu'];
@@ -46,7 +47,8 @@ export function bundledBackends(): string[] {
 export function cudaLibraryPresent(): boolean {
   try {
     const require = createRequire(import.meta.url);
-    const root = dirname(require.resolve('onnxruntime-node/package.json'));
+    // In a packaged app the provider library sits in app.asar.unpacked (packaged-path.ts).
+    const root = unpackedPath(dirname(require.resolve('onnxruntime-node/package.json')));
     return existsSync(join(root, 'bin', 'napi-v6', 'linux', process.arch, 'libonnxruntime_providers_cuda.so'));
   } catch {
     return false;
