@@ -514,7 +514,9 @@ async function main(argv) {
   } else {
     const targets = (arg('--targets') ?? TARGETS.join(',')).split(',');
     targets.forEach(parseTarget);
-    const work = mkdtempSync(join(tmpdir(), 'equivox-inspect-package-'));
+    // Hard links need the copy on the same file system as node_modules; else it is made beside the checkout.
+    const sameDevice = statSync(tmpdir()).dev === statSync(realpathSync(join(root, 'node_modules'))).dev;
+    const work = mkdtempSync(sameDevice ? join(tmpdir(), 'equivox-inspect-package-') : join(root, '.inspect-package-'));
     try {
       const started = Date.now();
       const packed = await packAll(targets, work, { build: argv.includes('--build') });
