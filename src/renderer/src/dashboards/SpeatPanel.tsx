@@ -1,5 +1,7 @@
 import { Fragment, type JSX, useMemo, useState } from 'react';
 import { speatSeChart, testLabel } from '../../../shared/charts';
+import { sizeUnitWords } from '../../../shared/charts/speat';
+import { speakersText, speatUnit } from '../../../shared/verdicts';
 import type { AuditResults, SpeatSection } from '../../../shared/results';
 import { ChartFigure } from './ChartFigure';
 import { Term } from '../components/Term';
@@ -21,6 +23,7 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
   const [selection, setSelection] = useState<StimulusSelection | null>(null);
   const { config } = speat;
   const sizes = [...new Set(speat.results.flatMap((r) => r.standardErrors.map((s) => s.size)))].sort((a, b) => a - b);
+  const seUnits = sizeUnitWords([...new Set(speat.results.filter((r) => r.standardErrors.length > 0).map(speatUnit))]);
 
   return (
     <div className="dash-section">
@@ -61,11 +64,12 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                 ±1.96 <Term k="se">SE</Term>
               </th>
               <th scope="col" className="num">
-                <Term k="p">p</Term> one-sided, as in the paper
+                <Term k="p">p</Term> one-sided, the paper’s test (clips as independent)
               </th>
               <th scope="col" className="num">
                 two-sided <Term k="adjusted">p adjusted</Term> ({CORRECTION_NAMES[config.correction]}), behind the verdict
               </th>
+              <th scope="col">Compared by</th>
               <th scope="col">
                 <Term k="permutation">Shuffles</Term>
               </th>
@@ -99,11 +103,12 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                         </td>
                         <td className="num">{s ? <Num value={1.96 * s.standardError} /> : '–'}</td>
                         <td className="num">
-                          <Num value={r.pValue} kind="p" />
+                          <Num value={r.clipLevel?.pValue ?? r.pValue} kind="p" />
                         </td>
                         <td className="num">
                           <Num value={r.pTwoSidedAdjusted?.[config.correction] ?? r.pAdjusted[config.correction]} kind="p" />
                         </td>
+                        <td data-testid="speat-unit">{speatUnit(r) === 'speaker' && r.speakers ? `speaker (${speakersText(r.speakers)})` : 'clip'}</td>
                         <td>
                           {r.exact ? 'exact' : 'sampled'} ({r.permutations.toLocaleString('en')})
                         </td>
@@ -113,7 +118,7 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                         <td className="num">{t.confounds.duration ? <Num value={t.confounds.duration.p} kind="p" /> : '–'}</td>
                       </tr>
                       <tr className="dash-row-plain">
-                        <td colSpan={9}>
+                        <td colSpan={10}>
                           <span className="dash-plain">{speatRowText(r, t, speat, results.models.find((m) => m.id === r.modelId))}</span>{' '}
                           <button type="button" className="dash-stimuli-btn" onClick={() => setSelection({ testId: t.id, modelId: r.modelId })} aria-label={`Stimuli of ${t.name}, ${modelName(results, r.modelId)}`}>
                             Stimuli
@@ -133,7 +138,7 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
           spec={se}
           table={
             <table className="dash-table">
-              <caption>Bootstrap standard error of d by stimuli per group</caption>
+              <caption>Bootstrap standard error of d by {seUnits} per group</caption>
               <thead>
                 <tr>
                   <th scope="col">Test</th>
