@@ -31,12 +31,12 @@ export function speatUnit(r: Pick<SpeatResult, 'unit'>): SpeatUnit {
   return r.unit ?? 'clip';
 }
 
-/** Speaker counts in words: "6 speakers per group", "5 and 4 speakers", "12 speakers, each recorded in both groups". */
+/** Speaker counts in words: "6 speakers per group", "5 and 4 speakers", "12 speakers recorded in both groups". */
 export function speakersText(c: SpeatSpeakerCounts): string {
   const x = c.onlyX + c.both;
   const y = c.onlyY + c.both;
   if (c.both === 0) return x === y ? `${x} speakers per group` : `${x} and ${y} speakers`;
-  if (c.onlyX === 0 && c.onlyY === 0) return `${c.both} speakers, each recorded in both groups`;
+  if (c.onlyX === 0 && c.onlyY === 0) return `${c.both} speakers recorded in both groups`;
   return `${x} and ${y} speakers (${c.both} recorded in both groups)`;
 }
 

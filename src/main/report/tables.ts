@@ -148,7 +148,7 @@ export function speatTables(results: AuditResults): ReportTable[] {
       (bySpeaker
         ? 'both are computed over the unit named (speaker: each speaker\'s recordings move between the groups together; clip: recordings treated as independent, as in the paper); SE at the stimuli compared (speakers when the unit is the speaker)'
         : 'unit: clip, recordings treated as independent (no speaker has two recordings), as in the paper; SE at the stimuli compared'),
-    columns: [col('Test', 'text', 1.1), col('Model', 'text', 1.5), col('d', 'signed', 0.55), col('Size', 'text', 0.75), col('Unit', 'text', 0.75), col('p one-sided', 'p', 0.65), col(`p one-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.7), col('p two-sided', 'p', 0.65), col(`p two-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.7), col('Permutations', 'text', 1.1), col('SE (n)', 'text', 0.8)],
+    columns: [col('Test', 'text', 1.0), col('Model', 'text', 1.3), col('d', 'signed', 0.55), col('Size', 'text', 0.85), col('Unit', 'text', 0.7), col('p one-sided', 'p', 0.62), col(`p one-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.66), col('p two-sided', 'p', 0.62), col(`p two-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.66), col('Permutations', 'text', 1.2), col('SE (n)', 'text', 0.8)],
     rows: s.results.map((r) => {
       const se = speatSeAtCompared(r);
       return [
@@ -173,7 +173,7 @@ export function speatTables(results: AuditResults): ReportTable[] {
     out.push({
       id: 'speat-paper-test',
       section: 'speat',
-      title: "The SpEAT paper's test (clips as independent), for comparison only: it treats recordings of one speaker as independent, so its p is too small when speakers have several recordings; no verdict uses it",
+      title: "The SpEAT paper's test (clips as independent), for comparison only: it treats recordings of one speaker as independent, so its p can be far too small when speakers have several recordings; no verdict uses it",
       columns: [col('Test', 'text', 1.1), col('Model', 'text', 1.5), col('Speakers', 'text', 1.6), col('p one-sided', 'p', 0.7), col('p two-sided', 'p', 0.7), col('Permutations', 'text', 1.1)],
       rows: paper.map((r) => [
         testLabel(results, r.testId),

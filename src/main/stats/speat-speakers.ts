@@ -107,7 +107,7 @@ export class SpeakerDesign {
     return 1 / permutations;
   }
 
-  /** The same design in words: "6 and 6 speakers", "12 speakers, each recorded in both groups". */
+  /** The same design in words: "6 and 6 speakers", "12 speakers recorded in both groups". */
   describe(): string {
     return describeSpeakers(this.counts);
   }
@@ -118,7 +118,7 @@ export function describeSpeakers(c: SpeakerCounts): string {
   const x = c.onlyX + c.both;
   const y = c.onlyY + c.both;
   if (c.both === 0) return x === y ? `${x} speakers per group` : `${x} and ${y} speakers`;
-  if (c.onlyX === 0 && c.onlyY === 0) return `${c.both} speakers, each recorded in both groups`;
+  if (c.onlyX === 0 && c.onlyY === 0) return `${c.both} speakers recorded in both groups`;
   return `${x} and ${y} speakers (${c.both} recorded in both groups)`;
 }
 
