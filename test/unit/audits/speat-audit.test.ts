@@ -7,6 +7,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { designTests, runSpeat } from '../../../src/main/audits/speat-audit';
 import { adjustPValues } from '../../../src/main/stats';
+import { speatTables } from '../../../src/main/report/tables';
+import { speatVerdict } from '../../../src/shared/verdicts';
+import type { AuditResults } from '../../../src/shared/results';
 import { buildContext, fakeManifest, fixtureProject, insertDataset, insertEmbedding, type FakeModel } from './fixture';
 
 interface Golden {
@@ -209,6 +212,24 @@ describe('SpEAT audit pipeline', () => {
     }
     // t-g2 pairs every speaker with itself (X even rows, Y odd): 2^5 flips.
     expect(section.results[1]!.speakers).toEqual({ onlyX: 0, onlyY: 0, both: 5 });
+    // t-g1 has 12 speaker splits: its smallest two-sided p, 2/12, cannot reach 0.05 / 3, so
+    // there is no MDE and the sentence says the design cannot detect a difference.
+    const first = section.results[0]!;
+    expect(first.mde!.d).toBeNull();
+    const v = speatVerdict(first, section.tests[0]!, section);
+    expect(v.unit).toBe('speaker');
+    expect(v.unlikely).toBe(false);
+    expect(v.phrase).toMatch(/^could be chance \(two-sided p = [0-9.]+, adjusted for 3 tests, Holm\), comparing speakers rather than single recordings$/);
+    expect(v.power).toBe('; with 3 and 3 speakers (1 recorded in both groups) no effect of any size could reach significance, so this design cannot detect a difference however large it is (more speakers are needed, not more recordings per speaker)');
+    // The report's tables: the unit beside each p, and the paper's clip-level test apart.
+    const tables = speatTables({ speat: section, datasets: [], models: [] } as unknown as AuditResults);
+    const results = tables.find((t) => t.id === 'speat-results')!;
+    const unitColumn = results.columns.findIndex((c) => c.title === 'Unit');
+    expect(results.rows.map((r) => r[unitColumn])).toEqual(['speaker', 'speaker', 'speaker']);
+    const paper = tables.find((t) => t.id === 'speat-paper-test')!;
+    expect(paper.title).toMatch(/^The SpEAT paper's test \(clips as independent\)/);
+    expect(paper.rows.map((r) => r[3])).toEqual(golden.tests.map((g) => g.count / g.total));
+    expect(tables.find((t) => t.id === 'speat-attributes')!.title).toMatch(/balanced per speaker by design/);
     // The verdict's p and its adjustment are the speaker-level two-sided ones.
     const holm = adjustPValues(section.results.map((r) => r.pTwoSided!), 'holm');
     section.results.forEach((r, k) => expect(r.pTwoSidedAdjusted!.holm).toBeCloseTo(holm[k]!, 14));
