@@ -143,7 +143,8 @@ test('opposite-direction SpEAT effect: unlikely to be chance, Group Y (female) f
   const table = page.getByTestId('speat-table');
   await expect(table.getByText(/Unlikely to be chance \(two-sided p [<=] [0-9.]+, adjusted for \d+ tests?, Holm\)/).first()).toBeVisible();
   await expect(table.getByText('female favoured', { exact: false }).first()).toBeVisible();
-  await expect(table.getByTestId('speat-unit').first()).toHaveText('speaker (6 speakers per group)');
+  await expect(table.getByTestId('speat-unit').first()).toHaveText('by speaker');
+  await expect(table.getByText('6 speakers per group').first()).toBeVisible();
   await page.screenshot({ path: test.info().outputPath('verdicts-speat.png'), fullPage: true });
 
   expect(pdfText).toMatch(/recordings of female speakers sit closer to pleasant speech than male speakers' do \(female favoured\)/);

@@ -69,7 +69,6 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
               <th scope="col" className="num">
                 two-sided <Term k="adjusted">p adjusted</Term> ({CORRECTION_NAMES[config.correction]}), behind the verdict
               </th>
-              <th scope="col">Compared by</th>
               <th scope="col">
                 <Term k="permutation">Shuffles</Term>
               </th>
@@ -107,18 +106,22 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                         </td>
                         <td className="num">
                           <Num value={r.pTwoSidedAdjusted?.[config.correction] ?? r.pAdjusted[config.correction]} kind="p" />
+                          {/* What the p permutes (METHODS.md § The unit of inference); results without a unit are clip-level. */}
+                          <div className="muted small" data-testid="speat-unit">
+                            {speatUnit(r) === 'speaker' ? 'by speaker' : 'by clip'}
+                          </div>
                         </td>
-                        <td data-testid="speat-unit">{speatUnit(r) === 'speaker' && r.speakers ? `speaker (${speakersText(r.speakers)})` : 'clip'}</td>
                         <td>
                           {r.exact ? 'exact' : 'sampled'} ({r.permutations.toLocaleString('en')})
                         </td>
                         <td className="num">
                           {t.x.n} / {t.y.n}; {t.attributes.nA} / {t.attributes.nB}
+                          {speatUnit(r) === 'speaker' && r.speakers ? <div className="muted small">{speakersText(r.speakers)}</div> : null}
                         </td>
                         <td className="num">{t.confounds.duration ? <Num value={t.confounds.duration.p} kind="p" /> : '–'}</td>
                       </tr>
                       <tr className="dash-row-plain">
-                        <td colSpan={10}>
+                        <td colSpan={9}>
                           <span className="dash-plain">{speatRowText(r, t, speat, results.models.find((m) => m.id === r.modelId))}</span>{' '}
                           <button type="button" className="dash-stimuli-btn" onClick={() => setSelection({ testId: t.id, modelId: r.modelId })} aria-label={`Stimuli of ${t.name}, ${modelName(results, r.modelId)}`}>
                             Stimuli
