@@ -23,6 +23,7 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
   const [selection, setSelection] = useState<StimulusSelection | null>(null);
   const { config } = speat;
   const sizes = [...new Set(speat.results.flatMap((r) => r.standardErrors.map((s) => s.size)))].sort((a, b) => a - b);
+  const bySpeaker = speat.results.some((r) => speatUnit(r) === 'speaker');
   const seUnits = sizeUnitWords([...new Set(speat.results.filter((r) => r.standardErrors.length > 0).map(speatUnit))]);
 
   return (
@@ -33,6 +34,9 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
         Settings: the {config.temporal === 'min' ? 'minimum' : config.temporal === 'max' ? 'maximum' : 'mean'} over time, {LAYER_WORDS[config.layer] ?? `the ${config.layer} layer`},{' '}
         {config.permutations.toLocaleString('en')} shuffles (<Term k="permutation">permutation test</Term>) for each <Term k="p">p-value</Term>,{' '}
         <Term k="adjusted">adjusted</Term> with {CORRECTION_NAMES[config.correction]} for {speat.results.length} {speat.results.length === 1 ? 'test' : 'tests'}; “unlikely to be chance” below {config.alpha}.
+        {bySpeaker
+          ? ' Where a speaker has several recordings, the verdict’s p shuffles whole speakers between the groups, because recordings of one person are not independent; the paper’s test, which shuffles single recordings, is shown for comparison only.'
+          : ''}
       </p>
 
       {effect ? (
@@ -64,7 +68,7 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                 ±1.96 <Term k="se">SE</Term>
               </th>
               <th scope="col" className="num">
-                <Term k="p">p</Term> one-sided, the paper’s test (clips as independent)
+                <Term k="p">p</Term> one-sided, the paper’s test
               </th>
               <th scope="col" className="num">
                 two-sided <Term k="adjusted">p adjusted</Term> ({CORRECTION_NAMES[config.correction]}), behind the verdict
