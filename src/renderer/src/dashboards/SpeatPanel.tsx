@@ -4,6 +4,7 @@ import { sizeUnitWords } from '../../../shared/charts/speat';
 import { speakersText, speatUnit } from '../../../shared/verdicts';
 import type { AuditResults, SpeatSection } from '../../../shared/results';
 import { ChartFigure } from './ChartFigure';
+import { durationTestName } from '../../../shared/duration-check';
 import { Term } from '../components/Term';
 import { LAYER_ORDER, largestSe, speatEffectDashboardChart, speatGridChart, TEMPORAL_ORDER } from './charts/speat';
 import { Num } from './format';
@@ -122,7 +123,16 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                           {t.x.n} / {t.y.n}; {t.attributes.nA} / {t.attributes.nB}
                           {speatUnit(r) === 'speaker' && r.speakers ? <div className="muted small">{speakersText(r.speakers)}</div> : null}
                         </td>
-                        <td className="num">{t.confounds.duration ? <Num value={t.confounds.duration.p} kind="p" /> : '–'}</td>
+                        <td className="num">
+                          {t.confounds.duration ? (
+                            <>
+                              <Num value={t.confounds.duration.p} kind="p" />
+                              <div className="muted small">{durationTestName(t.confounds.duration)}</div>
+                            </>
+                          ) : (
+                            '–'
+                          )}
+                        </td>
                       </tr>
                       <tr className="dash-row-plain">
                         <td colSpan={9}>
