@@ -34,6 +34,7 @@ import { ClipWriter, type ClipWrite } from '../store/clip-writes';
 import { clipIssuesUpdater, deleteClipsAfterRow, deleteDatasetClips, duplicateCandidates, storedRelPathLookup } from '../store/clips';
 import { datasetForSource, datasetName, insertDataset, savedMappingJson, setDatasetLabels, setDatasetStatus, updateDatasetForImport } from '../store/datasets';
 import { recordEvent } from '../store/events';
+import { samePath } from '../paths/same-path';
 import { loadSource, resolveClipPath, type SourceRow, type SourceTable } from './sources';
 import { audioIssues, issue, statusOf, withDefaults } from './validate';
 import { addDatasetRoles, collectImportReport, datasetRoles, removeDatasetRoles } from './repository';
@@ -117,7 +118,7 @@ function findOrCreateDataset(
   const name = params.name ?? defaultDatasetName(table.sourcePath);
   const roles = importRoles(params.role, params.roles);
   return db.transaction(() => {
-    const existing = datasetForSource(db, table.kind, table.sourcePath, params.role);
+    const existing = datasetOfSource(db, table, params.role);
     if (existing) {
       if (existing.mapping_json !== mappingJson || existing.settings_json !== settingsJson) {
         deleteDatasetClips(db, existing.id);
@@ -371,13 +372,18 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   return { ...collectImportReport(db, datasetId, { problemsFile: problemsFileFor(db, datasetId) }), processed, labels: record, status: 'ready' };
 }
 
+/** The dataset made earlier from this source (kind and path, another spelling of the same path included), if any. */
+function datasetOfSource(db: Database.Database, table: Pick<SourceTable, 'kind' | 'sourcePath'>, role: DatasetRole) {
+  return datasetForSource(db, table.kind, role, (stored) => samePath(stored, table.sourcePath));
+}
+
 /**
  * The label check of a source under a mapping (labels.ts), with the auditor's choices:
  * those given, then, for the sets they leave open, those kept by the dataset this source
  * fills (so a re-import, or a resumed one, is not asked again about the same sets).
  */
 export function checkSourceLabels(db: Database.Database | null, table: SourceTable, params: Pick<ImportParams, 'role' | 'labelChoices'>, mapping: ColumnMapping): LabelResolution {
-  const existing = db ? datasetForSource(db, table.kind, table.sourcePath, params.role) : undefined;
+  const existing = db ? datasetOfSource(db, table, params.role) : undefined;
   return resolveLabels(tallyLabels(table.rows(), mapping), params.labelChoices ?? [], storedLabelChoices(existing?.settings_json));
 }
 
@@ -395,6 +401,6 @@ export function planImport(db: Database.Database, params: ImportParams): { datas
       : table.defaultMapping;
   if (!mapping) throw new UserError('no column mapping given and no path column could be guessed; map one (e.g. --map file=path)', 'mapping');
   checkMapping(mapping, table.header, importRoles(params.role, params.roles));
-  const existing = datasetForSource(db, table.kind, table.sourcePath, params.role);
+  const existing = datasetOfSource(db, table, params.role);
   return { datasetId: existing?.id ?? randomUUID(), reusesDataset: !!existing, rows: table.rowCount };
 }

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { ColumnMapping, ImportSource, SkippedFiles, SourceKind } from '../../shared/api/datasets';
 import { UserError } from '../../shared/errors';
 import { checkInputFileSync, checkInputFolder, inputExists, openInputFileSync } from '../security/input-file';
@@ -18,6 +18,7 @@ import { dataFolderProblem } from '../security/path-policy';
 import { suggestColumns, type ColumnSuggestion } from './column-suggestions';
 import { checkHeader, CsvError, CsvRecordReader, parseCsvTable, recordToRow, sniffDelimiter, type CsvRecord } from './csv';
 import { findByNormalisedName, isOsLitter } from './file-names';
+import { isEqualOrInside, samePath } from '../paths/same-path';
 
 export interface SourceRow {
   /** 1-based data row (manifest row, or position in the sorted file list). */
@@ -188,8 +189,7 @@ const SAMPLE_ROWS = 20;
 function audioInside(root: string): (value: string) => boolean {
   return (value) => {
     const abs = resolve(root, value.replace(/\\/g, '/'));
-    const rel = relative(root, abs);
-    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
+    if (samePath(abs, root) || !isEqualOrInside(abs, root)) return false;
     const onDisk = findByNormalisedName(abs);
     if (onDisk === null) return false;
     try {
@@ -476,8 +476,7 @@ export function nonUtf8NameProblem(abs: string): string | null {
 }
 
 function inside(root: string, p: string): boolean {
-  const r = relative(root, p);
-  return r === '' || (r !== '..' && !r.startsWith(`..${sep}`) && !isAbsolute(r));
+  return isEqualOrInside(p, root);
 }
 
 /**
