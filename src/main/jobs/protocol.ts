@@ -26,4 +26,4 @@ import type { ProgressDetail } from './task';
 export type WorkerMessage =
   | { type: 'progress'; stage: string; done: number; total: number; detail?: ProgressDetail }
   | { type: 'result'; result: unknown }
-  | { type: 'error'; error: { name: string; message: string; code?: string; field?: string } };
+  | { type: 'error'; error: { name: string; message: string; code?: string; field?: string; retry?: boolean } };

@@ -235,7 +235,7 @@ export class JobRunner {
           } else {
             const cancelled = m.error.code === 'cancelled';
             end(cancelled ? 'cancelled' : 'failed', true, m.error.message);
-            reject(cancelled ? new CancelledError(m.error.message) : new ApiError((m.error.code as ApiError['code']) ?? 'internal', m.error.message, m.error.field));
+            reject(cancelled ? new CancelledError(m.error.message) : new ApiError((m.error.code as ApiError['code']) ?? 'internal', m.error.message, m.error.field, { retry: m.error.retry }));
           }
         },
         error: (err) => {
@@ -299,6 +299,11 @@ export class JobRunner {
   runningOf<K extends JobKind>(kind: K): { jobId: string; input: JobInput<K> }[] {
     // Started with this kind's input (start's types), or resumed with it checked (resume).
     return [...this.jobs.values()].filter((r) => r.info.kind === kind).map((r) => ({ jobId: r.info.jobId, input: r.input as JobInput<K> }));
+  }
+
+  /** Every job running now, with its kind and input (the input as data: what a caller may look for in it). */
+  running(): { jobId: string; kind: string; input: unknown }[] {
+    return [...this.jobs.values()].map((r) => ({ jobId: r.info.jobId, kind: r.info.kind, input: r.input }));
   }
 
   list(): JobInfo[] {

@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, parse, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Project } from '../../shared/api';
 import { NotFoundError, UserError } from '../../shared/errors';
-import { fsyncDir, fsyncFile, publishDir, removeStaleTemps } from '../atomic-write';
+import { fsyncDir, fsyncFile, publishDir, removeStaleTemps, tempSibling } from '../atomic-write';
+import { whileUnlocked } from '../file-locks';
 import { ensureDir } from './data-dir';
 import { checkDatabaseFile, identifyProjects, type FolderCheck } from './db-check';
 import { UntrustedDatabaseError, withGuardedReadonly } from './db-guard';
 import { openDatabase } from './open';
 import { PROJECT_DB, REGISTRY_DB } from './schema';
+import { pathKey, samePath } from '../paths/same-path';
 
 export const PROJECT_FILE = 'project.sqlite';
 
@@ -88,14 +90,23 @@ function fileIdOf(file: string): string | null {
   }
 }
 
-/** The key of a folder in the connection cache: its real path (symlinks resolved) when it exists. */
-export function folderKey(path: string): string {
+/** A folder's real path (symlinks resolved) when it exists, else its absolute path. */
+function realFolder(path: string): string {
   const abs = resolve(path);
   try {
     return realpathSync(abs);
   } catch {
     return abs;
   }
+}
+
+/**
+ * The key of a folder in the connection cache and in every comparison of folders: its real
+ * path as paths/same-path.ts compares it (NFC; case folded where the disk ignores case), so
+ * `C:\Data\Proj` and `c:\data\proj` are one project with one connection, never a copy.
+ */
+export function folderKey(path: string): string {
+  return pathKey(realFolder(path));
 }
 
 interface OpenProject {
@@ -228,10 +239,10 @@ export class ProjectStore {
    */
   private remember(p: Project): void {
     const key = folderKey(p.path);
-    const fileId = fileIdOf(join(key, PROJECT_FILE));
+    const fileId = fileIdOf(join(realFolder(p.path), PROJECT_FILE));
     this.registry.transaction(() => {
       for (const row of this.registry.prepare('SELECT id, path FROM recent_projects WHERE id != ?').all(p.id) as { id: string; path: string }[]) {
-        if (row.path === p.path || folderKey(row.path) === key) this.registry.prepare('DELETE FROM recent_projects WHERE id = ?').run(row.id);
+        if (samePath(row.path, p.path) || folderKey(row.path) === key) this.registry.prepare('DELETE FROM recent_projects WHERE id = ?').run(row.id);
       }
       this.registry
         .prepare(
@@ -345,7 +356,7 @@ export class ProjectStore {
    */
   private knownHere(folder: string): boolean {
     const key = folderKey(folder);
-    const file = join(key, PROJECT_FILE);
+    const file = join(realFolder(folder), PROJECT_FILE);
     const fileId = fileIdOf(file);
     const cached = this.open.get(key);
     if (cached && cached.fileId === fileId) return true;
@@ -358,7 +369,7 @@ export class ProjectStore {
    * there before. A folder without a project file is left to connect() to describe.
    */
   private async checkIfNew(folder: string): Promise<void> {
-    const file = join(folderKey(folder), PROJECT_FILE);
+    const file = join(realFolder(folder), PROJECT_FILE);
     if (!existsSync(file) || this.knownHere(folder)) return;
     await checkDatabaseFile(file, PROJECT_DB, { scratchDir: join(this.dataDir, 'checks') });
   }
@@ -370,7 +381,7 @@ export class ProjectStore {
    */
   private connect(folder: string): OpenProject {
     const key = folderKey(folder);
-    const file = join(key, PROJECT_FILE);
+    const file = join(realFolder(folder), PROJECT_FILE);
     const fileId = fileIdOf(file);
     if (fileId === null) {
       this.forgetConnection(key);
@@ -386,7 +397,7 @@ export class ProjectStore {
       throw new UserError(`${file} is not a complete Equivox project (no project row)`, 'path');
     }
     // Hidden copies that killed writes left in the project (an import's problems list).
-    removeStaleTemps(key, 1);
+    removeStaleTemps(realFolder(folder), 1);
     const entry: OpenProject = { db, ...row, fileId };
     this.open.set(key, entry);
     return entry;
@@ -516,7 +527,7 @@ export class ProjectStore {
    * still holds this very project (never a folder that now holds another one, nor one whose
    * file was refused or could not be read in time). Removing from the list reads no file.
    */
-  async delete(id: string, deleteFiles: boolean): Promise<{ id: string; deletedFiles: boolean }> {
+  async delete(id: string, deleteFiles: boolean): Promise<{ id: string; deletedFiles: boolean; leftOver?: string }> {
     const p = this.get(id);
     if (!deleteFiles) {
       if (this.open.get(folderKey(p.path))?.id === id) this.forgetConnection(p.path);
@@ -528,15 +539,32 @@ export class ProjectStore {
     const holdsIt = state.kind === 'project' && state.id === id;
     if (holdsIt) this.forgetConnection(p.path);
     let deletedFiles = false;
+    let aside: string | null = null;
     if (deleteFiles && holdsIt) {
       // Only remove what is recognisably a project folder, never an arbitrary path.
-      if (basename(p.path) === '' || p.path === resolve('/')) throw new UserError('refusing to delete the filesystem root');
-      rmSync(p.path, { recursive: true, force: true });
+      if (basename(p.path) === '' || samePath(p.path, parse(resolve(p.path)).root)) throw new UserError('refusing to delete the filesystem root');
+      // rimraf's MOVE idea: the whole folder leaves its place in one rename before anything in it
+      // is deleted, so a file held open elsewhere (Windows refuses the rename then) stops the
+      // delete with nothing deleted, never half a project folder.
+      aside = tempSibling(p.path);
+      const away = aside;
+      whileUnlocked(
+        { path: p.path, kind: 'folder', done: 'deleted', note: `Nothing was deleted; “${p.name}” is still in the list of projects.` },
+        () => renameSync(p.path, away),
+      );
       deletedFiles = true;
     } else if (deleteFiles && state.kind === 'project') {
       throw new UserError(`${p.path} now holds another project (“${state.name}”), so its files were not deleted; remove “${p.name}” from the list without deleting files`);
     }
     this.registry.prepare('DELETE FROM recent_projects WHERE id = ?').run(id);
+    if (aside) {
+      try {
+        rmSync(aside, { recursive: true, force: true, maxRetries: 3 });
+      } catch {
+        // Out of its place and out of the list already; what is left has a temporary name (cleared by removeStaleTemps).
+        return { id, deletedFiles, leftOver: aside };
+      }
+    }
     return { id, deletedFiles };
   }
 
