@@ -9,14 +9,15 @@
  *   volume found to ignore it (an ext4 folder with casefold, exFAT or FAT from a USB stick,
  *   a Samba share): `C:\Data\Proj` and `c:\data\proj` are one folder there. Found by
  *   probing a folder of the path: its name with the case of its letters flipped is looked
- *   up, and names the same file (device and inode) only where the volume ignores case.
+ *   up, and names the same file (device and inode, or a name the folder does not list)
+ *   only where the volume ignores case.
  * - Windows paths with `path.win32`: drive letters, `\\?\C:\…` and `\\?\UNC\server\share`
  *   (the long-path forms) as their plain forms, UNC shares, either slash.
  *
  * Case is folded one code point at a time with simple (one-to-one) mappings, as NTFS's
  * upcase table and APFS do: "Straße" is not "STRASSE" on either.
  */
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 export interface PathStyle {
@@ -74,6 +75,15 @@ function flipCase(name: string): string {
   return out;
 }
 
+/** Whether `dir` has an entry spelt exactly `name` (false when it cannot be read). */
+function listsName(dir: string, name: string): boolean {
+  try {
+    return readdirSync(dir).includes(name);
+  } catch {
+    return false;
+  }
+}
+
 /** Per folder probed: whether it finds names whatever their case. */
 const probed = new Map<string, boolean>();
 
@@ -95,7 +105,10 @@ export function volumeIgnoresCase(p: string): boolean {
         const cached = probed.get(parent);
         if (cached !== undefined) return cached;
         const other = statSync(path.join(parent, flipped), { bigint: true, throwIfNoEntry: false });
-        const ignores = other !== undefined && other.ino === st.ino && other.dev === st.dev;
+        // Same device and inode: one file. Some file systems give each spelling looked up its own
+        // inode number (exFAT through FUSE): then the flipped name is one file only when the
+        // folder does not list it as an entry of its own.
+        const ignores = other !== undefined && other.dev === st.dev && (other.ino === st.ino || !listsName(parent, flipped));
         if (probed.size > 1024) probed.clear();
         probed.set(parent, ignores);
         return ignores;

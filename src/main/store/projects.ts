@@ -117,6 +117,12 @@ interface OpenProject {
   createdAt: string;
   /** The database file's identity (fileIdOf), so a folder deleted and made again is never served by the old connection. */
   fileId: string;
+  /**
+   * The folder as it was opened, through which fileId is read again: some file systems give
+   * each spelling of a name its own inode number (exFAT through FUSE on a case-insensitive
+   * disk), so the file is identified through the same spelling every time.
+   */
+  folder: string;
 }
 
 /** What a registered project folder holds now. */
@@ -300,9 +306,9 @@ export class ProjectStore {
     for (const r of rows) {
       const file = join(r.path, PROJECT_FILE);
       const fileId = fileIdOf(file);
-      const cached = this.open.get(folderKey(r.path));
+      const cached = this.fresh(folderKey(r.path));
       if (fileId === null) states.set(r.id, { kind: 'missing' });
-      else if (cached && cached.fileId === fileId) states.set(r.id, { kind: 'project', id: cached.id, name: cached.name });
+      else if (cached) states.set(r.id, { kind: 'project', id: cached.id, name: cached.name });
       else if (r.fileId === fileId) states.set(r.id, { kind: 'project', id: r.id, name: r.name });
       else unknown.push(r);
     }
@@ -334,11 +340,10 @@ export class ProjectStore {
     const file = join(path, PROJECT_FILE);
     if (!existsSync(file)) return { kind: 'missing' };
     const key = folderKey(path);
-    const cached = this.open.get(key);
+    const cached = this.fresh(key);
     try {
-      const fileId = fileIdOf(file);
-      if (cached && cached.fileId === fileId) return { kind: 'project', id: cached.id, name: cached.name };
-      const known = this.rows().find((r) => r.fileId !== null && r.fileId === fileId && folderKey(r.path) === key);
+      if (cached) return { kind: 'project', id: cached.id, name: cached.name };
+      const known = this.rows().find((r) => r.fileId !== null && folderKey(r.path) === key && fileIdOf(join(r.path, PROJECT_FILE)) === r.fileId);
       if (known) return { kind: 'project', id: known.id, name: known.name };
       return withGuardedReadonly(file, PROJECT_DB, (db): FolderState => {
         const row = db?.prepare('SELECT id, name FROM project').get() as { id: string; name: string } | undefined;
@@ -356,11 +361,14 @@ export class ProjectStore {
    */
   private knownHere(folder: string): boolean {
     const key = folderKey(folder);
-    const file = join(realFolder(folder), PROJECT_FILE);
-    const fileId = fileIdOf(file);
+    if (this.fresh(key)) return true;
+    return this.rows().some((r) => folderKey(r.path) === key && (r.fileId === null || fileIdOf(join(r.path, PROJECT_FILE)) === r.fileId));
+  }
+
+  /** The cached connection of the folder with key `key` while its file is still the file it opened. */
+  private fresh(key: string): OpenProject | undefined {
     const cached = this.open.get(key);
-    if (cached && cached.fileId === fileId) return true;
-    return this.rows().some((r) => (r.fileId === null || r.fileId === fileId) && folderKey(r.path) === key);
+    return cached && fileIdOf(join(cached.folder, PROJECT_FILE)) === cached.fileId ? cached : undefined;
   }
 
   /**
@@ -387,8 +395,8 @@ export class ProjectStore {
       this.forgetConnection(key);
       throw new UserError(`${folder} holds no Equivox project (no ${PROJECT_FILE})`, 'path');
     }
-    const cached = this.open.get(key);
-    if (cached && cached.fileId === fileId) return cached;
+    const cached = this.fresh(key);
+    if (cached) return cached;
     this.forgetConnection(key);
     const db = openDatabase(file, PROJECT_DB);
     const row = db.prepare('SELECT id, name, created_at AS createdAt FROM project').get() as { id: string; name: string; createdAt: string } | undefined;
@@ -398,7 +406,7 @@ export class ProjectStore {
     }
     // Hidden copies that killed writes left in the project (an import's problems list).
     removeStaleTemps(realFolder(folder), 1);
-    const entry: OpenProject = { db, ...row, fileId };
+    const entry: OpenProject = { db, ...row, fileId, folder: realFolder(folder) };
     this.open.set(key, entry);
     return entry;
   }
