@@ -27,15 +27,16 @@ import {
 import { CancelledError, UserError } from '../../shared/errors';
 import type { ImportParams } from '../../shared/jobs';
 import { cpus } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { AudioDecodeError } from '../audio';
-import { analyseFile } from '../audio/analyse-file';
+import { analyseFile, type FileAnalysis } from '../audio/analyse-file';
 import { ClipWriter, type ClipWrite } from '../store/clip-writes';
 import { clipIssuesUpdater, deleteClipsAfterRow, deleteDatasetClips, duplicateCandidates, storedRelPathLookup } from '../store/clips';
 import { datasetForSource, datasetName, insertDataset, savedMappingJson, setDatasetLabels, setDatasetStatus, updateDatasetForImport } from '../store/datasets';
 import { recordEvent } from '../store/events';
 import { samePath } from '../paths/same-path';
-import { loadSource, resolveClipPath, type SourceRow, type SourceTable } from './sources';
+import { isReadRefusal, unreadableReason } from './unreadable';
+import { loadSource, resolveClipPath, type ResolvedPath, type SourceRow, type SourceTable } from './sources';
 import { audioIssues, issue, statusOf, withDefaults } from './validate';
 import { addDatasetRoles, collectImportReport, datasetRoles, removeDatasetRoles } from './repository';
 import { COLUMN_PLAIN, importRoles, ROLE_COLUMN, ROLE_PLAIN } from '../../shared/roles';
@@ -198,7 +199,15 @@ async function processRow(
   const written = row.values[mapping.path] ?? '';
   const labels = rowLabels(row.values, mapping, label);
   const issues: ClipIssue[] = [];
-  const resolved = resolveClipPath(table, written, protectedDirs);
+  let resolved: ResolvedPath;
+  try {
+    resolved = resolveClipPath(table, written, protectedDirs);
+  } catch (err) {
+    // A folder on the way the system will not let us look into (permissions, macOS privacy).
+    if (!isReadRefusal(err)) throw err;
+    const at = resolve(table.baseDir, written.trim());
+    resolved = { ok: false, path: at, code: 'unreadable_file', message: `${at}: ${unreadableReason(err)}` };
+  }
   const rec: ClipRow = {
     id: randomUUID(),
     dataset_id: datasetId,
@@ -224,10 +233,20 @@ async function processRow(
   if (!resolved.ok) issues.push(issue(resolved.code, resolved.message));
   else {
     // One read: the hash and the analysis come from the same bytes (ffmpeg only for formats read nowhere else).
-    const measured = await analyseFile(resolved.path, { signal, forceFfmpeg: analyseWithFfmpeg() });
-    const decoded = measured.audio;
-    rec.sha256 = measured.sha256;
-    if (decoded instanceof AudioDecodeError) issues.push(issue('not_audio', `not a readable audio file (${decoded.message.replace(/^not readable as audio: /, '')})`));
+    let measured: FileAnalysis | null = null;
+    try {
+      measured = await analyseFile(resolved.path, { signal, forceFfmpeg: analyseWithFfmpeg() });
+    } catch (err) {
+      // A file the system will not let us read is this clip's problem, never the whole import's.
+      if (!isReadRefusal(err)) throw err;
+      issues.push(issue('unreadable_file', `${resolved.path}: ${unreadableReason(err)}`));
+    }
+    const decoded = measured?.audio;
+    const wavShortfall = measured?.wavShortfallBytes ?? null;
+    if (measured) rec.sha256 = measured.sha256;
+    if (decoded === undefined) {
+      // Unreadable: said above.
+    } else if (decoded instanceof AudioDecodeError) issues.push(issue('not_audio', `not a readable audio file (${decoded.message.replace(/^not readable as audio: /, '')})`));
     else {
       const lv = decoded.levels;
       rec.duration_s = decoded.durationS;
@@ -236,7 +255,7 @@ async function processRow(
       rec.codec = decoded.source.codec;
       rec.rms = lv.rms;
       rec.peak = lv.peak;
-      const shortfall = measured.wavShortfallBytes;
+      const shortfall = wavShortfall;
       const damaged = shortfall ? `the WAV header declares ${shortfall} more bytes of audio than the file holds` : decoded.damaged;
       issues.push(
         ...audioIssues(

@@ -18,6 +18,7 @@ import { dataFolderProblem } from '../security/path-policy';
 import { suggestColumns, type ColumnSuggestion } from './column-suggestions';
 import { checkHeader, CsvError, CsvRecordReader, parseCsvTable, recordToRow, sniffDelimiter, type CsvRecord } from './csv';
 import { findByNormalisedName, isOsLitter } from './file-names';
+import { isReadRefusal, unreadableReason } from './unreadable';
 import { isEqualOrInside, samePath } from '../paths/same-path';
 
 export interface SourceRow {
@@ -434,7 +435,7 @@ export function datasetRootDir(kind: SourceKind, sourcePath: string): string {
 
 export type ResolvedPath =
   | { ok: true; path: string }
-  | { ok: false; path: string; code: 'missing_file' | 'file_name_not_utf8' | 'outside_folder' | 'empty_file'; message: string };
+  | { ok: false; path: string; code: 'missing_file' | 'file_name_not_utf8' | 'unreadable_file' | 'outside_folder' | 'empty_file'; message: string };
 
 /** Per folder (and its modification time): the names in it whose bytes are not UTF-8. Usually none. */
 const nonUtf8Names = new Map<string, { mtimeMs: number; names: Buffer[] }>();
@@ -475,6 +476,16 @@ export function nonUtf8NameProblem(abs: string): string | null {
   return null;
 }
 
+/** The error stat gives for `abs` when it is a refusal to look (permissions, macOS privacy), else null. */
+function statRefusal(abs: string): unknown {
+  try {
+    statSync(abs);
+    return null;
+  } catch (err) {
+    return isReadRefusal(err) ? err : null;
+  }
+}
+
 function inside(root: string, p: string): boolean {
   return isEqualOrInside(p, root);
 }
@@ -497,6 +508,9 @@ export function resolveClipPath(table: Pick<SourceTable, 'baseDir' | 'rootDir'>,
   // A name written in NFC for a file named in NFD on disk (copied from a Mac), or the reverse.
   if (!existsSync(abs)) abs = findByNormalisedName(abs) ?? abs;
   if (!existsSync(abs)) {
+    // existsSync says false for a file the system will not let us look at, too: say that instead.
+    const refusal = statRefusal(abs);
+    if (refusal) return { ok: false, path: abs, code: 'unreadable_file', message: `${abs}: ${unreadableReason(refusal)}` };
     const badName = nonUtf8NameProblem(abs);
     if (badName) return { ok: false, path: abs, code: 'file_name_not_utf8', message: badName };
     return { ok: false, path: abs, code: 'missing_file', message: `file not found: ${abs}` };

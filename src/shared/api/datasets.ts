@@ -142,6 +142,7 @@ export type IssueSeverity = 'error' | 'warning' | 'info';
 export type IssueCode =
   | 'missing_file'
   | 'file_name_not_utf8'
+  | 'unreadable_file'
   | 'outside_folder'
   | 'not_audio'
   | 'empty_file'
