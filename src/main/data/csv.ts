@@ -236,6 +236,15 @@ export function csvCell(value: unknown): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/**
+ * The byte order mark every CSV the app writes starts with: without it Excel reads UTF-8 as
+ * the computer's legacy code page and shows "Québec" as "QuÃ©bec". Every reader of these
+ * files (CsvRecordReader, Python's csv with encoding="utf-8-sig", pandas, R's read.csv with
+ * fileEncoding="UTF-8-BOM") skips it.
+ */
+export const UTF8_BOM = '\ufeff';
+
+/** A whole CSV file: the UTF-8 BOM, the header and the rows, CRLF line ends. */
 export function toCsv(header: string[], rows: unknown[][]): string {
-  return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
+  return UTF8_BOM + [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }
