@@ -296,6 +296,8 @@ export interface DatasetFacts {
 export interface ManifestPreview {
   file: string;
   delimiter: string;
+  /** The text encoding the file was read in (src/main/data/text-encoding.ts), said in the preview; `label` in plain words. */
+  encoding: { name: 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252'; bom: boolean; label: string };
   header: string[];
   rows: Record<string, string>[];
   totalRows: number;
