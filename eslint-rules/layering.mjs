@@ -35,7 +35,7 @@ export const ROOMS = {
   types: { folders: ['types'], may: [], why: 'ambient declarations of untyped packages' },
 
   hosts: {
-    files: ['index', 'ipc', 'web', 'cli', 'engine-process', 'engine-fork', 'engine-transport', 'job-worker'],
+    files: ['index', 'ipc', 'web', 'cli', 'engine-process', 'engine-fork', 'engine-transport', 'job-worker', 'single-instance'],
     may: ['cli', 'composition'],
     why: 'the processes and threads that start the engine or a part of it (Electron main, web server, CLI, engine process, a job worker thread); *.electron.ts files anywhere in src/main are hosts too',
   },
@@ -56,7 +56,7 @@ export const ROOMS = {
   security: { folders: ['main/security'], may: ['base'], why: 'path policy, input files, telemetry off' },
   base: {
     folders: ['main/paths'],
-    files: ['atomic-write', 'error-shape', 'file-locks', 'ffmpeg', 'version', 'events', 'web-security'],
+    files: ['atomic-write', 'error-shape', 'file-locks', 'ffmpeg', 'packaged-path', 'version', 'events', 'web-security'],
     may: ['shared'],
     why: 'small utilities with no engine state (paths/: the one path comparison)',
   },

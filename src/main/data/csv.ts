@@ -262,6 +262,16 @@ export function csvCell(value: unknown): string {
 }
 
 /**
+ * The inverse of csvCell's formula guard, for reading Equivox's own exports back (the
+ * reproduce recipe's `stats` commands): a cell written as `'=A` (a leading apostrophe is
+ * also a spreadsheet's own "this is text" mark) reads as `=A`. Invisible characters
+ * written as `<U+…>` stay as written.
+ */
+export function fromCsvCell(text: string): string {
+  return /^'[=+\-@\t\r]/.test(text) ? text.slice(1) : text;
+}
+
+/**
  * The byte order mark every CSV the app writes starts with: without it Excel reads UTF-8 as
  * the computer's legacy code page and shows "Québec" as "QuÃ©bec". Every reader of these
  * files (CsvRecordReader, Python's csv with encoding="utf-8-sig", pandas, R's read.csv with

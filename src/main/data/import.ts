@@ -259,7 +259,7 @@ async function processRow(
       const damaged = shortfall ? `the WAV header declares ${shortfall} more bytes of audio than the file holds` : decoded.damaged;
       issues.push(
         ...audioIssues(
-          { durationS: decoded.durationS, declaredDurationS: decoded.source.declaredDurationS, sampleRate: decoded.source.sampleRate, channels: decoded.source.channels, damaged, ...lv },
+          { durationS: decoded.durationS, declaredDurationS: decoded.source.declaredDurationS, sampleRate: decoded.source.sampleRate, channels: decoded.source.channels, damaged, ...lv, checks: decoded.checks },
           limits,
         ),
       );

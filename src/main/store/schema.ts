@@ -230,6 +230,17 @@ CREATE TABLE embedding_origins (
 );
 CREATE INDEX embedding_origins_job ON embedding_origins(job_id);`,
   },
+  {
+    // Recordings with several channels were mixed to mono by ffmpeg's matrix (stereo at
+    // 1.41 ×, 7.1 at 4.41 × one channel); they are now averaged (audio/mix.ts). Their
+    // cached embeddings came from the old mix: dropped, so the next run computes them
+    // from the samples the models now get instead of mixing both in one audit.
+    version: 70,
+    name: 'embeddings of multi-channel recordings, mixed before channels were averaged',
+    sql: `
+DELETE FROM embedding_origins WHERE audio_sha256 IN (SELECT sha256 FROM clips WHERE channels > 1 AND sha256 IS NOT NULL);
+DELETE FROM embeddings WHERE audio_sha256 IN (SELECT sha256 FROM clips WHERE channels > 1 AND sha256 IS NOT NULL);`,
+  },
 ];
 
 /** Registry of recent projects, in the user's Equivox data folder. */

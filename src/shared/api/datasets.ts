@@ -149,6 +149,8 @@ export type IssueCode =
   | 'zero_length'
   | 'truncated'
   | 'silent'
+  | 'non_finite'
+  | 'out_of_range'
   | 'too_short'
   | 'too_long'
   | 'duplicate'

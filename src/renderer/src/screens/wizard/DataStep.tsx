@@ -175,7 +175,7 @@ export function DataStep({ project, draft, update, requirements, onImported }: S
             </div>
           </div>
           {!demoReady && (
-            <button type="button" className="primary" onClick={() => void importDemo()} disabled={job.state === 'running'}>
+            <button type="button" className="primary" onClick={() => void importDemo()} disabled={job.state === 'running' || job.state === 'queued'}>
               Import the demo recordings
             </button>
           )}
