@@ -4,7 +4,7 @@
  * pipeline handles them all.
  *
  * Manifests and Common Voice splits are streamed: a first pass reads the file in 1 MB
- * chunks to check it (UTF-8, header, field counts) and count and hash it, and rows()
+ * chunks to check it (its encoding, header, field counts) and count and hash it, and rows()
  * reads it again, one row at a time. Memory stays flat however many rows there are.
  */
 import { createHash } from 'node:crypto';
@@ -215,9 +215,10 @@ function audioInside(root: string): (value: string) => boolean {
 }
 
 /**
- * A CSV/TSV manifest, checked whole in one streaming pass (UTF-8, header, the field count
- * of every row: errors name the line before anything is imported), then read again row
- * by row by rows().
+ * A CSV/TSV manifest, checked whole before anything is imported: its encoding (one pass
+ * over its bytes unless a BOM names it, text-encoding.ts), then in one streaming pass its
+ * header and the field count of every row (errors name the line); then read again row by
+ * row by rows().
  */
 export function loadManifest(manifest: string, delimiter?: string): SourceTable {
   const file = resolve(manifest);

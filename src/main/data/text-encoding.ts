@@ -11,6 +11,7 @@
  * are refused with the line and the byte: reading them either way would silently rename a
  * speaker group ("Québec" as "QuÃ©bec" or "Qu\ufffdbec").
  */
+import { isAscii, isUtf8 } from 'node:buffer';
 import { readSync } from 'node:fs';
 
 export type SpreadsheetEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
@@ -103,6 +104,29 @@ function utf8SequenceAt(bytes: Uint8Array, i: number): number {
 
 const CHUNK = 1 << 16;
 
+/** Length of `bytes` without a UTF-8 sequence its end cuts short (that tail is read with the next chunk). */
+function completeUtf8Length(bytes: Uint8Array): number {
+  for (let k = 1; k <= Math.min(3, bytes.length); k += 1) {
+    const c = bytes[bytes.length - k]!;
+    if (c < 0x80) return bytes.length;
+    if (c >= 0xc0) {
+      const need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+      return need > k ? bytes.length - k : bytes.length;
+    }
+  }
+  return bytes.length;
+}
+
+/** Line ends in `bytes` (CRLF, LF or a lone CR each one), given whether the byte before was a CR. */
+function lineEnds(bytes: Buffer, afterCr: boolean): number {
+  let count = 0;
+  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) count += 1;
+  for (let i = bytes.indexOf(0x0d); i !== -1; i = bytes.indexOf(0x0d, i + 1)) if (bytes[i + 1] !== 0x0a) count += 1;
+  // A CR that ended the chunk before and an LF that starts this one are one line end, counted there.
+  if (afterCr && bytes[0] === 0x0a) count -= 1;
+  return count;
+}
+
 /** Reads bytes from `position` into `into`, returning how many (0 at the end). */
 type ReadAt = (into: Buffer, position: number) => number;
 
@@ -149,6 +173,17 @@ function detectFrom(readAt: ReadAt): DetectedEncoding {
     pos += n;
     const bytes = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
     carry = Buffer.alloc(0);
+    // The usual chunk (ASCII, or UTF-8 once a UTF-8 letter was seen, no zero byte) is checked
+    // natively and only its line ends counted; byte by byte only where something must be named.
+    const whole = n > 0 ? completeUtf8Length(bytes) : bytes.length;
+    const body = bytes.subarray(0, whole);
+    if (firstInvalid === null && body.indexOf(0) === -1 && (isAscii(body) || (firstUtf8 !== null && isUtf8(body)))) {
+      line += lineEnds(body, lastWasCr);
+      if (body.length > 0) lastWasCr = body[body.length - 1] === 0x0d;
+      carry = Buffer.from(bytes.subarray(whole));
+      if (n === 0) break;
+      continue;
+    }
     let i = 0;
     while (i < bytes.length) {
       const b = bytes[i]!;

@@ -108,6 +108,19 @@ describe('files that cannot be read without guessing', () => {
     expect(() => loadManifest(write('undefined-byte.csv', bytes))).toThrow(new RegExp(`line ${before + 2} has the byte 0x81, which is neither UTF-8 nor Windows-1252 text`));
   });
 
+  it('counts CRLF split across two read chunks as one line end, and names a mixing byte past the first chunk', () => {
+    // The first CR is the last byte of the first 64 kB read, its LF the first of the next.
+    const head = 'path,speaker\r\n';
+    const line = 'clips/x.wav,s1\r\n';
+    const lines = Math.floor((65_536 - head.length) / line.length);
+    const pad = 65_537 - head.length - lines * line.length; // extra bytes in the last line, so its CR is byte 65,535
+    const first = `${head}${line.repeat(lines - 1)}clips/${'y'.repeat(pad)}x.wav,s1\r\n`;
+    expect(Buffer.byteLength(first)).toBe(65_537);
+    const bytes = Buffer.concat([Buffer.from(`${first}clips/é.wav,s2\r\n${line.repeat(10)}`, 'utf8'), Buffer.from('clips/\xe9.wav,s3\r\n', 'latin1')]);
+    expect(bytes[65_535]).toBe(0x0d);
+    expect(() => loadManifest(write('split-crlf.csv', bytes))).toThrow(new RegExp(`line ${lines + 2} has UTF-8 text \\("é"\\) but line ${lines + 13} has the byte 0xE9`));
+  });
+
   it('refuses UTF-16 without a byte order mark rather than read it as something else', () => {
     expect(() => loadManifest(write('nobom16.csv', Buffer.from(csvText(',', '\r\n'), 'utf16le')))).toThrow(/nobom16\.csv: the file looks like UTF-16 text without a byte order mark/);
   });
