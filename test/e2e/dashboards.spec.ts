@@ -223,6 +223,9 @@ test('WER: for each comparison the dashboard and the signed PDF name the same pr
   // The overall statement and the primary test are stated once, in the same words on both.
   const primary = ((await page.getByTestId('wer-primary').textContent()) ?? '').replace(/\s+/g, ' ');
   expect(pdf).toContain(primary);
+  // How the reference group was chosen (issue 32.3): the demo's plan names us.
+  await expect(page.getByTestId('wer-reference')).toHaveText('Reference group chosen before the run: us, named by the auditor.');
+  expect(pdf).toContain('Reference group chosen before the run: us, named by the auditor.');
 });
 
 test('FDI: the Wasserstein table has a number for every pair of groups, on the dashboard and in the demo report', async ({ page }) => {

@@ -14,6 +14,7 @@ import { fmt, pText } from '../../shared/charts/format';
 import { UserError } from '../../shared/errors';
 import { quoteUserText } from '../../shared/quote';
 import { basename } from 'node:path';
+import { durationTestName } from '../../shared/duration-check';
 import type { AuditContext } from './context';
 import { unitSeed } from './units';
 
@@ -73,7 +74,9 @@ export function designTests(ctx: AuditContext): DesignedTest[] {
       confounds: dc
         ? {
             duration: {
-              test: 'paired-t',
+              test: dc.test,
+              unit: dc.unit,
+              units: dc.units,
               t: dc.t,
               df: dc.df,
               p: dc.pValue,
@@ -86,7 +89,7 @@ export function designTests(ctx: AuditContext): DesignedTest[] {
     };
     if (dc && dc.pValue < 0.05) {
       // Plain words and the shared number format (the report's appendix names the t statistic).
-      ctx.warn(`SpEAT test "${t.name}": the recordings of ${t.x.value} and ${t.y.value} differ in length (${pText(dc.pValue)}, paired t-test); length may confound the result.`);
+      ctx.warn(`SpEAT test "${t.name}": the recordings of ${t.x.value} and ${t.y.value} differ in length (${pText(dc.pValue)}, ${durationTestName(dc)}); length may confound the result.`);
     }
     return { plan: t, design, A: attr.A, B: attr.B, summary };
   });

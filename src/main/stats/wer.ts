@@ -105,6 +105,11 @@ export interface WerOptions {
   normalize?: NormalizeMode;
   /** A second normaliser whose per-group WER is reported beside the primary one (never the basis of a verdict). */
   secondaryNormalize?: NormalizeMode;
+  /**
+   * The group every other is compared with, chosen before the data are seen; absent: every
+   * pair of groups, Holm over all pairs. Never picked from the results (METHODS.md § The
+   * unit of inference: a best-scoring reference inflates the family-wise error rate).
+   */
   referenceGroup?: string;
   /** Bootstrap resamples for the CI (default 1000). */
   bootstrap?: number;
@@ -172,7 +177,8 @@ export interface WerAnalysis {
   bootstrap: number;
   permutations: number;
   seed: number;
-  referenceGroup: string;
+  /** The group every other was compared with; null: every pair (each comparison names its own pair). */
+  referenceGroup: string | null;
   groups: Record<string, WerGroupResult>;
   comparisons: WerComparison[];
   /** Fixed-effects Poisson: intercept-only vs group model. */
@@ -320,13 +326,25 @@ export interface WerTestsOptions {
 }
 
 /**
+ * The comparisons a design makes, in order: each other group against the reference, or for
+ * every pair (reference null) each group against every later one in code-point order, the
+ * earlier one in the role of the reference. The order fixes each comparison's random stream.
+ */
+export function werComparisonPairs(groupNames: readonly string[], referenceGroup: string | null): { group: string; referenceGroup: string }[] {
+  const names = [...groupNames].sort();
+  if (referenceGroup !== null) return names.filter((g) => g !== referenceGroup).map((g) => ({ group: g, referenceGroup }));
+  return names.flatMap((r, i) => names.slice(i + 1).map((g) => ({ group: g, referenceGroup: r })));
+}
+
+/**
  * Every test of METHODS.md on count data and the choice of the primary one per comparison:
  * the mixed model when both compared groups have at least 5 speakers, else the
  * speaker-level permutation test (exact when the splits can be enumerated); without
- * speaker ids, the utterance-level permutation test. The calibration bench runs this on
- * simulated null data, so what it measures is what the app reports.
+ * speaker ids, the utterance-level permutation test. `design` is the reference group, or
+ * null for every pair (werComparisonPairs); Holm adjusts over all the comparisons made. The
+ * calibration bench runs this on simulated null data, so what it measures is what the app reports.
  */
-export function compareWerGroups(data: WerCounts, referenceGroup: string, options: WerTestsOptions): Pick<WerAnalysis, 'comparisons' | 'overall' | 'poissonExcludedRows' | 'mixed' | 'overallPrimary'> {
+export function compareWerGroups(data: WerCounts, design: string | null, options: WerTestsOptions): Pick<WerAnalysis, 'comparisons' | 'overall' | 'poissonExcludedRows' | 'mixed' | 'overallPrimary'> {
   const { errors, words, groups, speakers } = data;
   const groupNames = [...new Set(groups)].sort();
   const idxOf = new Map<string, number[]>(groupNames.map((g) => [g, []]));
@@ -342,11 +360,20 @@ export function compareWerGroups(data: WerCounts, referenceGroup: string, option
     return e / w;
   };
   const speakerCount = (g: string): number => (speakers ? new Set(idxOf.get(g)!.map((i) => speakers[i]!)).size : 0);
-  const poisson = poissonGroupComparison(errors, words, groups, referenceGroup);
-  const mixedFit = speakers ? mixedPoissonGroupComparison(errors, words, groups, speakers, referenceGroup, { nAGQ: options.nAGQ ?? 1 }) : null;
-  const refWer = rate(referenceGroup);
-  const others = groupNames.filter((g) => g !== referenceGroup);
-  const raw = others.map((g, ci) => {
+  // One fit per group in the role of the reference (every pair refits with each); the overall tests do not depend on it.
+  const fits = new Map<string, { poisson: ReturnType<typeof poissonGroupComparison>; mixedFit: ReturnType<typeof mixedPoissonGroupComparison> | null }>();
+  const fitsFor = (ref: string) => {
+    let f = fits.get(ref);
+    if (!f) {
+      f = { poisson: poissonGroupComparison(errors, words, groups, ref), mixedFit: speakers ? mixedPoissonGroupComparison(errors, words, groups, speakers, ref, { nAGQ: options.nAGQ ?? 1 }) : null };
+      fits.set(ref, f);
+    }
+    return f;
+  };
+  const { poisson, mixedFit } = fitsFor(design ?? groupNames[0]!);
+  const raw = werComparisonPairs(groupNames, design).map(({ group: g, referenceGroup }, ci) => {
+    const { poisson, mixedFit } = fitsFor(referenceGroup);
+    const refWer = rate(referenceGroup);
     const pc = poisson.comparisons.find((c) => c.group === g)!;
     const wer = rate(g);
     // The by-level permutation test: exact over speakers when the splits can be enumerated.
@@ -415,7 +442,7 @@ export function compareWerGroups(data: WerCounts, referenceGroup: string, option
 function secondaryWer(
   rows: readonly WerRow[],
   mode: NormalizeMode,
-  o: { groupNames: string[]; byGroup: Map<string, number[]>; speakers: readonly string[] | null; resamples: number; seed: number; referenceGroup: string },
+  o: { groupNames: string[]; byGroup: Map<string, number[]>; speakers: readonly string[] | null; resamples: number; seed: number; referenceGroup: string | null },
 ): WerSecondary {
   const sm = rows.map((r) => measureUtterance(r.reference, r.hypothesis, mode));
   const se = Float64Array.from(sm, (m) => m.errors);
@@ -428,6 +455,8 @@ function secondaryWer(
     const ci95 = pooled.wer === null ? null : bootstrapWerCi(unitsOf(idx, se, sw, o.speakers), o.resamples, Rng.stream(o.seed, 2000 + gi));
     groups[g] = { ...pooled, ci95, absoluteDelta: null };
   });
+  // Every pair: no one group to measure the others from.
+  if (o.referenceGroup === null) return { normalize: mode, groups };
   const refWer = groups[o.referenceGroup]!.wer;
   for (const g of o.groupNames) {
     const w = groups[g]!.wer;
@@ -463,10 +492,8 @@ export function analyseWer(rows: readonly WerRow[], options: WerOptions = {}): W
     const u = unitsOf(idx, errors, wordsArr, by === 'speaker' ? speakers : null);
     groups[g] = { ...pooled, ci95: bootstrapWerCi(u, R, Rng.stream(seed, 2000 + gi)) };
   });
-  let ref = options.referenceGroup;
-  if (ref === undefined) {
-    ref = groupNames.reduce((best, g) => (groups[g]!.wer! < groups[best]!.wer! ? g : best), groupNames[0]!);
-  } else if (!byGroup.has(ref)) {
+  const ref = options.referenceGroup ?? null;
+  if (ref !== null && !byGroup.has(ref)) {
     throw new StatsInputError(`reference group "${ref}" does not occur in the data (groups: ${groupNames.join(', ')})`, 'group');
   }
   const tests = compareWerGroups({ errors, words: wordsArr, groups: rows.map((r) => r.group), speakers }, ref, { by, permutations: N, seed, nAGQ: options.nAGQ ?? 1 });

@@ -6,6 +6,9 @@ import { ErrorNote } from '../../components/ErrorNote';
 import type { Draft } from './draft';
 import type { RequirementsProps, StepProps } from './step-props';
 import { Term } from '../../components/Term';
+import { fdiReferenceFor, type GroupSize, type ReferenceChoiceInput } from '../../../../shared/reference-group';
+import { setReferences, sizesFor, type FdiReferences } from './reference-offer';
+import { ReferenceChoiceField } from './ReferenceChoiceField';
 
 type SpeatTest = NonNullable<AuditPlanInput['speat']>['tests'][number];
 
@@ -92,6 +95,7 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
     // Only once the facts have arrived.
   }, [target, asr, ver]);
 
+  const report = requirements.report;
   if (!plan) return <p>Go back to the Data step: the plan is not ready yet.</p>;
   const tests = plan.speat?.tests ?? [];
   const setTest = (i: number, t: SpeatTest) => setPlan((p) => ({ ...p, speat: { ...p.speat!, tests: p.speat!.tests.map((x, j) => (j === i ? t : x)) } }));
@@ -229,7 +233,14 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
                     type="checkbox"
                     id={`wer-by-${l}`}
                     checked={plan.wer!.groupBy.includes(l)}
-                    onChange={(e) => setPlan((p) => ({ ...p, wer: { ...p.wer!, groupBy: e.target.checked ? [...p.wer!.groupBy, l] : p.wer!.groupBy.filter((x) => x !== l) } }))}
+                    onChange={(e) =>
+                      setPlan((p) => {
+                        // New groups: a named reference group is offered again; every pair stays.
+                        const { referenceGroup, ...rest } = p.wer!;
+                        const keep = typeof referenceGroup === 'object' && referenceGroup.kind === 'every-pair';
+                        return { ...p, wer: { ...rest, ...(keep ? { referenceGroup } : {}), groupBy: e.target.checked ? [...p.wer!.groupBy, l] : p.wer!.groupBy.filter((x) => x !== l) } };
+                      })
+                    }
                   />
                   <label htmlFor={`wer-by-${l}`}>{l}</label>
                 </span>
@@ -237,16 +248,58 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
             </div>
           </fieldset>
           {asr && <SmallGroupWarning groups={asr.groups.filter((g) => plan.wer!.groupBy.includes(g.label))} what="the recognition data" />}
+          {plan.wer.groupBy.length > 0 && (
+            <ReferenceChoiceField
+              id="wer-reference"
+              title="Compare the error rates with"
+              sizes={sizesFor(report, 'wer', plan.wer.groupBy)}
+              value={plan.wer.referenceGroup}
+              holm
+              onChange={(referenceGroup) => setPlan((p) => ({ ...p, wer: { ...p.wer!, referenceGroup } }))}
+            />
+          )}
         </section>
       )}
 
-      {draft.sections.includes('fdi') && plan.fdi && <FdiGroupings labels={labelsOf(ver)} groupings={plan.fdi.groupings} groups={ver?.groups ?? []} onChange={(groupings) => setPlan((p) => ({ ...p, fdi: { ...p.fdi!, groupings } }))} />}
+      {draft.sections.includes('fdi') && plan.fdi && (
+        <FdiGroupings
+          labels={labelsOf(ver)}
+          groupings={plan.fdi.groupings}
+          groups={ver?.groups ?? []}
+          references={plan.fdi.references}
+          sizes={(by) => sizesFor(report, 'fdi', by)}
+          onChange={(groupings) =>
+            setPlan((p) => {
+              // A removed attribute set takes its reference with it.
+              const kept = (p.fdi!.references ?? []).filter((r) => groupings.some((g) => JSON.stringify(g) === JSON.stringify(r.groupBy)));
+              return { ...p, fdi: { ...p.fdi!, groupings, references: kept } };
+            })
+          }
+          onReference={(groupBy, reference) => setPlan((p) => ({ ...p, fdi: { ...p.fdi!, references: setReferences(p.fdi!.references, [{ groupBy, reference }]) } }))}
+        />
+      )}
       {requirements.panel('groups')}
     </div>
   );
 }
 
-function FdiGroupings({ labels, groupings, groups, onChange }: { labels: string[]; groupings: string[][]; groups: GroupFacts[]; onChange: (g: string[][]) => void }): JSX.Element {
+function FdiGroupings({
+  labels,
+  groupings,
+  groups,
+  references,
+  sizes,
+  onChange,
+  onReference,
+}: {
+  labels: string[];
+  groupings: string[][];
+  groups: GroupFacts[];
+  references: FdiReferences | undefined;
+  sizes: (groupBy: string[]) => GroupSize[] | undefined;
+  onChange: (g: string[][]) => void;
+  onReference: (groupBy: string[], reference: ReferenceChoiceInput) => void;
+}): JSX.Element {
   const [pick, setPick] = useState<string[]>([]);
   return (
     <section className="card" aria-labelledby="fdi-groups-heading">
@@ -254,11 +307,21 @@ function FdiGroupings({ labels, groupings, groups, onChange }: { labels: string[
       <p className="hint">Each attribute set is one way of splitting speakers into groups; the fairness measures are compared within each set.</p>
       <ul className="item-list" aria-label="Attribute sets">
         {groupings.map((g, i) => (
-          <li key={g.join('+')} className="row spread">
-            <span>{g.join(' × ')}</span>
-            <button type="button" onClick={() => onChange(groupings.filter((_, j) => j !== i))}>
-              Remove<span className="visually-hidden"> attribute set {g.join(' × ')}</span>
-            </button>
+          <li key={g.join('+')}>
+            <div className="row spread">
+              <span>{g.join(' × ')}</span>
+              <button type="button" onClick={() => onChange(groupings.filter((_, j) => j !== i))}>
+                Remove<span className="visually-hidden"> attribute set {g.join(' × ')}</span>
+              </button>
+            </div>
+            <ReferenceChoiceField
+              id={`fdi-reference-${i}`}
+              title={`Reference group for ${g.join(' × ')}`}
+              sizes={sizes(g)}
+              value={fdiReferenceFor(references, g)}
+              holm={false}
+              onChange={(r) => onReference(g, r)}
+            />
           </li>
         ))}
       </ul>
