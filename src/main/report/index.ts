@@ -16,6 +16,7 @@ import { toCsv } from '../data/csv';
 import type { SigningIdentity } from '../identity';
 import { CadesSigner } from './cms';
 import { createDocument } from './document';
+import { DEFINITIONS_ATTACHMENT, DEFINITIONS_VERSION, definitionsText } from './definitions';
 import { layoutOf } from './layout';
 import { allTables } from './tables';
 import { werUtteranceTable } from './wer-normalisation-tables';
@@ -90,6 +91,7 @@ export function evidenceFiles(results: AuditResults, lockedPlan?: Buffer): Evide
       ? [{ name: LOCKED_PLAN_ATTACHMENT, data: lockedPlan, mime: 'application/json', relationship: 'Supplement' as const, description: `The locked audit plan (canonical JSON; SHA-256 ${results.audit.planSha256 ?? 'not recorded'})` }]
       : []),
     { name: MANIFESTS_ATTACHMENT, data: Buffer.from(`${JSON.stringify(manifests, null, 2)}\n`, 'utf8'), mime: 'application/json', relationship: 'Supplement', description: 'SHA-256 of each dataset manifest the audit read' },
+    { name: DEFINITIONS_ATTACHMENT, data: Buffer.from(definitionsText(results), 'utf8'), mime: 'text/markdown', relationship: 'Supplement', description: `The definitions the report's numbers follow (${DEFINITIONS_VERSION}), with this audit's settings` },
     ...reportDataFiles(results),
     ...speatAssociationFiles(results).map((f) => ({
       name: f.name,
