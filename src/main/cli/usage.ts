@@ -55,13 +55,13 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   ],
   report: [
     'report build (--project DIR --run ID | --results FILE.json) --out FILE.pdf [--identity ID] [--passphrase P] [--auditor NAME] [--organisation ORG] [--allow-incomplete]   (--allow-incomplete: sign even though a planned section did not run; the cover says so)',
-    'report verify FILE.pdf [--require-trusted]   (exit 0 when the signature is valid, 1 otherwise; with --require-trusted also 1 when the signer is not a trusted identity)',
+    'report verify FILE.pdf [--require-trusted]   (the verdict in one line on stderr, the details as JSON on stdout; exit 0 when the signature is valid, 1 otherwise; with --require-trusted also 1 when the signer is not a trusted identity)',
     'report extract FILE.pdf --out DIR   (write the files attached inside the report: results.json, the locked plan, the statement, the report-data CSVs; exit 1 when the report does not verify, the files are written anyway)',
   ],
   identity: [
     'identity create --name NAME --org ORGANISATION [--email EMAIL] [--passphrase P]',
     'identity import --p12 FILE [--passphrase P12_PASSPHRASE] [--key-passphrase P]',
-    'identity trust --cert FILE   (trust another auditor\'s certificate for report verify; check its fingerprint with them first)',
+    "identity trust (--cert FILE | --report FILE.pdf [--fingerprint HEX])   (trust another auditor's certificate for report verify: from a certificate file, or the one that signed a report once you confirm its fingerprint with the auditor by phone or in person; asked at the terminal, else give --fingerprint)",
     'identity trusted   (the certificates report verify trusts)',
     'identity list',
   ],
@@ -144,7 +144,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
   'report extract': { options: { out: 'string' }, positionals: ['FILE.pdf'] },
   'identity create': { options: { name: 'string', org: 'string', email: 'string', passphrase: 'string' } },
   'identity import': { options: { p12: 'string', passphrase: 'string', 'key-passphrase': 'string' } },
-  'identity trust': { options: { cert: 'string' } },
+  'identity trust': { options: { cert: 'string', report: 'string', fingerprint: 'string' } },
   'identity trusted': { options: {} },
   'identity list': { options: {} },
   'cluster export': {

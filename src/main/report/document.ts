@@ -10,7 +10,7 @@ import { completeness, completenessText, type Completeness } from '../../shared/
 import { SECTION_SHORT } from '../../shared/requirements';
 import { fmt, fmtPValue, pText } from '../../shared/charts/format';
 import { registerFonts, FONT_REGULAR } from './fonts';
-import { CHART_STYLE, Layout, PAGE, sectionCharts } from './layout';
+import { CHART_STYLE, Layout, layoutOf, PAGE, sectionCharts } from './layout';
 import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings, werHypothesesText, werSecondaryPermutationText, fdiTrialsText, syntheticText } from './narrative';
 import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
 import { decisionText, spellingsText } from '../../shared/label-text';
@@ -78,6 +78,8 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
     modified: meta.now,
     identifier: `equivox:audit:${results.audit.id}`,
     lang: REPORT_LANG,
+    // Declared only where the layout's PDF/UA checks hold once everything, the signature included, is drawn.
+    pdfua: () => layoutOf(doc)?.uaProblems().length === 0,
   });
   showInvisibleInDocument(doc);
   registerFonts(doc);
@@ -122,7 +124,7 @@ function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completen
   }
   L.p('Equivox bias audit report', { size: 12, colour: '#555555' });
   // The report's title: the one heading above the sections' H1s.
-  L.tagged('H1', () => doc.font('DejaVuSans-Bold').fontSize(22).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
+  L.heading(1, r.audit.title, () => doc.font('DejaVuSans-Bold').fontSize(22).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
   doc.fillColor('#000000');
   L.gap(24);
   L.keyValues([
@@ -203,9 +205,11 @@ function tables(L: Layout, list: ReportTable[]): void {
 function openSection(L: Layout, section: keyof typeof SECTION_HEADINGS, method: string[]): void {
   L.newPage();
   L.h1(SECTION_HEADINGS[section]);
-  L.h2('Method in brief');
+  // Numbered like the section, so no two headings (and bookmarks) read the same.
+  const n = SECTION_HEADINGS[section].split('.')[0]!;
+  L.h2(`${n}.1 Method in brief`);
   for (const paragraph of method) L.p(paragraph);
-  L.h2('Data, models and results');
+  L.h2(`${n}.2 Data, models and results`);
 }
 
 /** The attribute sets' k per speaker against the paper's k = 10, stated when a plan differs. */

@@ -7,6 +7,7 @@
  */
 import type { AuditResults } from '../../shared/results';
 import { unitSeed } from '../stats/seeds';
+import { DEFINITIONS_ATTACHMENT } from './definitions';
 import { fdiTrialsId, speatAssociationFiles } from './reproduce-data';
 
 export const REPRODUCE_ATTACHMENT = 'reproduce.json';
@@ -86,5 +87,6 @@ export function reproduceSteps(results: AuditResults): ReproduceStep[] {
 
 export function reproduceJson(results: AuditResults): Buffer | null {
   const steps = reproduceSteps(results);
-  return steps.length === 0 ? null : Buffer.from(`${JSON.stringify({ equivoxVersion: results.equivoxVersion, auditSeed: results.audit.seed, steps }, null, 2)}\n`, 'utf8');
+  // definitions: the attached text of what each step computes (orientation, ties, pooling), so no convention is guessed.
+  return steps.length === 0 ? null : Buffer.from(`${JSON.stringify({ equivoxVersion: results.equivoxVersion, auditSeed: results.audit.seed, definitions: DEFINITIONS_ATTACHMENT, steps }, null, 2)}\n`, 'utf8');
 }

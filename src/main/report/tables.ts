@@ -24,6 +24,8 @@ export interface Column {
   format: ColumnFormat;
   /** Relative width in the PDF. */
   width: number;
+  /** An empty cell ('') below a filled one continues it: one PDF cell spanning the rows (layout.ts cellSpans). */
+  spansRows?: boolean;
 }
 
 export interface ReportTable {
@@ -95,7 +97,8 @@ export function speatTables(results: AuditResults): ReportTable[] {
     id: 'speat-data',
     section: 'speat',
     title: 'Data: target groups per test (Compared: clips compared after matching and caps, as the duration check uses; In dataset, Speakers and Mean s: every usable clip of the group)',
-    columns: [col('Test', 'text', 1.4), col('Group', 'text', 1), col('Compared', 'int', 0.8), col('In dataset', 'int', 0.8), col('Speakers', 'int', 0.8), col('Mean s', 'num', 0.6), col('Matching', 'text', 1.2), col('Duration check', 'text', 1.6)],
+    // A test's name, matching and duration check hold for both its rows: one cell spanning them.
+    columns: [{ ...col('Test', 'text', 1.4), spansRows: true }, col('Group', 'text', 1), col('Compared', 'int', 0.8), col('In dataset', 'int', 0.8), col('Speakers', 'int', 0.8), col('Mean s', 'num', 0.6), { ...col('Matching', 'text', 1.2), spansRows: true }, { ...col('Duration check', 'text', 1.6), spansRows: true }],
     rows: s.tests.flatMap((t) =>
       [t.x, t.y].map((g, i) => {
         const f = groupFacts(results, g.label, g.value, target?.id);
