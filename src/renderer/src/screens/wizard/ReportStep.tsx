@@ -193,7 +193,7 @@ export function ReportStep({ project, draft, onDone, nav }: StepProps & { onDone
           </div>
         )}
         {identity && (
-          <dl className="facts-list" aria-label="Your signing key">
+          <dl className="facts-list">
             <dt>Your signing key</dt>
             <dd>
               <code className="path">{identity.keyPath}</code>
