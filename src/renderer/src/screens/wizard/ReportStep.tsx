@@ -220,7 +220,7 @@ export function ReportStep({ project, draft, onDone, nav }: StepProps & { onDone
               </div>
             </div>
             {askPassphrase && (
-              <div className="stack" role="group" aria-labelledby="new-passphrase-why">
+              <div className="stack" role="group" aria-label="A passphrase for the new key" aria-describedby="new-passphrase-why">
                 <p id="new-passphrase-why" className="hint">
                   This computer has no key store Equivox can use, so your signing key will be encrypted with a passphrase you choose. Anyone who has the key file and the passphrase can sign as you. Equivox does not keep the
                   passphrase: you type it each time you sign, and if you forget it you must create a new identity.
