@@ -26,6 +26,10 @@
  * (random data sets).
  * Rows with zero reference words are left out (log offset undefined). Rows are aggregated
  * into (speaker, fixed-effect pattern) cells first: exact, because mu_i = words_i · exp(η).
+ * mixedPoissonCellMinimum gives the maximum-likelihood deviance alone (no standard errors,
+ * so no lme4 PIRLS path), by Newton's method on (θ, β) jointly with the profile search as
+ * its fallback: the likelihood-ratio statistics of the bootstrap (wer-lr-bootstrap.ts),
+ * checked against lme4 with tight convergence control in test/golden/wer_lr.R.
  */
 import { lme4DevianceFunction, type PirlsData } from './glmm-pirls';
 import { chi2Sf, logGamma, normalSf } from './special';
