@@ -27,6 +27,7 @@
  * Options: --sims N (WER null simulations per scenario, default 400; power uses half),
  * --permutations N (default 999), --speaker-sims N (WER by speakers: null audits per row,
  * default 800), --mde-sims N (WER by speakers: audits at the stated MDE, default 400),
+ * --speakers LIST (WER by speakers: the rows, default 4,5,6,10,20),
  * --quick (fewer simulations and scenarios), --only LIST.
  * BENCH_WORKERS (default 2) worker threads share the WER simulations.
  */
@@ -349,7 +350,9 @@ if (!isMainThread) {
   }
 
   if (only.has('wer-speakers')) {
-    await werSpeakersSection({ sims: opt('speaker-sims', quick ? 100 : 800), powerSims: quick ? 50 : 200, mdeSims: opt('mde-sims', quick ? 100 : 400), workers, speakers: quick ? [4, 6, 20] : [4, 5, 6, 10, 20] });
+    const si = args.indexOf('--speakers');
+    const speakers = si >= 0 ? args[si + 1]!.split(',').map(Number) : quick ? [4, 6, 20] : [4, 5, 6, 10, 20];
+    await werSpeakersSection({ sims: opt('speaker-sims', quick ? 100 : 800), powerSims: quick ? 50 : 200, mdeSims: opt('mde-sims', quick ? 100 : 400), workers, speakers });
   }
   console.log(`Took ${took(t0)} in all.`);
 }

@@ -9,7 +9,8 @@
  * 1. Null audits (no group difference): how often the primary test says "unlikely to be
  *    chance" at nominal 5% (target ≤ 7%), with the mixed model's Wald test and the χ²
  *    reference of its likelihood-ratio statistic beside it for contrast (what the verdict
- *    used before, and what the bootstrap calibrates). With 4 speakers there is no verdict.
+ *    used before, and what the bootstrap calibrates below 20 speakers; from 20 the χ²
+ *    reference is the primary test). With 4 speakers there is no verdict.
  * 2. The planted effect of the WER section (a rate ratio of 1.3): the primary test's power.
  * 3. The stated MDE: per S one pilot audit without a difference, the minimum detectable rate
  *    ratio the app states for it (werMde, 200 simulations, alpha 0.05), then audits
@@ -137,7 +138,7 @@ const cell = (k: number, n: number): string => {
   const [lo, hi] = wilson(k, n);
   return `${k}/${n} = ${pct(k / n)} (${pct(lo)}–${pct(hi)})`;
 };
-const SHORT: Record<string, string> = { 'mixed-poisson-lr-bootstrap': 'bootstrap LR', 'mixed-poisson': 'Wald', 'speaker-permutation': 'speaker permutation' };
+const SHORT: Record<string, string> = { 'mixed-poisson-lr-bootstrap': 'bootstrap LR', 'mixed-poisson-lr': 'LR, χ²', 'mixed-poisson': 'Wald', 'speaker-permutation': 'speaker permutation' };
 const testsOf = (t: Tally): string => (t.noVerdict === t.n ? 'none (no verdict)' : Object.entries(t.tests).map(([k, v]) => (v === t.n ? SHORT[k] ?? k : `${SHORT[k] ?? k} ${v}/${t.n}`)).join(', '));
 
 export async function werSpeakersSection(options: { sims: number; powerSims: number; mdeSims: number; workers: number; speakers: number[] }): Promise<void> {

@@ -322,7 +322,7 @@ export interface WerUtterance {
 }
 
 /** The test behind a WER comparison's verdict (METHODS.md § WER and CER, § The unit of inference). */
-export type WerPrimaryTest = 'mixed-poisson-lr-bootstrap' | 'mixed-poisson' | 'speaker-permutation' | 'utterance-permutation';
+export type WerPrimaryTest = 'mixed-poisson-lr-bootstrap' | 'mixed-poisson-lr' | 'mixed-poisson' | 'speaker-permutation' | 'utterance-permutation';
 
 /** How the parametric bootstrap behind a 'mixed-poisson-lr-bootstrap' verdict ran (stats/wer-lr-bootstrap.ts). */
 export interface WerBootstrapFacts {
@@ -356,7 +356,7 @@ export interface WerComparison {
    * (Holm). Null: no verdict, because speakers are known and a compared group has fewer
    * than 5 (only the MDE is stated). Absent in results written before issue 13.
    */
-  primary?: { test: WerPrimaryTest; pValue: number; pHolm: number; bootstrap?: WerBootstrapFacts } | null;
+  primary?: { test: WerPrimaryTest; pValue: number; pHolm: number; statistic?: number; bootstrap?: WerBootstrapFacts } | null;
   /** What the primary test could have detected; null when it could not be computed (see WerMde). */
   mde?: WerMde | null;
 }

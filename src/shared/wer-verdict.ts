@@ -9,6 +9,7 @@ import type { WerComparison, WerPrimaryTest, WerSection } from './results';
 
 export const WER_TEST_NAMES: Record<WerPrimaryTest, string> = {
   'mixed-poisson-lr-bootstrap': 'mixed-effects Poisson regression, likelihood-ratio test calibrated by parametric bootstrap',
+  'mixed-poisson-lr': 'mixed-effects Poisson regression, likelihood-ratio test against χ² with 1 degree of freedom',
   'mixed-poisson': 'mixed-effects Poisson regression with a random intercept per speaker, Wald test',
   'speaker-permutation': 'speaker-level permutation test',
   'utterance-permutation': 'utterance-level permutation test',
@@ -17,6 +18,7 @@ export const WER_TEST_NAMES: Record<WerPrimaryTest, string> = {
 /** Short names for table columns. */
 export const WER_TEST_SHORT: Record<WerPrimaryTest, string> = {
   'mixed-poisson-lr-bootstrap': 'mixed model, bootstrap LR',
+  'mixed-poisson-lr': 'mixed model, LR (χ²)',
   'mixed-poisson': 'mixed model, Wald',
   'speaker-permutation': 'speaker permutation',
   'utterance-permutation': 'utterance permutation',
@@ -25,6 +27,7 @@ export const WER_TEST_SHORT: Record<WerPrimaryTest, string> = {
 /** What each test takes as independent (METHODS.md § The unit of inference). */
 export const WER_TEST_UNIT: Record<WerPrimaryTest, 'speaker' | 'utterance'> = {
   'mixed-poisson-lr-bootstrap': 'speaker',
+  'mixed-poisson-lr': 'speaker',
   'mixed-poisson': 'speaker',
   'speaker-permutation': 'speaker',
   'utterance-permutation': 'utterance',
@@ -33,8 +36,8 @@ export const WER_TEST_UNIT: Record<WerPrimaryTest, 'speaker' | 'utterance'> = {
 /** Speakers each compared group needs for a verdict (stats/wer.ts MIXED_MODEL_MIN_SPEAKERS). */
 export const WER_VERDICT_MIN_SPEAKERS = 5;
 
-/** From this many speakers in each compared group the Wald test is the verdict's test (stats/wer.ts WALD_MIN_SPEAKERS). */
-export const WER_WALD_MIN_SPEAKERS = 20;
+/** From this many speakers in each compared group the likelihood ratio is referred to χ² rather than to the bootstrap (stats/wer.ts LR_CHI2_MIN_SPEAKERS). */
+export const WER_LR_CHI2_MIN_SPEAKERS = 20;
 
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
@@ -90,9 +93,10 @@ export function werAlpha(wer: WerSection): number {
 
 /** Why a comparison gets no verdict, naming the groups below 5 speakers. */
 function noVerdictReason(wer: WerSection, c: WerComparison): string {
-  const few = [c.group, c.referenceGroup].filter((g) => (wer.groups[g]?.speakers ?? 0) < WER_VERDICT_MIN_SPEAKERS);
-  const counts = few.map((g) => `${g} has only ${plural(wer.groups[g]?.speakers ?? 0, 'speaker')}`);
-  return `gets no verdict: ${counts.join(' and ')}, and a verdict needs at least ${WER_VERDICT_MIN_SPEAKERS} speakers in each group`;
+  const n = (g: string): number => wer.groups[g]?.speakers ?? 0;
+  const few = [c.group, c.referenceGroup].filter((g) => n(g) < WER_VERDICT_MIN_SPEAKERS);
+  const counts = few.length === 2 && n(few[0]!) === n(few[1]!) ? `${few[0]} and ${few[1]} have only ${plural(n(few[0]!), 'speaker')} each` : few.map((g) => `${g} has only ${plural(n(g), 'speaker')}`).join(' and ');
+  return `gets no verdict: ${counts}, and a verdict needs at least ${WER_VERDICT_MIN_SPEAKERS} speakers in each group`;
 }
 
 export function werVerdicts(wer: WerSection): WerVerdict[] {
@@ -126,7 +130,7 @@ function bootstrapRecipe(wer: WerSection): string {
   const b = wer.comparisons.find((c) => c.primary?.bootstrap)?.primary?.bootstrap ?? wer.overallPrimary?.bootstrap;
   const B = b ? `up to ${b.maxReplicates} replicates` : 'replicates';
   const stop = b ? `, stopping once ${b.stopAfter} of them reach the observed statistic` : '';
-  return `${B} drawn from the model fitted without the group difference, each with a new effect for every speaker and Poisson errors for their words, both models refitted to each${stop}; p is the share of replicates whose statistic reaches the observed one`;
+  return `${B} drawn from the model fitted without the group difference, each with a new effect for every speaker and Poisson errors for their words, both models refitted to each${stop}; p is the share of these simulated audits whose statistic reaches the observed one`;
 }
 
 /** Why the section's primary test is what it is: stated once per section. */
@@ -142,19 +146,21 @@ export function werPrimaryStatement(wer: WerSection): string {
   }
   const parts = tests.map((t) =>
     t === 'mixed-poisson-lr-bootstrap'
-      ? `the ${WER_TEST_NAMES[t]} (unit: speaker; ${bootstrapRecipe(wer)}), where the smaller group has ${WER_VERDICT_MIN_SPEAKERS} to ${WER_WALD_MIN_SPEAKERS - 1} speakers`
-      : t === 'mixed-poisson'
-        ? `the ${WER_TEST_NAMES[t]} (unit: speaker), where both groups have at least ${WER_WALD_MIN_SPEAKERS} speakers`
-        : t === 'speaker-permutation'
-          ? `the ${WER_TEST_NAMES[t]} (unit: speaker; exact when every split of the speakers can be enumerated), where the mixed model cannot be fitted`
+      ? `the ${WER_TEST_NAMES[t]} (unit: speaker; the statistic compares the model with the two groups’ error rates merged against kept apart; ${bootstrapRecipe(wer)}), where the smaller group has ${WER_VERDICT_MIN_SPEAKERS} to ${WER_LR_CHI2_MIN_SPEAKERS - 1} speakers`
+      : t === 'mixed-poisson-lr'
+        ? `the ${WER_TEST_NAMES[t]} (unit: speaker; the statistic compares the model with the two groups’ error rates merged against kept apart), where both groups have at least ${WER_LR_CHI2_MIN_SPEAKERS} speakers, enough for χ² to hold its level`
+        : t === 'mixed-poisson'
+          ? `the ${WER_TEST_NAMES[t]} (unit: speaker)`
+          : t === 'speaker-permutation'
+            ? `the ${WER_TEST_NAMES[t]} (unit: speaker; exact when every split of the speakers can be enumerated)`
           : `the ${WER_TEST_NAMES[t]} (unit: utterance)`,
   );
   const none =
     untested.length > 0
-      ? ` ${untested.length === verdicts.length ? 'No comparison gets' : `The comparison${untested.length === 1 ? '' : 's'} of ${untested.join(', ')} ${untested.length === 1 ? 'gets' : 'get'}`} a verdict: with fewer than ${WER_VERDICT_MIN_SPEAKERS} speakers in a group no test holds its level and has power worth reporting; instead each says what these speakers could have detected.`
+      ? ` ${untested.length === verdicts.length ? 'No comparison gets' : `The comparison${untested.length === 1 ? '' : 's'} of ${untested.join(', ')} ${untested.length === 1 ? 'gets' : 'get'}`} a verdict: fewer than ${WER_VERDICT_MIN_SPEAKERS} speakers in a group are too few (the mixed model’s tests do not hold their level there, and a test that shuffles speakers can detect only very large differences); instead each says what these speakers could have detected.`
       : '';
-  const lead = parts.length > 0 ? `Primary test: ${parts.join('; ')}. ${base}` : base;
-  return `${lead}${none} Speakers differ in how often they are misrecognised, so their utterances are not independent; tests that ignore this are shown only as secondary.`;
+  const lead = parts.length > 0 ? `Primary test: ${parts.join('; ')}. ${base}` : '';
+  return `${`${lead}${none}`.trim()} Speakers differ in how often they are misrecognised, so their utterances are not independent; tests that ignore this are shown only as secondary.`;
 }
 
 /** The overall statement about all groups together, or why there is none. */

@@ -396,7 +396,11 @@ function appendix(L: Layout, r: AuditResults): void {
       const v = verdicts[i]!;
       const mixed = c.mixed ? `; mixed model b = ${fmt(c.mixed.coefficient)} (SE ${fmt(c.mixed.standardError)}), Wald ${pText(c.mixed.pValue)}` : '';
       const b = c.primary?.bootstrap;
-      const boot = b ? `, likelihood ratio ${fmt(b.statistic)} against ${plural(b.replicates, 'bootstrap replicate')} (at most ${b.maxReplicates}, ${b.hits} reaching it; unit: speaker)` : '';
+      const boot = b
+        ? `, likelihood ratio ${fmt(b.statistic)} against ${plural(b.replicates, 'bootstrap replicate')} (at most ${b.maxReplicates}, ${b.hits} reaching it; unit: speaker)`
+        : c.primary?.statistic !== undefined
+          ? `, likelihood ratio ${fmt(c.primary.statistic)} against χ² with 1 degree of freedom (unit: speaker)`
+          : '';
       const primary = v.tested ? `primary ${v.testName}, ${pText(v.pValue)} (Holm ${pText(v.pAdjusted)})${boot}` : `no verdict (${v.phrase.replace(/^gets no verdict: /, '')})`;
       tests.push(`WER ${c.group} vs ${c.referenceGroup}: ${primary}. Secondary: Poisson likelihood-ratio χ²(1) = ${fmt(c.poisson.devianceDrop)}, ${pText(c.poisson.pValue)}; permutation ${pText(c.permutationPValue)} (${c.permutationExact ? 'exact' : `${r.wer!.config.permutations} permutations`})${mixed}.`);
     });

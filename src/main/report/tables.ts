@@ -328,7 +328,8 @@ export function werTables(results: AuditResults): ReportTable[] {
         ...wer.comparisons.map((c) => {
           // Where the verdict's test is the bootstrap-calibrated LR test, its statistic and how many replicates gave its p.
           const b = c.primary?.bootstrap;
-          const stat = b ? `LR = ${fmt(b.statistic)}; bootstrap ${pText(c.primary!.pValue)} from ${plural(b.replicates, 'replicate')} (at most ${b.maxReplicates})` : '';
+          const lr = c.primary?.test === 'mixed-poisson-lr' && c.primary.statistic !== undefined ? `LR = ${fmt(c.primary.statistic)}; χ²(1) ${pText(c.primary.pValue)}` : '';
+          const stat = b ? `LR = ${fmt(b.statistic)}; bootstrap ${pText(c.primary!.pValue)} from ${plural(b.replicates, 'replicate')} (at most ${b.maxReplicates})` : lr;
           return [`${c.group} vs ${c.referenceGroup}`, c.mixed?.coefficient ?? null, c.mixed?.standardError ?? null, c.mixed?.pValue ?? null, c.mixed?.rateRatio ?? null, c.mixed?.ci95[0] ?? null, c.mixed?.ci95[1] ?? null, stat] as Cell[];
         }),
         ['Speaker variance', null, null, null, null, null, null, `σ² = ${fmt(wer.mixed.speakerVariance)}${wer.mixed.singular ? ' (boundary)' : ''}, ${plural(wer.mixed.speakers, 'speaker')}`],

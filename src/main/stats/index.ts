@@ -50,7 +50,7 @@ export {
   compareWerGroups,
   analyseWer,
   MIXED_MODEL_MIN_SPEAKERS,
-  WALD_MIN_SPEAKERS,
+  LR_CHI2_MIN_SPEAKERS,
   type WerPrimary,
   type WerBootstrapFacts,
   type WerOverallPrimary,

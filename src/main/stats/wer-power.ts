@@ -22,7 +22,9 @@
  *   statistic is judged against that null distribution, p = (1 + #{replicate ≥ LR}) / (1 + B),
  *   rather than by a bootstrap of its own (B refits per simulated audit would cost B times
  *   more; the statistic's null distribution hardly depends on the speaker variance and base
- *   rate, which is also why the bootstrap holds its level). Bisection on the planted ratio.
+ *   rate, which is also why the bootstrap holds its level). From 20 speakers the same
+ *   statistic against χ² (1 df). The planted ratio is bracketed from the normal-theory
+ *   guess, then bisected.
  * - Permutation tests (none known, or no verdict with fewer than 5 speakers: then the exact
  *   speaker-level test states what these speakers could have shown at all): bisection on
  *   the planted ratio, each step the same simulations tested again (exact when the splits
@@ -31,7 +33,7 @@
 import { normalDraw, poissonDraw } from './draws';
 import { mixedPoissonFit } from './glmm';
 import { Rng } from './rng';
-import { normalQuantile, normalSf } from './special';
+import { chi2Sf, normalQuantile, normalSf } from './special';
 import { measureUtterance, werPermutationTest, werPermutationTestExact, type WerAnalysis, type WerCounts, type WerPrimaryTest, type WerRow } from './wer';
 import { bootstrapPValue, lrBootstrapStream, mergedRates, ownRates, WER_LR_BOOTSTRAP, werCells, werLrBootstrap, werLrStatistic } from './wer-lr-bootstrap';
 
@@ -188,12 +190,13 @@ export function werSimulator(data: WerCounts, referenceGroup: string, group: str
 }
 
 /**
- * The bootstrap-calibrated LR test as a judge of simulated audits: the comparison's null
- * distribution drawn once (all B replicates of the verdict's stream), each simulated audit's
- * statistic against it.
+ * The likelihood-ratio test as a judge of simulated audits: each simulated audit's statistic
+ * against χ² (1 df), or, for the bootstrap-calibrated test, against the comparison's null
+ * distribution drawn once (all B replicates of the verdict's stream).
  */
 function lrJudge(data: WerCounts, referenceGroup: string, group: string, alpha: number, options: WerMdeOptions): Judge {
-  if (!options.lrBootstrap) throw new RangeError('the bootstrap-calibrated test needs the verdict’s seed');
+  const bootstrap = options.test === 'mixed-poisson-lr-bootstrap';
+  if (bootstrap && !options.lrBootstrap) throw new RangeError('the bootstrap-calibrated test needs the verdict’s seed');
   const cells = werCells(data);
   const G = cells.groupNames.length;
   const gi = cells.groupNames.indexOf(group);
@@ -201,7 +204,7 @@ function lrJudge(data: WerCounts, referenceGroup: string, group: string, alpha: 
   const full = ownRates(G);
   const nul = mergedRates(G, gi, ri);
   const nAGQ = options.nAGQ ?? 1;
-  const boot = werLrBootstrap(cells, full, nul, { resamples: options.lrBootstrap.resamples ?? WER_LR_BOOTSTRAP, stopAfter: Infinity, seed: options.lrBootstrap.seed, stream: lrBootstrapStream(gi, ri), nAGQ });
+  const boot = bootstrap ? werLrBootstrap(cells, full, nul, { resamples: options.lrBootstrap!.resamples ?? WER_LR_BOOTSTRAP, stopAfter: Infinity, seed: options.lrBootstrap!.seed, stream: lrBootstrapStream(gi, ri), nAGQ }) : null;
   // Simulated audits carry the rows with reference words, in order: each row's cell.
   const rowCells: number[] = [];
   for (let i = 0; i < data.words.length; i += 1) if (data.words[i]! > 0) rowCells.push(cells.cellOfRow[i]!);
@@ -210,7 +213,7 @@ function lrJudge(data: WerCounts, referenceGroup: string, group: string, alpha: 
     counts.fill(0);
     for (let k = 0; k < errors.length; k += 1) counts[rowCells[k]!] += errors[k]!;
     const stat = werLrStatistic(cells, counts, full, nul, nAGQ).statistic;
-    return { reject: bootstrapPValue(boot.nullStatistics, stat) < alpha };
+    return { reject: (boot ? bootstrapPValue(boot.nullStatistics, stat) : chi2Sf(stat, 1)) < alpha };
   };
 }
 
@@ -230,7 +233,7 @@ export function werMde(data: WerCounts, referenceGroup: string, group: string, o
   const simulate = (sim: number, lr: number): Float64Array => simulateErrors(model, lr, Rng.stream(seed, 8000 + sim));
   const speakerNames = Array.from(L.speaker, (s) => L.speakerIds[s]!);
   const judge: Judge =
-    options.test === 'mixed-poisson-lr-bootstrap'
+    options.test === 'mixed-poisson-lr-bootstrap' || options.test === 'mixed-poisson-lr'
       ? lrJudge(data, referenceGroup, group, alpha, options)
       : options.test === 'mixed-poisson'
       ? (errors) => {
@@ -266,6 +269,7 @@ export function werMde(data: WerCounts, referenceGroup: string, group: string, o
   const B = options.lrBootstrap?.resamples ?? WER_LR_BOOTSTRAP;
   const testName = {
     'mixed-poisson-lr-bootstrap': `the mixed model’s likelihood-ratio test against this comparison’s parametric-bootstrap null distribution (${B} replicates)`,
+    'mixed-poisson-lr': 'the mixed model’s likelihood-ratio test against χ² with 1 degree of freedom',
     'mixed-poisson': 'the mixed model’s Wald test',
     'speaker-permutation': 'the speaker-level permutation test',
     'utterance-permutation': 'the utterance-level permutation test',
@@ -275,7 +279,7 @@ export function werMde(data: WerCounts, referenceGroup: string, group: string, o
     `one group's error rate planted at a ratio of the reference's; each judged by ${testName} at alpha ${alpha.toPrecision(3)}; ` +
     (options.test === 'mixed-poisson'
       ? 'two rounds of simulations, each b̂ shifted to the ratio asked (the Wald statistic is close to a pivot)'
-      : options.test === 'mixed-poisson-lr-bootstrap'
+      : options.test === 'mixed-poisson-lr-bootstrap' || options.test === 'mixed-poisson-lr'
         ? 'the planted ratio bracketed from the normal-theory guess, then bisected, with the same simulations at every step'
         : 'bisection on the planted ratio with the same simulations at every step') +
     `; Monte Carlo error of the power ±${(100 * Math.sqrt((POWER * (1 - POWER)) / S)).toFixed(1)} percentage points`;
@@ -324,7 +328,7 @@ export function werMde(data: WerCounts, referenceGroup: string, group: string, o
     for (let sim = 0; sim < S; sim += 1) if (judge(simulate(sim, lr), sim).reject) hits += 1;
     return hits / S;
   };
-  if (options.test === 'mixed-poisson-lr-bootstrap' && Number.isFinite(observedSe)) {
+  if ((options.test === 'mixed-poisson-lr-bootstrap' || options.test === 'mixed-poisson-lr') && Number.isFinite(observedSe)) {
     // Each power evaluation refits two models per simulated audit: bracket the closed-form
     // guess (z_{1−α/2} + z_{0.8}) · SE first, then halve until the ratio is known to 1%
     // (the power's Monte Carlo error, ±2.8 points at 200 simulations, moves it more).

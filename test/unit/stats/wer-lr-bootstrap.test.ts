@@ -190,10 +190,28 @@ describe('the primary test by speakers per group (compareWerGroups)', () => {
     expect(compareWerGroups(d, 'a', { by: 'speaker', permutations: 200, seed: 3, lrBootstrap: 99 })).toEqual(a);
   });
 
-  it('20 or more in both: the Wald test of the mixed model, unchanged', () => {
-    const r = compareWerGroups(design(20, 3, 1, 5), 'a', { by: 'speaker', permutations: 100, seed: 1 });
+  it('20 or more in both: the same likelihood ratio against χ² (1 df); the Wald p stays in the mixed model’s table', () => {
+    const d = design(20, 3, 1.2, 5);
+    const r = compareWerGroups(d, 'a', { by: 'speaker', permutations: 100, seed: 1 });
     const c = r.comparisons[0]!;
-    expect(c.primary).toEqual({ test: 'mixed-poisson', pValue: c.mixed!.pValue, pHolm: c.mixed!.pValue });
+    const cells = werCells(d);
+    const lr = werLrStatistic(cells, cells.counts, ownRates(2), mergedRates(2, 1, 0)).statistic;
+    // χ²(1) survival through the normal, P(χ²₁ ≥ x) = erfc(√(x/2)), with erfc by Simpson's rule
+    // (independent of special.ts).
+    const erfc = (x: number): number => {
+      const f = (t: number) => Math.exp(-t * t);
+      const n = 20_000;
+      const hi = x + 12;
+      const h = (hi - x) / n;
+      let s = f(x) + f(hi);
+      for (let k = 1; k < n; k += 1) s += (k % 2 ? 4 : 2) * f(x + k * h);
+      return ((2 / Math.sqrt(Math.PI)) * s * h) / 3;
+    };
+    expect(c.primary!.test).toBe('mixed-poisson-lr');
+    expect(c.primary!.statistic).toBeCloseTo(lr, 12);
+    expect(c.primary!.pValue).toBeCloseTo(erfc(Math.sqrt(lr / 2)), 9);
+    expect(c.primary!.pHolm).toBe(c.primary!.pValue);
+    expect(c.mixed!.pValue).not.toBe(c.primary!.pValue);
     expect(r.overallPrimary!.test).toBe('mixed-poisson');
   });
 
