@@ -3,7 +3,7 @@
  * run through the app's own code, and the share in which a test calls a difference
  * "unlikely to be chance" at nominal 5% (the false-positive rate, with a Wilson 95%
  * interval), and the power at the minimum detectable effect (MDE) the app states.
- * Prints tables; asserts nothing. Sections (--only speat,fdi,wer,wer-mde,wer-speakers; default all):
+ * Prints tables; asserts nothing. Sections (--only speat,fdi,wer,wer-mde,wer-speakers,ser,fdi-speakers,wer-reference; default all):
  *
  * - SpEAT (two-sided permutation p, speatPermutationTest): null audits with associations
  *   N(0, 1) in both groups; then the MDE the app states (speatMde) averaged over 50 null
@@ -16,6 +16,8 @@
  *   u_s ~ N(0, 0.5²) (log-normal, SD 0.5, as in issue 13); errors ~ Poisson. The comparison
  *   judged is the first non-reference group against the reference group. Then the same
  *   with one group's error rate 1.3 times the reference's: the power.
+ * - SER group comparison (bench/calibration-ser.ts) and the FDI null with speakers
+ *   (bench/calibration-fdi-speakers.ts): clustered null audits, see those files.
  * - WER MDE (werMde): for a pilot audit per scenario, the MDE the app states; 500 audits
  *   simulated from the model fitted to the pilot (werSimulator, other random streams) at
  *   that rate ratio, judged by compareWerGroups: the primary test's power should be
@@ -23,6 +25,10 @@
  * - WER by speakers per group (bench/wer-speakers.ts): 5, 6, 10 and 20 speakers per group ×
  *   10 utterances, the primary test's false-positive rate, its power at a rate ratio of 1.3
  *   and at the MDE the app states (and 4 speakers: no verdict, the power statement's MDE).
+ *
+ * - WER reference (bench/calibration-reference.ts): the family-wise false-positive rate on
+ *   null audits of 4 groups × 12 speakers with the reference fixed before the run, picked
+ *   as the lowest-WER group, or every pair compared.
  *
  * Options: --sims N (WER null simulations per scenario, default 400; power uses half),
  * --permutations N (default 999), --speaker-sims N (WER by speakers: null audits per row,
@@ -48,6 +54,9 @@ import {
   werSimulator,
   type WerCounts,
 } from '../src/main/stats';
+import { fdiSpeakerCalibration } from './calibration-fdi-speakers';
+import { serCalibration } from './calibration-ser';
+import { referenceCalibration, referenceCalibrationTable } from './calibration-reference';
 
 interface Scenario {
   groups: number;
@@ -173,7 +182,7 @@ if (!isMainThread) {
     return i >= 0 ? Number(args[i + 1]) : fallback;
   };
   const onlyIndex = args.indexOf('--only');
-  const only = new Set(onlyIndex >= 0 ? args[onlyIndex + 1]!.split(',') : ['speat', 'fdi', 'wer', 'wer-mde', 'wer-speakers']);
+  const only = new Set(onlyIndex >= 0 ? args[onlyIndex + 1]!.split(',') : ['speat', 'fdi', 'wer', 'wer-mde', 'wer-speakers', 'wer-reference']);
   const quick = args.includes('--quick');
   const sims = opt('sims', quick ? 100 : 400);
   const permutations = opt('permutations', 999);
@@ -347,6 +356,17 @@ if (!isMainThread) {
       console.log(`| ${s.groups} × ${s.speakers} | ${tests} | ${m.rateRatio.toFixed(3)} | ${pct(m.power)} ± ${pct(m.monteCarloError)} | ${cell(check.reject.primary!, check.n)} |`);
     }
     console.log(`\nWER MDE took ${took(t)}. Target: power 0.8 ± 0.05 at the stated MDE.\n`);
+  }
+  // Sections in their own modules; they run by default, and with --only naming them.
+  if (onlyIndex < 0 || only.has('ser')) serCalibration({ quick, cell });
+  if (onlyIndex < 0 || only.has('fdi-speakers')) fdiSpeakerCalibration({ quick, cell });
+  if (only.has('wer-reference')) {
+    // bench/calibration-reference.ts: the family-wise rate by how the reference group is chosen.
+    const t = performance.now();
+    const s = { groups: 4, speakers: 12 };
+    const r = referenceCalibration({ audits: sims, permutations, fixedReference: 'g0', simulate: (rng) => simulate(rng, s, 1) });
+    for (const line of referenceCalibrationTable(r, `${s.groups} groups × ${s.speakers} speakers`, cell)) console.log(line);
+    console.log(`\nReference group took ${took(t)}.\n`);
   }
 
   if (only.has('wer-speakers')) {

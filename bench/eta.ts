@@ -109,7 +109,7 @@ async function ownDataAudit(run: number): Promise<{ projectPath: string; auditId
       // tenths of a second against each other, rounding rather than estimation).
       speat: { attributeDataset: attribute.datasetId, attributePerSpeaker: 5, permutations: 200_000, bootstrap: 10_000, tests: [{ id: 't1', name: 'female vs male', targetDataset: target.datasetId, x: { label: 'Gender', value: 'female' }, y: { label: 'Gender', value: 'male' } }] },
       ser: { valenceDataset: attribute.datasetId, maxSteps: 10_000 },
-      wer: { dataset: target.datasetId, groupBy: ['Accent'], bootstrap: 5000, permutations: 20_000 },
+      wer: { dataset: target.datasetId, groupBy: ['Accent'], referenceGroup: 'us', bootstrap: 5000, permutations: 20_000 },
     },
   });
   return { projectPath: project.path, auditId: createAudit(db, plan.id).id };

@@ -92,7 +92,7 @@ interface Job {
 async function untilFinished(host: Host, jobId: string): Promise<void> {
   for (;;) {
     const j = (await call<Job[]>(host, 'jobs.list', {})).find((x) => x.jobId === jobId);
-    if (j && j.state !== 'running') {
+    if (j && j.state !== 'running' && j.state !== 'queued') {
       if (j.state !== 'finished') throw new Error(`job ${jobId} ${j.state}`);
       return;
     }

@@ -137,7 +137,13 @@ export class EngineClient {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, name });
-      this.proc.channel.send({ t: 'call', id, name, input });
+      try {
+        this.proc.channel.send({ t: 'call', id, name, input });
+      } catch (err) {
+        // The structured clone refused the input (nested too deeply, a value it cannot copy): the caller's fault, not the engine's.
+        this.pending.delete(id);
+        reject(new ApiError('validation', `the input of ${name} cannot be passed to the engine: ${(err as Error).message}`, 'input'));
+      }
     });
   }
 

@@ -3,6 +3,7 @@ import type { AppInfo } from '../shared/api';
 import { demoDir } from './audits/demo-plan';
 import type { DesktopShell, FilePicker, HandlerServices } from './engine-services';
 import { EventHub } from './events';
+import { jobLimits } from './jobs/limits';
 import { JobRunner } from './jobs/runner';
 import { defaultDataDir } from './store/data-dir';
 import { ProjectStore } from './store/projects';
@@ -31,6 +32,7 @@ export function createEngine(options: {
   // Hidden copies that killed writes left in the data folder (identities, trusted certificates).
   removeStaleTemps(dataDir, 3);
   const jobs = new JobRunner(events.emit);
+  jobs.limits = jobLimits();
   const paths = new PathGuard(options.pathPolicy ?? 'any', {
     readRoots: () => [dirname(demoDir())],
     projectRoots: () => store.list().map((p) => p.path),

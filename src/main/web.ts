@@ -22,7 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { toErrorShape } from './error-shape';
 import { forkEngine } from './engine-fork';
 import { EngineClient } from './engine-transport';
-import { CONTENT_SECURITY_POLICY } from './web-security';
+import { CONTENT_SECURITY_POLICY, jsonNestsBeyond, MAX_JSON_DEPTH } from './web-security';
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -145,6 +145,9 @@ export async function startWebHost(options: { port?: number; dataDir?: string; s
       let input: unknown;
       try {
         const body = await readBody(req);
+        if (jsonNestsBeyond(body)) {
+          return send(res, 400, { ok: false, error: { code: 'validation', message: `the request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep`, field: 'input' } });
+        }
         input = body.trim() === '' ? {} : JSON.parse(body);
       } catch (err) {
         const status = (err as { status?: number }).status ?? 400;

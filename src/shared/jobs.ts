@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import type { ClusterImportSummary } from './api/cluster';
-import type { ColumnMapping, DatasetRole, ImportResult, ImportSource, ValidationLimits } from './api/datasets';
+import type { ColumnMapping, DatasetRole, ImportResult, ImportSource, LabelChoice, ValidationLimits } from './api/datasets';
 import { Provider, type EmbedSummary } from './api/models';
 import { ApiError } from './errors';
 import type { AuditResults } from './results';
@@ -28,6 +28,8 @@ export interface ImportParams {
   mappingName?: string | undefined;
   name?: string | undefined;
   limits?: ValidationLimits | undefined;
+  /** The auditor's word on label variants (src/main/data/labels.ts). */
+  labelChoices?: LabelChoice[] | undefined;
 }
 
 /** `datasets.import`: the import in a worker, on its own connection to the project. */

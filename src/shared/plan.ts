@@ -3,6 +3,7 @@
  * config. Locking a plan (pre-registration) freezes its canonical JSON and hash.
  */
 import { z } from 'zod';
+import { ReferenceChoice } from './reference-group';
 
 export const PLAN_SCHEMA_VERSION = 1 as const;
 
@@ -145,7 +146,12 @@ export const WerPlan = z.strictObject({
   ]).default({ source: 'column' }),
   /** One label, or several for intersectional groups. */
   groupBy: z.array(Label).min(1).max(4),
-  referenceGroup: z.string().min(1).optional(),
+  /**
+   * The group every other is compared with, or every pair (Holm over all pairs), chosen
+   * before the run (METHODS.md § The unit of inference): a draft may leave it out, a lock
+   * may not (src/main/audits/requirements.ts). A bare string is a group the auditor named.
+   */
+  referenceGroup: ReferenceChoice.optional(),
   normalize: z.enum(['basic', 'none', 'english', 'whisper-english', 'whisper-basic']).default('basic'),
   /** A second normaliser whose per-group WER the section reports beside the primary one; never the basis of a verdict. */
   secondaryNormalize: z.enum(['basic', 'none', 'english', 'whisper-english', 'whisper-basic']).optional(),
@@ -168,6 +174,8 @@ export const FdiPlan = z.strictObject({
     z.strictObject({ kind: z.literal('imported'), file: z.string().min(1) }),
   ]),
   groupings: z.array(z.array(Label).min(1).max(4)).min(1).max(10),
+  /** Per attribute set (matched by its labels): the reference group or every pair, chosen before the run; required to lock, as for WER. */
+  references: z.array(z.strictObject({ groupBy: z.array(Label).min(1).max(4), reference: ReferenceChoice })).max(10).optional(),
   orientation: z.enum(['harm', 'paper']).default('harm'),
   alpha: z.number().min(0).max(1).default(0.5),
   /** Decision threshold; absent: the equal-error-rate threshold over all trials. */
@@ -190,6 +198,15 @@ export const FdiPlan = z.strictObject({
   bootstrap: z.number().int().min(0).max(100_000).default(500),
   /** Shuffles of group labels for the FDI's permutation null (0: none). */
   nullPermutations: z.number().int().min(0).max(100_000).default(1000),
+}).superRefine((f, ctx) => {
+  const sets = new Set(f.groupings.map((g) => JSON.stringify(g)));
+  const seen = new Set<string>();
+  f.references?.forEach((r, i) => {
+    const key = JSON.stringify(r.groupBy);
+    if (!sets.has(key)) ctx.addIssue({ code: 'custom', message: `a reference group is given for the attribute set ${r.groupBy.join(' × ')}, which the plan does not group by`, path: ['references', i, 'groupBy'] });
+    else if (seen.has(key)) ctx.addIssue({ code: 'custom', message: `the attribute set ${r.groupBy.join(' × ')} has two reference groups`, path: ['references', i, 'groupBy'] });
+    seen.add(key);
+  });
 });
 
 export const AuditPlan = z.strictObject({

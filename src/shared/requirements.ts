@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import type { DatasetRole } from './api/datasets';
 import type { Section } from './results';
+import { ReferenceChoice, type GroupSize } from './reference-group';
 
 const Id = z.string().min(1).max(100);
 const Label = z.string().trim().min(1).max(100);
@@ -51,6 +52,7 @@ export const PlanDraft = z.object({
       dataset: Id.optional(),
       hypotheses: z.object({ source: z.enum(['column', 'model']), modelId: Id.optional(), recogniser: z.object({ name: z.string().max(200).optional(), version: z.string().max(100).optional(), settings: z.string().max(2000).optional() }).optional() }).optional(),
       groupBy: z.array(Label).max(4).default([]),
+      referenceGroup: ReferenceChoice.optional(),
     })
     .optional(),
   fdi: z
@@ -64,6 +66,7 @@ export const PlanDraft = z.object({
         })
         .optional(),
       groupings: z.array(z.array(Label).max(4)).max(10).default([]),
+      references: z.array(z.object({ groupBy: z.array(Label).max(4), reference: ReferenceChoice })).max(10).optional(),
     })
     .optional(),
 });
@@ -108,6 +111,11 @@ export interface RequirementReport {
   sections: SectionReadiness[];
   /** One line per unmet requirement, "WER: …": what `audit lock` prints. */
   reasons: string[];
+  /**
+   * Each group's size, per WER grouping and FDI attribute set the draft names, counted as
+   * the lock checks the reference group: what the Groups step offers the largest of.
+   */
+  groupSizes?: { section: 'wer' | 'fdi'; groupBy: string[]; sizes: GroupSize[] }[];
 }
 
 /** The sections in plain words, with the short name the reports use in brackets. */

@@ -4,7 +4,8 @@
  * results.json carries schemaVersion, and a change of meaning bumps it.
  * Plain data only (JSON-serialisable); full precision numbers.
  */
-import type { GroupFacts } from './api/datasets';
+import type { GroupFacts, LabelRecord } from './api/datasets';
+import type { ReferenceDesign } from './reference-group';
 
 export type { GroupFacts };
 
@@ -80,6 +81,8 @@ export interface DatasetSummary {
   groups: GroupFacts[];
   /** True for the bundled synthetic demo corpus: the report says so. */
   synthetic: boolean;
+  /** Labels that differed only in case, spaces or invisible characters and the auditor's decision on each, labels unified without asking, files a folder import skipped; absent when there were none (and in results written before labels were checked). */
+  labels?: LabelRecord;
 }
 
 export interface ModelSummary {
@@ -116,7 +119,14 @@ export interface SpeatTestDesign {
   humanIatD: number | null;
   matching: { on: string[]; perCell: number | null } | null;
   confounds: {
-    duration?: { test: 'paired-t' | 'welch-t'; t: number; df: number; p: number; meanX: number; meanY: number };
+    /**
+     * Clip duration X against Y (METHODS.md § The unit of inference, Confound checks): paired
+     * by sentence when both groups read the same sentences (`unit: 'sentence'`, one pair per
+     * sentence: its X clips' mean against its Y clips' mean), else Welch on speaker means, or
+     * on clips when speakers are unknown. `units` counts what was compared; results written
+     * before have no `unit` (their paired test paired clips in storage order).
+     */
+    duration?: { test: 'paired-t' | 'welch-t'; unit?: 'sentence' | 'speaker' | 'clip'; units?: { x: number; y: number }; t: number; df: number; p: number; meanX: number; meanY: number };
   };
   /** Clip ids, so a dashboard can play the stimuli behind a point. */
   stimuli: { x: string[]; y: string[]; a: string[]; b: string[] };
@@ -217,7 +227,7 @@ export interface SerAgreement {
   /** Pairs counted: those of models whose downstream regressor is informative. */
   total: number;
   pValue?: number;
-  /** (test × model) pairs left out because the model's downstream regressor learned nothing (downstream.informative false). */
+  /** (test × model) pairs left out because the model's downstream regressor could not be shown to have learned valence (downstream.informative false). */
   skipped?: number;
   /** The models those pairs belong to. */
   skippedModels?: string[];
@@ -239,6 +249,30 @@ export interface SerDownstream {
   reason: string | null;
 }
 
+/**
+ * Predicted valence compared between a SpEAT test's groups (METHODS.md § The unit of
+ * inference, SER group comparison): each speaker's clips averaged, the speaker means compared
+ * by Welch's t-test with a 95% CI of the difference (rating units). `unit: 'clip'` when some
+ * clip has no speaker id: clips were then treated as independent. Null when a group had
+ * fewer than 2 units.
+ */
+export interface SerGroupComparison {
+  unit: 'speaker' | 'clip';
+  test: 'welch-t';
+  units: { x: number; y: number };
+  clips: { x: number; y: number };
+  /** Mean of the speaker (or clip) means of predicted valence, per group. */
+  meanX: number;
+  meanY: number;
+  difference: number;
+  ci95: [number, number];
+  t: number;
+  df: number;
+  pValue: number;
+  /** The p behind the verdict, adjusted over the selected regressors' comparisons of informative models (config.comparison); absent on other rows. */
+  pAdjusted?: number;
+}
+
 export interface SerSection {
   config: {
     split: { train: number; validation: number; test: number };
@@ -249,6 +283,8 @@ export interface SerSection {
     earlyStopping?: { patience: number } | null;
     /** The fixed preprocessing, as the report states it. */
     preprocessing?: string;
+    /** Level and multiple-comparison adjustment of the group comparisons' verdicts (the SpEAT section's); absent in results written before. */
+    comparison?: { alpha: number; correction: Correction; tests: number };
   };
   models: {
     modelId: string;
@@ -256,7 +292,8 @@ export interface SerSection {
     validationClips: number;
     testClips: number;
     regressors: SerRegressor[];
-    tests: { testId: string; learningRate: number; cohensD: number; speatD: number; agree: boolean; meanX: number; meanY: number }[];
+    /** Cohen's d, meanX and meanY over clips (the SpEAT paper's statistic); `comparison` is the test on speaker means. */
+    tests: { testId: string; learningRate: number; cohensD: number; speatD: number; agree: boolean; meanX: number; meanY: number; comparison?: SerGroupComparison | null }[];
     /** Cohen's d of every regressor's predictions pooled (the SpEAT paper's statistic). */
     pooled?: { testId: string; cohensD: number; speatD: number; agree: boolean }[];
     /** The gate on the selected regressor; absent in results written before it existed. */
@@ -401,7 +438,10 @@ export interface WerSection {
     /** A second normaliser reported beside the primary one (never the basis of a verdict). */
     secondaryNormalize?: WerNormalize;
     groupBy: string[];
-    referenceGroup: string;
+    /** The group every other was compared with; null: every pair (each comparison names its pair). */
+    referenceGroup: string | null;
+    /** How the comparisons were chosen before the run (absent in results written before it was recorded). */
+    reference?: ReferenceDesign;
     bootstrap: number;
     permutations: number;
     by: 'utterance' | 'speaker';
@@ -445,15 +485,20 @@ export interface FdiGrouping {
   valueDisagreement: number;
   rankDisagreement: number;
   fdiCi95: [number, number] | null;
+  /** How fdiCi95 was bootstrapped: over speakers or over trials (absent in results written before, which resampled trials). */
+  fdiCi?: { unit: 'speaker' | 'trial'; resamples: number; dropped: number; method: string } | null;
   sweep: { threshold: number; fdi: number; valueDisagreement: number; rankDisagreement: number; disparities: { fpr: number; fnr: number; accuracy: number } }[];
   alphaSensitivity: { alpha: number; fdi: number }[];
+  /** The reference group of this attribute set, or every pair, as chosen before the run (absent in results written before). */
+  reference?: ReferenceDesign;
   /** The thresholds this grouping's sweep covers: the plan's, or its own trials' 1st to 99th score percentile. */
   sweepRange?: { from: number; to: number; step: number; rule: 'given' | 'observed-range' };
   /** How well the scores separate genuine from impostor trials; absent in results written before the gate. */
   verifier?: FdiVerifier;
   /**
    * FDI against noise (METHODS.md § Verdicts that hold): group labels shuffled over the
-   * items, each keeping its label and score, FDI recomputed at the same threshold;
+   * speakers when trials name them (else over the trials), each trial keeping its label and
+   * score, FDI recomputed at the same threshold;
    * p = (1 + #{FDI_perm ≥ FDI_obs}) / (1 + permutations). null when not computed
    * (0 permutations).
    */
@@ -470,6 +515,11 @@ export interface FdiTrialScore {
   /** 1 genuine (same speaker), 0 impostor. */
   label: 0 | 1;
   score: number;
+  /**
+   * The trial's enrolment and test speakers as pseudonyms (S01, S02, … in the order of the
+   * real ids, so every resample and shuffle is the same), when the trials name speakers.
+   */
+  speakers?: [string, string];
 }
 
 /** Verifier quality (METHODS.md § Verdicts that hold, Verifier quality), over all trials of the grouping. */
@@ -494,6 +544,10 @@ export interface FdiNull {
   q95: number;
   /** How labels were shuffled, in words. */
   method: string;
+  /** What was shuffled (absent in results written before: trials). */
+  unit?: 'speaker' | 'trial';
+  /** Speaker shuffles left out because a group had no genuine or impostor trial. */
+  skipped?: number;
 }
 
 export interface FdiSection {

@@ -3,11 +3,11 @@
  * one rule for the PDF report and the app's dashboards, so the two cannot say different
  * things about the same number: SpEAT on the two-sided p naming the favoured group, SER
  * only from an informative downstream regressor, FDI only from an informative verifier
- * whose index beats the label-shuffle null.
+ * with three or more groups whose index beats the label-shuffle null.
  */
-import { fmt, pText } from './charts/format';
-import { CORRECTION_NAMES } from './interpret';
-import type { FdiGrouping, ModelSummary, SerSection, SpeatResult, SpeatSection, SpeatTestDesign, WerComparison, WerGroupResult } from './results';
+import { fmt, fmtCi, fmtSigned, pText } from './charts/format';
+import { chancePhrase, CORRECTION_NAMES } from './interpret';
+import type { FdiGrouping, ModelSummary, SerGroupComparison, SerSection, SpeatResult, SpeatSection, SpeatTestDesign, WerComparison, WerGroupResult } from './results';
 
 export interface SpeatVerdict {
   /** The adjusted p behind the verdict: two-sided when the results have it. */
@@ -71,8 +71,48 @@ export function serGate(m: SerSection['models'][number]): SerGate {
   if (!d || d.informative) return { informative: true, sentence: null };
   return {
     informative: false,
-    sentence: `the downstream model did not learn valence from this encoder (test-split R² = ${fmt(d.testR2)}, one-sided 95% lower bound ${fmt(d.testR2Lower)}, not above 0); no propagation conclusion`,
+    sentence: `the downstream model could not be shown to have learned valence from this encoder (test-split R² = ${fmt(d.testR2)}, one-sided 95% lower bound ${fmt(d.testR2Lower)}, not above 0); no propagation conclusion`,
   };
+}
+
+/** "Welch t-test on speaker means, 6 and 6 speakers", or on recordings when speakers are unknown: the unit, named beside each SER comparison. */
+export function serComparisonUnitText(c: SerGroupComparison): string {
+  return c.unit === 'speaker'
+    ? `Welch t-test on speaker means, ${c.units.x} and ${c.units.y} speakers`
+    : `Welch t-test on recordings, ${c.units.x} and ${c.units.y}: speakers unknown, so recordings are treated as independent and the p may be too small`;
+}
+
+export interface SerComparisonVerdict {
+  unlikely: boolean;
+  /** "unlikely to be chance (p = …, adjusted for N tests, Holm)" or "could be chance (…)", lower case. */
+  phrase: string;
+  /** "+0.30 (95% CI [0.10, 0.50]; Welch t-test on speaker means, 6 and 6 speakers)": the difference in mean predicted valence, X minus Y. */
+  detail: string;
+}
+
+/**
+ * The verdict on "predicted valence differs between the groups" (METHODS.md § The unit of
+ * inference, SER group comparison): from the speaker-level comparison's adjusted p, never from
+ * Cohen's d over recordings. Null for rows that carry no verdict (other regressors, models
+ * whose regressor could not be shown to have learned valence, results written before).
+ */
+export function serComparisonVerdict(c: SerGroupComparison | null | undefined, ser: Pick<SerSection, 'config'>): SerComparisonVerdict | null {
+  const cfg = ser.config.comparison;
+  if (!c || c.pAdjusted === undefined || !cfg) return null;
+  const chance = chancePhrase(c.pAdjusted, cfg.alpha, cfg.tests, cfg.correction);
+  return {
+    unlikely: chance.unlikely,
+    phrase: chance.phrase,
+    detail: `${fmtSigned(c.difference)} (95% CI ${fmtCi(c.ci95)}; ${serComparisonUnitText(c)})`,
+  };
+}
+
+/** The verdict cell of a SER comparison table row, the same in the report and the app. */
+export function serComparisonCell(m: SerSection['models'][number], c: SerGroupComparison | null | undefined, ser: Pick<SerSection, 'config'>): string {
+  if (!serGate(m).informative) return 'none: the regressor could not be shown to have learned valence';
+  if (c === null) return 'not tested: a group has fewer than 2 speakers';
+  const v = serComparisonVerdict(c, ser);
+  return v ? (v.unlikely ? 'unlikely to be chance' : 'could be chance') : '–';
 }
 
 export interface FdiVerdict {
@@ -85,6 +125,38 @@ export interface FdiVerdict {
 /** The level the FDI null is read at (METHODS.md § Verdicts that hold): the conventional 5%. */
 export const FDI_NULL_ALPHA = 0.05;
 
+/**
+ * One group worst on false accepts (FPR) and another on false rejects (FNR): the pattern whose
+ * FDI stays below its null's 95th percentile however many trials there are (METHODS.md §
+ * Verdicts that hold, FDI against noise), so "not distinguishable from noise" must not read as
+ * "too little data".
+ */
+export function fdiSplitWorst(g: Pick<FdiGrouping, 'groups'>): boolean {
+  const rows = Object.entries(g.groups);
+  const worst = (pick: (m: (typeof rows)[number][1]) => number | null): Set<string> => {
+    const vals = rows.filter(([, m]) => pick(m) !== null);
+    if (vals.length === 0) return new Set();
+    const top = Math.max(...vals.map(([, m]) => pick(m)!));
+    const low = Math.min(...vals.map(([, m]) => pick(m)!));
+    // No worst group when every group has the same rate.
+    return top > low ? new Set(vals.filter(([, m]) => pick(m) === top).map(([k]) => k)) : new Set();
+  };
+  const fpr = worst((m) => m.fpr);
+  const fnr = worst((m) => m.fnr);
+  return fpr.size > 0 && fnr.size > 0 && ![...fpr].some((k) => fnr.has(k));
+}
+
+/** "speaker-label shuffle" or "label-shuffle": what the FDI null shuffled (results before the speaker null shuffled trials). */
+function fdiNullName(g: FdiGrouping): string {
+  return g.null?.unit === 'speaker' ? 'speaker-label shuffle' : 'label-shuffle';
+}
+
+/** ", resampling speakers" or ", resampling trials" after the FDI's CI; '' without a CI. */
+export function fdiCiUnitText(g: Pick<FdiGrouping, 'fdiCi95' | 'fdiCi'>): string {
+  if (!g.fdiCi95) return '';
+  return g.fdiCi?.unit === 'speaker' ? ', resampling speakers' : ', resampling trials';
+}
+
 export function fdiVerdict(g: FdiGrouping): FdiVerdict {
   const v = g.verifier;
   if (v && !v.informative) {
@@ -93,19 +165,24 @@ export function fdiVerdict(g: FdiGrouping): FdiVerdict {
       sentence: `the verifier separates genuine from impostor trials no better than chance (AUC ${fmt(v.auc)}, 95% CI [${fmt(v.aucCi[0])}, ${fmt(v.aucCi[1])}]), so no conclusion about the fairness metrics can be drawn from it`,
     };
   }
+  // With two groups each normalised metric is 0 for one group and 1 for the other: FDI takes two values and its null p is never small.
+  if (Object.keys(g.groups).length === 2) {
+    return { conclusive: false, sentence: 'FDI cannot be tested with two groups; see the per-metric disparities' };
+  }
   const nul = g.null;
   if (!nul) {
     return { conclusive: false, sentence: 'no label-shuffle null was computed, so it cannot be told apart from what noise alone gives' };
   }
   if (!(nul.pValue < FDI_NULL_ALPHA)) {
+    const pattern = fdiSplitWorst(g) ? '; this pattern (one group worse on false accepts, another on false rejects) can stay undetected at any size' : '';
     return {
       conclusive: false,
-      sentence: `the disagreement is within what noise produces with these group sizes (label-shuffle null: mean ${fmt(nul.mean)}, 95th percentile ${fmt(nul.q95)}; ${pText(nul.pValue)} over ${nul.permutations.toLocaleString('en')} shuffles), so it cannot be concluded that the metrics disagree`,
+      sentence: `not distinguishable from noise with this test (${fdiNullName(g)} null: mean ${fmt(nul.mean)}, 95th percentile ${fmt(nul.q95)}; ${pText(nul.pValue)} over ${nul.permutations.toLocaleString('en')} shuffles)${pattern}`,
     };
   }
   return {
     conclusive: true,
-    sentence: `higher than noise alone gives (label-shuffle null 95th percentile ${fmt(nul.q95)}, ${pText(nul.pValue)}): the metrics disagree about who is worst off, so no single metric should be reported alone`,
+    sentence: `higher than noise alone gives (${fdiNullName(g)} null 95th percentile ${fmt(nul.q95)}, ${pText(nul.pValue)}): the metrics disagree about who is worst off, so no single metric should be reported alone`,
   };
 }
 

@@ -232,6 +232,9 @@ test('WER: for each comparison the dashboard and the signed PDF give the same ve
   expect(pdf).toContain(primary);
   const overall = ((await page.getByTestId('wer-overall').textContent()) ?? '').replace(/\s+/g, ' ');
   expect(pdf).toContain(overall);
+  // How the reference group was chosen (issue 32.3): the demo's plan names us.
+  await expect(page.getByTestId('wer-reference')).toHaveText('Reference group chosen before the run: us, named by the auditor.');
+  expect(pdf).toContain('Reference group chosen before the run: us, named by the auditor.');
 });
 
 test('FDI: the Wasserstein table has a number for every pair of groups, on the dashboard and in the demo report', async ({ page }) => {

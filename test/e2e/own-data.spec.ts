@@ -12,7 +12,7 @@
  * pocketsphinx output, real ratings). The first journey also checks the verdicts that hold
  * (issue 21) on this data, in the dashboard and the signed PDF: a second comparison with male
  * as Group X comes out strongly negative and is called unlikely to be chance with the group
- * favoured named; the acoustic baseline's SER regressor learned nothing, so no propagation
+ * favoured named; the acoustic baseline's SER regressor could not be shown to have learned valence, so no propagation
  * conclusion; the speaker verifier built from its embeddings is at chance, so no FDI verdict.
  * Every screen is checked by AuditorApp.record: axe,
  * no horizontal overflow, no control narrower than 12 px, no developer file names.
@@ -242,7 +242,7 @@ test('a new auditor audits their own data: one spreadsheet with human column nam
   expect(opposite.pTwoSidedAdjusted!.holm).toBeLessThan(0.05);
   expect(opposite.favoured).toBe('y');
   const unlearned = results.ser!.models.find((m) => m.downstream && !m.downstream.informative);
-  expect(unlearned, 'the acoustic baseline does not learn valence from 40 ratings').toBeDefined();
+  expect(unlearned, 'the acoustic baseline is not shown to have learned valence from 40 ratings').toBeDefined();
   const verifier = results.fdi!.groupings[0]!.verifier!;
   expect(verifier.informative, `a speaker verifier from the acoustic baseline's embeddings (AUC ${verifier.auc})`).toBe(false);
   const tabs = page.getByRole('tab');
@@ -260,7 +260,7 @@ test('a new auditor audits their own data: one spreadsheet with human column nam
   await expect(speatTable.getByText('female favoured', { exact: false }).first()).toBeVisible();
   await expect(speatTable.getByText(speatControlNote({ family: 'acoustic-baseline' }), { exact: false }).first()).toBeVisible();
   await page.getByRole('tab', { name: 'SER propagation', exact: true }).click();
-  await expect(page.getByRole('tabpanel').getByText(/did not learn valence from this encoder/).first()).toBeVisible();
+  await expect(page.getByRole('tabpanel').getByText(/could not be shown to have learned valence from this encoder/).first()).toBeVisible();
   await page.getByRole('tab', { name: 'FDI', exact: true }).click();
   await expect(page.getByRole('tabpanel').getByText(/no better than chance/).first()).toBeVisible();
   await expect(page.getByRole('tabpanel').getByText(/the metrics disagree about who is worst off/)).toHaveCount(0);
@@ -282,7 +282,7 @@ test('a new auditor audits their own data: one spreadsheet with human column nam
   expect(pdfText).toMatch(/recordings of female speakers sit closer to pleasant speech than male speakers' do \(female favoured\)/);
   expect(pdfText).toMatch(/is unlikely to be chance \(two-sided p [<=] [0-9.]+, adjusted for 2 tests, Holm\)/);
   expect(pdfText).toContain(speatControlNote({ family: 'acoustic-baseline' }));
-  expect(pdfText).toMatch(/the downstream model did not learn valence from this encoder \(test-split R² = [−-]?[0-9.]+, one-sided 95% lower bound [−-]?[0-9.]+, not above 0\); no propagation conclusion\./);
+  expect(pdfText).toMatch(/the downstream model could not be shown to have learned valence from this encoder \(test-split R² = [−-]?[0-9.]+, one-sided 95% lower bound [−-]?[0-9.]+, not above 0\); no propagation conclusion\./);
   expect(pdfText).toMatch(/the verifier separates genuine from impostor trials no better than chance \(AUC [0-9.]+, 95% CI \[[0-9.]+, [0-9.]+\]\), so no conclusion about the fairness metrics can be drawn from it/);
   expect(pdfText).not.toMatch(/the metrics disagree about who is worst off/);
   // The browser preview offers the signed statement and the data files too, byte for byte as written.
@@ -389,7 +389,7 @@ test('WER data without recogniser output: the Plan step names the reason and the
     models: ['acoustic-baseline'],
     speat: { attributeDataset: byName('ratings.csv'), attributePerSpeaker: 5, tests: [{ id: 't1', name: 'female vs male', targetDataset: byName('recordings.csv'), x: { label: 'gender', value: 'female' }, y: { label: 'gender', value: 'male' } }] },
     ser: { valenceDataset: byName('ratings.csv') },
-    wer: { dataset: byName('recordings.csv'), groupBy: ['accent'] },
+    wer: { dataset: byName('recordings.csv'), groupBy: ['accent'], referenceGroup: { kind: 'every-pair' } },
   };
   const planFile = join(folder, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));

@@ -3,14 +3,18 @@
  * and 23.4): a folder copied with `cp -a` and opened from the home screen asks first
  * (open as a copy, or cancel); as a copy it gets its own id, and renaming it changes the
  * copy's database, never the original's. A project whose folder was deleted is marked
- * "Folder missing" with "Remove from list" instead of failing the list.
+ * "Folder missing" with "Remove from list" instead of failing the list. A folder whose
+ * project.sqlite holds the sender's SQL (a view that never ends) is refused when opened,
+ * with the engine still answering, and the home screen lists it as "Cannot be opened"
+ * with the reason and "Remove from list" (issue 33.2).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, test, type APIRequestContext } from '@playwright/test';
+import { craftFolder } from '../support/crafted-projects';
 import { AuditorApp } from './pages/app';
 import { startHost, type RunningHost } from './web-host';
 
@@ -98,6 +102,35 @@ test('a project whose folder was deleted is marked missing and can be removed fr
   await expect(entry).toContainText(gone);
   await app.record('missing-folder');
   await entry.getByRole('button', { name: 'Remove from list: Deleted behind our back' }).click();
+  await expect(entry).toHaveCount(0);
+  expect((await call<{ id: string }[]>(request, 'projects.list', {})).result.map((p) => p.id)).not.toContain(created.result.id);
+});
+
+test('a folder holding a view that never ends is refused with the engine still answering, and the home screen lists it with the reason and removes it', async ({ page, request }, info) => {
+  const app = new AuditorApp(page, info);
+  expect((await call(request, 'files.grant', { path: dir, purpose: 'project-folder' })).ok).toBe(true);
+  const received = craftFolder('endless-view', join(dir, 'received-endless'));
+  const started = Date.now();
+  const refused = await call(request, 'projects.open', { path: received.dir });
+  expect(refused.status).toBe(422);
+  expect(refused.error).toMatchObject({ code: 'user', field: 'path' });
+  expect(refused.error!.message).toContain(`${received.file}: this project folder contains database code Equivox did not write (view project)`);
+  expect((await call(request, 'app.info', {})).ok).toBe(true);
+  expect(Date.now() - started).toBeLessThan(30_000);
+
+  // A listed project whose file was replaced by the crafted one.
+  const swapped = join(dir, 'swapped');
+  const created = await call<{ id: string }>(request, 'projects.create', { name: 'Swapped for a crafted file', dir: swapped });
+  expect(created.ok, JSON.stringify(created.error)).toBe(true);
+  rmSync(join(swapped, 'project.sqlite'));
+  cpSync(received.file, join(swapped, 'project.sqlite'));
+  await page.goto(host.url);
+  const list = page.getByRole('list', { name: 'Recent projects' });
+  const entry = list.getByRole('listitem').filter({ hasText: 'Swapped for a crafted file' });
+  await expect(entry).toContainText('Cannot be opened');
+  await expect(entry).toContainText('contains database code Equivox did not write (view project)');
+  await app.record('crafted-folder');
+  await entry.getByRole('button', { name: 'Remove from list: Swapped for a crafted file' }).click();
   await expect(entry).toHaveCount(0);
   expect((await call<{ id: string }[]>(request, 'projects.list', {})).result.map((p) => p.id)).not.toContain(created.result.id);
 });

@@ -92,7 +92,7 @@ test.beforeAll(async () => {
   delete plan.wer;
   const scores = join(dir, 'chance-verifier.csv');
   chanceScores(scores);
-  plan.fdi = { ...plan.fdi, source: { kind: 'imported', file: scores }, groupings: [['gender']] };
+  plan.fdi = { ...plan.fdi, source: { kind: 'imported', file: scores }, groupings: [['gender']], references: [{ groupBy: ['gender'], reference: { kind: 'every-pair' } }] };
   const planFile = join(dir, 'plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
 
@@ -153,12 +153,12 @@ test('uninformative SER model: no propagation conclusion, in the dashboard and t
   await page.setViewportSize({ width: 1200, height: 900 });
   await page.goto(previewUrl());
   await page.getByRole('tab', { name: 'SER propagation', exact: true }).click();
-  await expect(page.getByRole('tabpanel').getByText(/did not learn valence from this encoder/).first()).toBeVisible();
+  await expect(page.getByRole('tabpanel').getByText(/could not be shown to have learned valence from this encoder/).first()).toBeVisible();
   // The scatter still shows that model's pair, and its caption says the count leaves it out (the count the agreement sentence states).
   const a = results.ser!.agreement;
   const name = results.models.find((m) => m.id === failed[0]!.modelId)!.name;
   expect(a.skippedModels).toContain(failed[0]!.modelId);
-  const counted = new RegExp(`the agreement count uses ${a.total} of them; the 1 pair of ${esc(name)} is shown but not counted, because its downstream model did not learn valence`);
+  const counted = new RegExp(`the agreement count uses ${a.total} of them; the 1 pair of ${esc(name)} is shown but not counted, because its downstream model could not be shown to have learned valence`);
   await expect(page.getByRole('tabpanel').getByText(counted)).toBeVisible();
   await expect(page.getByRole('tabpanel').getByText(`${a.agree} of the ${a.total} counted point`, { exact: false })).toBeVisible();
   // Its rows of the data table say "not counted" rather than a yes/no that would read as a conclusion.
@@ -168,7 +168,7 @@ test('uninformative SER model: no propagation conclusion, in the dashboard and t
   for (let i = 0; i < pairs; i += 1) await expect(rows.nth(i).locator('td').last()).toHaveText('not counted');
   await page.screenshot({ path: test.info().outputPath('verdicts-ser.png'), fullPage: true });
 
-  expect(pdfText).toMatch(new RegExp(`${esc(name)}, selected regressor \\(learning rate [0-9.e-]+\\): the downstream model did not learn valence from this encoder \\(test-split R² = [−-]?[0-9.]+, one-sided 95% lower bound [−-]?[0-9.]+, not above 0\\); no propagation conclusion\\.`));
+  expect(pdfText).toMatch(new RegExp(`${esc(name)}, selected regressor \\(learning rate [0-9.e-]+\\): the downstream model could not be shown to have learned valence from this encoder \\(test-split R² = [−-]?[0-9.]+, one-sided 95% lower bound [−-]?[0-9.]+, not above 0\\); no propagation conclusion\\.`));
   expect(pdfText).toMatch(counted);
   expect(pdfText).toContain(`In ${a.agree} of ${a.total} (test × model) pairs`);
   // The results table: that model's rows (one per learning rate and the pooled row) say "not counted"

@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   // web host's grants are checked in the web-host test and path-policy.test.ts).
   const engine = createEngine({ host: 'cli' });
   const api = createApi(engine);
-  const plan = (file: string) => ({ title: 'Probe', sections: ['fdi'], fdi: { source: { kind: 'imported', file }, groupings: [['group']] } });
+  const plan = (file: string) => ({ title: 'Probe', sections: ['fdi'], fdi: { source: { kind: 'imported', file }, groupings: [['group']], references: [{ groupBy: ['group'], reference: { kind: 'every-pair' } }] } });
   const apiCases: Record<string, (p: string) => [string, unknown]> = {
     'reports.verify path': (p) => ['reports.verify', { path: p }],
     'identities.trust certPath': (p) => ['identities.trust', { certPath: p }],

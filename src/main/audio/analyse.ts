@@ -15,7 +15,10 @@ export function sha256File(file: string, signal?: AbortSignal): Promise<string> 
 export interface LevelStats {
   rms: number;
   peak: number;
-  /** Fraction of samples inside runs of >= 3 consecutive samples at |x| >= clipLevel. */
+  /**
+   * Fraction of samples inside runs of >= 3 consecutive samples at |x| >= clipLevel (for a
+   * file with several channels: of every channel's samples, audio/mix.ts).
+   */
   clippedFraction: number;
 }
 
@@ -35,9 +38,15 @@ export class LevelMeter {
   push(samples: Float32Array): void {
     const clipLevel = this.clipLevel;
     let { sum, peak, clipped, run } = this;
+    let skipped = 0;
     for (let i = 0; i < samples.length; i += 1) {
       const v = samples[i]!;
       const a = v < 0 ? -v : v;
+      // NaN and ±Inf are not levels: left out here, counted by audio/mix.ts's checks.
+      if (!(a < Infinity)) {
+        skipped += 1;
+        continue;
+      }
       sum += v * v;
       if (a > peak) peak = a;
       if (a >= clipLevel) run += 1;
@@ -50,7 +59,7 @@ export class LevelMeter {
     this.peak = peak;
     this.clipped = clipped;
     this.run = run;
-    this.n += samples.length;
+    this.n += samples.length - skipped;
   }
 
   get count(): number {

@@ -9,10 +9,11 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { CancelledError, UserError } from '../../shared/errors';
 import { findFfmpeg } from '../ffmpeg';
-import { LevelMeter, type LevelStats } from './analyse';
+import type { LevelStats } from './analyse';
 import { ffmpegInputArgs, refusedInputReason, whitelistRefusal } from './ffmpeg-input';
+import { MAX_CHANNELS, mixToMono, SourceMeter, type SampleChecks } from './mix';
 import { wavCodecName } from './pcm-analyse';
-import { openWav, readWavBlock } from './wav';
+import { openWav, parseWavHeader, readWavBlock } from './wav';
 
 export const TARGET_SAMPLE_RATE = 16000;
 
@@ -26,7 +27,7 @@ export interface SourceInfo {
 }
 
 export interface DecodedAudio {
-  /** 16 kHz mono float32 in [-1, 1] (resampling can overshoot slightly). */
+  /** 16 kHz mono float32 in [-1, 1] (resampling can overshoot slightly): the average of the file's channels (audio/mix.ts). */
   samples: Float32Array;
   sampleRate: number;
   durationS: number;
@@ -102,8 +103,8 @@ function float32View(buf: Buffer): Float32Array {
 
 interface DecodeRun {
   source: SourceInfo;
-  /** The rate ffmpeg wrote (from its output description), when it printed one. */
-  outputRate: number | null;
+  /** The rate and channel count of ffmpeg's output (from the WAV header it wrote). */
+  output: { sampleRate: number; channels: number };
   warnings: string[];
   damaged: string | null;
 }
@@ -116,14 +117,69 @@ export function parseFfmpegOutputRate(stderr: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** Bytes of ffmpeg's WAV output within which its header must end. */
+const WAV_HEADER_LIMIT = 1 << 16;
+
 /**
- * Spawn ffmpeg decoding `file` to f32le mono at `sampleRate` ('native': the file's own
- * rate, no resampling), handing stdout chunks to `onData`.
+ * ffmpeg's float WAV written to a pipe (sizes unknown, 0xFFFFFFFF): the header gives the
+ * channel count and rate, then whole interleaved float32 frames go to `onFrames`. A WAV
+ * rather than raw f32le because the channel count travels with the samples (ffmpeg's
+ * stderr description arrives on another pipe, in no guaranteed order).
+ */
+export class WavPipeReader {
+  private head: Buffer | null = Buffer.alloc(0);
+  private carry = Buffer.alloc(0);
+  format: { sampleRate: number; channels: number } | null = null;
+
+  constructor(private readonly onFrames: (interleaved: Float32Array, channels: number) => void) {}
+
+  /** Throws when the header is not a float WAV Equivox can mix. */
+  push(chunk: Buffer): void {
+    if (this.head) {
+      const buf = Buffer.concat([this.head, chunk]);
+      const p = parseWavHeader((pos, len) => buf.subarray(pos, Math.min(buf.length, pos + len)), buf.length);
+      if (!p.ok) {
+        if (buf.length >= WAV_HEADER_LIMIT || /fmt chunk of|format|block alignment|channels|sample rate|WAVE_FORMAT|sub-format|data before fmt/.test(p.reason)) {
+          throw new Error(`ffmpeg's output could not be read (${p.reason})`);
+        }
+        this.head = buf;
+        return;
+      }
+      const h = p.header;
+      if (h.format !== 'float' || h.bits !== 32) throw new Error(`ffmpeg wrote ${h.format} ${h.bits}-bit samples, not float32`);
+      if (h.channels > MAX_CHANNELS) throw new TooManyChannels(h.channels);
+      this.format = { sampleRate: h.sampleRate, channels: h.channels };
+      this.head = null;
+      chunk = buf.subarray(h.dataOffset);
+    }
+    const ch = this.format!.channels;
+    const frameBytes = 4 * ch;
+    const buf = this.carry.length ? Buffer.concat([this.carry, chunk]) : chunk;
+    const whole = buf.length - (buf.length % frameBytes);
+    // Copied: ffmpeg's chunks are reused by the stream, and a typed view wants alignment.
+    if (whole > 0) this.onFrames(float32View(Buffer.from(buf.subarray(0, whole))), ch);
+    this.carry = Buffer.from(buf.subarray(whole));
+  }
+}
+
+/** A file with more channels than Equivox mixes to mono. */
+export class TooManyChannels extends Error {
+  constructor(readonly channels: number) {
+    super(`${channels} channels: Equivox mixes at most ${MAX_CHANNELS} channels to mono`);
+    this.name = 'TooManyChannels';
+  }
+}
+
+/**
+ * Spawn ffmpeg decoding `file` to a float32 WAV of all its channels at `sampleRate`
+ * ('native': the file's own rate, no resampling), handing whole interleaved frames to
+ * `onFrames`. ffmpeg only converts and resamples here; the channels are averaged by the
+ * caller (audio/mix.ts), never by ffmpeg's `-ac 1` matrix, which adds up to 4.4 × gain.
  */
 function runDecode(
   file: string,
   options: { signal?: AbortSignal; sampleRate?: number | 'native'; ffmpeg?: string; onChild?: (child: ChildProcessByStdio<null, Readable, Readable>) => void },
-  onData: (chunk: Buffer) => void,
+  onFrames: (interleaved: Float32Array, channels: number) => void,
 ): Promise<DecodeRun> {
   const sampleRate = options.sampleRate ?? TARGET_SAMPLE_RATE;
   const ffmpeg = options.ffmpeg ?? ffmpegPath();
@@ -134,18 +190,28 @@ function runDecode(
   return new Promise<DecodeRun>((resolvePromise, reject) => {
     const child = spawn(
       ffmpeg,
-      ['-hide_banner', '-nostats', '-nostdin', '-loglevel', 'info', ...ffmpegInputArgs(file), '-vn', '-map', '0:a:0', '-f', 'f32le', '-ac', '1', ...(sampleRate === 'native' ? [] : ['-ar', String(sampleRate)]), '-'],
+      ['-hide_banner', '-nostats', '-nostdin', '-loglevel', 'info', ...ffmpegInputArgs(file), '-vn', '-map', '0:a:0', '-f', 'wav', '-c:a', 'pcm_f32le', ...(sampleRate === 'native' ? [] : ['-ar', String(sampleRate)]), '-'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     options.onChild?.(child);
     let stderr = '';
     let aborted = false;
+    let readFailure: Error | null = null;
+    const reader = new WavPipeReader(onFrames);
     const onAbort = () => {
       aborted = true;
       child.kill('SIGKILL');
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', onData);
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (readFailure) return;
+      try {
+        reader.push(chunk);
+      } catch (err) {
+        readFailure = err as Error;
+        child.kill('SIGKILL');
+      }
+    });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (s: string) => {
       // Bounded: a broken file can make ffmpeg log one line per packet.
@@ -158,19 +224,46 @@ function runDecode(
     child.on('close', (code) => {
       signal?.removeEventListener('abort', onAbort);
       if (aborted) return reject(new CancelledError());
+      if (readFailure) return reject(new AudioDecodeError(`not readable as audio: ${readFailure.message}`, file, stderr));
       const source = parseFfmpegInputInfo(stderr);
       const warnings = stderr
         .split(/\r?\n/)
         .filter((l) => /^\[[^\]]+\]/.test(l) || /error|invalid|corrupt/i.test(l))
         .slice(0, 20);
-      if (code !== 0) {
+      if (code !== 0 || !reader.format) {
         const last = whitelistRefusal(stderr) ?? stderr.trim().split(/\r?\n/).filter(Boolean).slice(-1)[0] ?? `ffmpeg exited with code ${code}`;
         return reject(new AudioDecodeError(`not readable as audio: ${last}`, file, stderr));
       }
       const damaged = warnings.find((l) => /corrupt|truncat|invalid data|error while decoding|partial file/i.test(l)) ?? null;
-      resolvePromise({ source, outputRate: parseFfmpegOutputRate(stderr), warnings, damaged });
+      resolvePromise({ source, output: reader.format, warnings, damaged });
     });
   });
+}
+
+/** Collects averaged mono blocks of a decode. */
+function monoCollector(): { onFrames: (interleaved: Float32Array, channels: number) => void; blocks: Float32Array[]; length: number } {
+  const c = {
+    blocks: [] as Float32Array[],
+    length: 0,
+    onFrames(interleaved: Float32Array, channels: number) {
+      const frames = interleaved.length / channels;
+      const mono = channels === 1 ? interleaved : mixToMono(interleaved, channels, frames, new Float32Array(frames));
+      c.blocks.push(mono);
+      c.length += frames;
+    },
+  };
+  return c;
+}
+
+function joined(blocks: Float32Array[], length: number): Float32Array {
+  if (blocks.length === 1) return blocks[0]!;
+  const out = new Float32Array(length);
+  let o = 0;
+  for (const b of blocks) {
+    out.set(b, o);
+    o += b.length;
+  }
+  return out;
 }
 
 /**
@@ -197,13 +290,9 @@ export async function decodeAudio(
       }
     }
   }
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  const run = await runDecode(file, options, (c) => {
-    chunks.push(c);
-    bytes += c.length;
-  });
-  const samples = float32View(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes));
+  const mono = monoCollector();
+  const run = await runDecode(file, options, mono.onFrames);
+  const samples = joined(mono.blocks, mono.length);
   return { samples, sampleRate, durationS: samples.length / sampleRate, source: run.source, warnings: run.warnings, damaged: run.damaged };
 }
 
@@ -214,7 +303,7 @@ export async function decodeAudio(
  * decode; stopping early (break) kills ffmpeg.
  */
 export async function* decodeStream(file: string, options: { signal?: AbortSignal; ffmpeg?: string } = {}): AsyncGenerator<Float32Array> {
-  const queue: Buffer[] = [];
+  const queue: Float32Array[] = [];
   let child: ChildProcessByStdio<null, Readable, Readable> | undefined;
   let wake: (() => void) | null = null;
   let finished = false;
@@ -224,8 +313,9 @@ export async function* decodeStream(file: string, options: { signal?: AbortSigna
     wake = null;
     w?.();
   };
-  const run = runDecode(file, { ...options, onChild: (c) => (child = c) }, (chunk) => {
-    queue.push(chunk);
+  const run = runDecode(file, { ...options, onChild: (c) => (child = c) }, (interleaved, channels) => {
+    const frames = interleaved.length / channels;
+    queue.push(channels === 1 ? interleaved : mixToMono(interleaved, channels, frames, new Float32Array(frames)));
     if (queue.length > 8) child?.stdout.pause();
     notify();
   }).then(
@@ -239,7 +329,6 @@ export async function* decodeStream(file: string, options: { signal?: AbortSigna
       notify();
     },
   );
-  let carry = Buffer.alloc(0);
   try {
     for (;;) {
       if (queue.length === 0) {
@@ -248,12 +337,9 @@ export async function* decodeStream(file: string, options: { signal?: AbortSigna
         await new Promise<void>((r) => (wake = r));
         continue;
       }
-      const c = queue.shift()!;
+      const block = queue.shift()!;
       if (queue.length <= 2) child?.stdout.resume();
-      const buf = carry.length ? Buffer.concat([carry, c]) : c;
-      const whole = buf.length - (buf.length % 4);
-      carry = Buffer.from(buf.subarray(whole));
-      if (whole > 0) yield float32View(Buffer.from(buf.subarray(0, whole)));
+      if (block.length > 0) yield block;
     }
     await run;
     if (failure) throw failure;
@@ -267,32 +353,32 @@ export interface AnalysedAudio {
   sampleRate: number;
   durationS: number;
   samples: number;
+  /** RMS and peak of the channels' average; clipping per channel (audio/mix.ts). */
   levels: LevelStats;
+  /** NaN, infinite and far-out samples, over every channel. */
+  checks: SampleChecks;
   source: SourceInfo;
   warnings: string[];
   damaged: string | null;
 }
 
 /**
- * Decode a file only to measure it (length, RMS, peak, clipping) at its own sample rate,
- * downmixed to mono: the PCM streams through a LevelMeter and is never held, so several
- * files can be measured at once. Measuring the recorded samples rather than a 16 kHz
- * resampling keeps a clipped flat top and the true length, and lets WAV and FLAC be
- * measured in process with the same numbers (audio/pcm-analyse.ts).
+ * Decode a file only to measure it (length, RMS, peak, clipping, sample checks) at its own
+ * sample rate: the PCM streams through a SourceMeter and is never held, so several files
+ * can be measured at once. Measuring the recorded samples rather than a 16 kHz resampling
+ * keeps a clipped flat top and the true length, and lets WAV and FLAC be measured in
+ * process with the same numbers (audio/pcm-analyse.ts).
  */
 export async function analyseAudio(file: string, options: { signal?: AbortSignal; ffmpeg?: string } = {}): Promise<AnalysedAudio> {
-  const meter = new LevelMeter();
-  let carry = Buffer.alloc(0);
-  const run = await runDecode(file, { ...options, sampleRate: 'native' }, (c) => {
-    const buf = carry.length ? Buffer.concat([carry, c]) : c;
-    const whole = buf.length - (buf.length % 4);
-    meter.push(float32View(buf.subarray(0, whole)));
-    carry = Buffer.from(buf.subarray(whole));
+  let meter: SourceMeter | null = null;
+  const run = await runDecode(file, { ...options, sampleRate: 'native' }, (interleaved, channels) => {
+    meter ??= new SourceMeter(channels);
+    meter.push(interleaved);
   });
-  const n = meter.count;
-  const rate = run.outputRate ?? run.source.sampleRate;
-  if (!rate) throw new AudioDecodeError('not readable as audio: ffmpeg did not say the sample rate', file, '');
-  return { sampleRate: rate, durationS: n / rate, samples: n, levels: meter.result(), source: run.source, warnings: run.warnings, damaged: run.damaged };
+  const m = meter ?? new SourceMeter(run.output.channels);
+  const n = m.frameCount;
+  const rate = run.output.sampleRate;
+  return { sampleRate: rate, durationS: n / rate, samples: n, ...m.result(), source: run.source, warnings: run.warnings, damaged: run.damaged };
 }
 
 export interface ProbeResult extends SourceInfo {

@@ -99,9 +99,8 @@ export function parseWav(fd: number): WavParse {
   return { ok: true, layout: { format: h.format, bits: h.bits, blockAlign: h.blockAlign, dataOffset: h.dataOffset, samples: Math.floor(h.presentBytes / h.blockAlign) } };
 }
 
-/** WAVE_FORMAT_EXTENSIBLE's speaker masks for ffmpeg's mono (front centre) and stereo layouts. */
+/** WAVE_FORMAT_EXTENSIBLE's speaker mask for ffmpeg's mono layout (front centre). */
 export const MONO_MASK = 0x4;
-export const STEREO_MASK = 0x3;
 
 function fmtFields(fmt: Buffer): { ok: true; fields: Omit<WavHeader, 'dataOffset' | 'declaredBytes' | 'presentBytes'> } | { ok: false; reason: string } {
   let code = fmt.readUInt16LE(0);

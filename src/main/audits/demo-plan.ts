@@ -90,10 +90,18 @@ export function demoPlan(desc: DemoDescription, ids: Partial<Record<DatasetRole,
     },
     ser: { valenceDataset: ids.attribute!, maxSteps: options.fast ? 300 : 2000 },
     // Whisper's English normaliser beside basic: the numbers other studies publish, and its rule counts per accent.
-    wer: { dataset: ids.asr!, hypotheses: { source: 'column', ...(asr?.recogniser ? { recogniser: asr.recogniser } : {}) }, groupBy: ['accent'], secondaryNormalize: 'whisper-english', bootstrap: options.fast ? 200 : 1000, permutations: options.fast ? 1000 : 10_000, ...(options.fast ? { mdeSimulations: 50 } : {}) },
+    // The reference is part of the plan (METHODS.md § The unit of inference): every accent has 4 speakers, so
+    // none is the largest; us is named as the accent the recogniser's acoustic model was trained on.
+    wer: { dataset: ids.asr!, hypotheses: { source: 'column', ...(asr?.recogniser ? { recogniser: asr.recogniser } : {}) }, groupBy: ['accent'], referenceGroup: { kind: 'group', group: 'us', chosen: 'auditor' }, secondaryNormalize: 'whisper-english', bootstrap: options.fast ? 200 : 1000, permutations: options.fast ? 1000 : 10_000, ...(options.fast ? { mdeSimulations: 50 } : {}) },
     fdi: {
       source: { kind: 'verification', dataset: ids.verification!, modelId: 'speech-embedding', trialsPerGroup: 200 },
       groupings: [['gender'], ['accent'], ['gender', 'accent']],
+      // Equal groups throughout: us as for WER, every pair where no group stands for the others.
+      references: [
+        { groupBy: ['gender'], reference: { kind: 'every-pair' } },
+        { groupBy: ['accent'], reference: { kind: 'group', group: 'us', chosen: 'auditor' } },
+        { groupBy: ['gender', 'accent'], reference: { kind: 'every-pair' } },
+      ],
       bootstrap: options.fast ? 100 : 500,
     },
   };

@@ -30,7 +30,7 @@ export interface DemoOutcome {
 /** Open the demo project in `out`, creating it and importing the corpus when needed. */
 export async function prepareDemoProject(engine: ProjectServices, out: string, task: TaskContext): Promise<{ project: Project; ids: Partial<Record<DatasetRole, string>> }> {
   const dir = join(out, 'project');
-  const project = engine.store.openOrCreate('Equivox demo', dir);
+  const project = await engine.store.openOrCreate('Equivox demo', dir);
   const db = engine.store.db(project.id);
   const desc = loadDemoDescription();
   const ids: Partial<Record<DatasetRole, string>> = {};

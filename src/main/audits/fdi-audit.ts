@@ -9,7 +9,7 @@ import { AuditPlan, FdiPlan } from '../../shared/plan';
 import type { FdiGrouping, FdiSection } from '../../shared/results';
 import { UserError } from '../../shared/errors';
 import { CsvError, parseCsvTable } from '../data/csv';
-import { isUsable, listClips, type Clip } from '../data/repository';
+import { getDataset, isUsable, listClips, type Clip } from '../data/repository';
 import { aggregate, loadEmbeddings, type ModelManifest } from '../inference';
 import { equalErrorRate, Rng, thresholdRange, verifierQuality, type FdiItems, type VerifierQuality } from '../stats';
 import type { AuditContext } from './context';
@@ -18,6 +18,8 @@ import { unitSeed } from './units';
 import { groupKey } from './wer-audit';
 import { quoteUserText } from '../../shared/quote';
 import { readInputFileSync } from '../security/input-file';
+import { fdiReferenceFor } from '../../shared/reference-group';
+import { plannedReference } from './reference-groups';
 
 /** The plan's defaults, so the quality shown before a run is that of the trials the run builds. */
 const FDI_DEFAULT_TRIALS_PER_GROUP = (() => {
@@ -30,7 +32,12 @@ interface Trial {
   labels: Record<string, string>;
   genuine: 0 | 1;
   score: number;
+  /** Enrolment and test speaker, when known (the same id twice for a genuine trial). */
+  speakers?: [string, string];
 }
+
+/** Optional columns of an imported scores file naming each trial's two speakers (not group labels). */
+export const FDI_SPEAKER_COLUMNS = ['enrol_speaker', 'test_speaker'] as const;
 
 function cosine(a: Float64Array, b: Float64Array): number {
   let ab = 0;
@@ -103,8 +110,10 @@ export function trialsFromEmbeddings(
       continue;
     }
     const labels = Object.fromEntries(groupBy.map((l) => [l, list[0]!.groups[l]!]));
-    for (const [i, j] of genuine) trials.push({ labels, genuine: 1, score: cosine(vecs[i]!, vecs[j]!) });
-    for (const [i, j] of impostor) trials.push({ labels, genuine: 0, score: cosine(vecs[i]!, vecs[j]!) });
+    // The first clip of a pair is its enrolment side (pairs are i < j in the group's clip order).
+    const speakers = (i: number, j: number): [string, string] => [list[i]!.speaker!, list[j]!.speaker!];
+    for (const [i, j] of genuine) trials.push({ labels, genuine: 1, score: cosine(vecs[i]!, vecs[j]!), speakers: speakers(i, j) });
+    for (const [i, j] of impostor) trials.push({ labels, genuine: 0, score: cosine(vecs[i]!, vecs[j]!), speakers: speakers(i, j) });
   }
   return trials;
 }
@@ -136,13 +145,21 @@ function importedTrials(file: string): Trial[] {
     if (err instanceof CsvError) throw new UserError(`${file}: ${err.message}`, 'plan.fdi.source.file');
     throw new UserError(`cannot read ${file}: ${(err as Error).message}`, 'plan.fdi.source.file');
   }
+  const [enrolCol, testCol] = FDI_SPEAKER_COLUMNS;
+  const hasEnrol = table.header.includes(enrolCol);
+  const hasTest = table.header.includes(testCol);
+  if (hasEnrol !== hasTest) throw new UserError(`${file}: give both ${enrolCol} and ${testCol} (the two speakers of each trial), or neither`, hasEnrol ? testCol : enrolCol);
   return table.rows.map((r) => {
     const label = r.values.label!.trim();
     const score = Number(r.values.score);
     if (label !== '0' && label !== '1') throw new UserError(`${file} line ${r.line}: label must be 0 or 1, got "${quoteUserText(label)}"`, 'label');
     if (r.values.score!.trim() === '' || !Number.isFinite(score)) throw new UserError(`${file} line ${r.line}: score "${quoteUserText(r.values.score!)}" is not a number`, 'score');
-    const { label: _l, score: _s, ...labels } = r.values;
-    return { labels, genuine: label === '1' ? 1 : 0, score };
+    const { label: _l, score: _s, [enrolCol]: enrol, [testCol]: test, ...labels } = r.values;
+    if (!hasEnrol) return { labels, genuine: label === '1' ? 1 : 0, score };
+    for (const [col, v] of [[enrolCol, enrol], [testCol, test]] as const) {
+      if (!v || v.trim() === '') throw new UserError(`${file} line ${r.line}: ${col} is empty`, col);
+    }
+    return { labels, genuine: label === '1' ? 1 : 0, score, speakers: [enrol!.trim(), test!.trim()] as [string, string] };
   });
 }
 
@@ -172,8 +189,14 @@ export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
         groups: trials.map((t) => groupKey(t.labels, groupBy)!),
         labels: Int8Array.from(trials, (t) => t.genuine),
         scores: Float64Array.from(trials, (t) => t.score),
+        // Speakers known for every trial: the speaker is the unit of the CI and the null.
+        speakers: trials.every((t) => t.speakers) ? { enrol: trials.map((t) => t.speakers![0]), test: trials.map((t) => t.speakers![1]) } : null,
       };
       if (new Set(items.groups).size < 2) throw new UserError(`FDI: grouping by ${groupBy.join(' × ')} yields fewer than two groups`, 'plan.fdi.groupings');
+      // The plan's reference for this attribute set (recorded for the report; never picked from the results).
+      const data = fdi.source.kind === 'verification' ? `“${getDataset(ctx.db, fdi.source.dataset).name}”` : fdi.source.file;
+      const reference = plannedReference(fdiReferenceFor(fdi.references, groupBy), [...new Set(items.groups)], { section: 'FDI', data, groupBy, field: 'plan.fdi.references' });
+      if (reference.design.kind === 'every-pair' && reference.design.unplanned) warnings.push(`FDI (${groupBy.join(' × ')}): the plan names no reference group, so every pair of groups is compared; a plan names one, or every pair, before it can be locked.`);
       const tau = fdi.threshold ?? equalErrorThreshold(items.scores, items.labels);
       const seed = unitSeed(ctx.seed, key);
       let grouping: FdiGrouping;
@@ -182,6 +205,7 @@ export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
       } catch (err) {
         throw new UserError(`FDI (${groupBy.join(' × ')}): ${(err as Error).message}`, 'plan.fdi');
       }
+      grouping = { ...grouping, reference: reference.design };
       const genuine = trials.filter((t) => t.genuine === 1).length;
       return { grouping, trials: { genuine, impostor: trials.length - genuine }, warnings };
     });

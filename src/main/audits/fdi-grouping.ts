@@ -5,7 +5,21 @@
  * pipeline produces (Wasserstein distances keyed by pair "a|b", not by group).
  */
 import type { FdiGrouping } from '../../shared/results';
-import { analyseFdi, bootstrapFdiCi, fdiAtThreshold, groupRates, observedThresholds, type FdiItems, type Orientation } from '../stats';
+import { analyseFdi, bootstrapFdi, fdiAtThreshold, groupRates, observedThresholds, type FdiItems, type Orientation } from '../stats';
+
+/**
+ * The trials' speaker ids replaced by pseudonyms S01, S02, … numbered in the sorted order of
+ * the real ids, so the results and the report data carry no speaker ids, and the speaker
+ * bootstrap and shuffle (which visit speakers in sorted order) give the same numbers on
+ * either: `stats fdi` on the report's trials reproduces them.
+ */
+export function pseudonymiseSpeakers(items: FdiItems): FdiItems {
+  if (!items.speakers) return items;
+  const ids = [...new Set([...items.speakers.enrol, ...items.speakers.test])].sort();
+  const width = Math.max(2, String(ids.length).length);
+  const alias = new Map(ids.map((id, k) => [id, `S${String(k + 1).padStart(width, '0')}`]));
+  return { ...items, speakers: { enrol: items.speakers.enrol.map((s) => alias.get(s)!), test: items.speakers.test.map((s) => alias.get(s)!) } };
+}
 
 /**
  * `thresholds` null: the sweep spans the observed scores (1st to 99th percentile); the
@@ -13,13 +27,14 @@ import { analyseFdi, bootstrapFdiCi, fdiAtThreshold, groupRates, observedThresho
  * (`nullPermutations` shuffles, default 1,000) are computed at `tau`.
  */
 export function fdiGrouping(
-  items: FdiItems,
+  trialItems: FdiItems,
   groupBy: string[],
   tau: number,
   thresholds: number[] | null,
   options: { alpha: number; orientation: Orientation; bootstrap: number; nullPermutations?: number },
   seed: number,
 ): FdiGrouping {
+  const items = pseudonymiseSpeakers(trialItems);
   const a = analyseFdi(items, [tau], { alpha: options.alpha, orientation: options.orientation, seed, nullPermutations: options.nullPermutations ?? 1000 });
   const observed = thresholds === null ? observedThresholds(items.scores) : null;
   const grid = observed?.thresholds ?? thresholds!;
@@ -33,7 +48,7 @@ export function fdiGrouping(
       return [];
     }
   });
-  const ci = options.bootstrap > 0 ? bootstrapFdiCi(items, tau, options.bootstrap, options.alpha, options.orientation, seed) : null;
+  const ci = options.bootstrap > 0 ? bootstrapFdi(items, tau, options.bootstrap, options.alpha, options.orientation, seed) : null;
   return {
     groupBy,
     threshold: tau,
@@ -44,13 +59,14 @@ export function fdiGrouping(
     fdi: a.fdi,
     valueDisagreement: a.valueDisagreement,
     rankDisagreement: a.rankDisagreement,
-    fdiCi95: ci,
+    fdiCi95: ci ? ci.ci95 : null,
+    fdiCi: ci ? ci.info : null,
     sweep,
     alphaSensitivity: a.alphaSensitivity,
     verifier: { auc: a.verifier.auc, aucCi: a.verifier.aucCi, eer: a.verifier.eer, informative: a.verifier.informative, genuine: a.verifier.genuine, impostor: a.verifier.impostor },
     null: a.null,
     // The scores travel with the grouping so that the report can attach them (report-data fdi-trials-*.csv).
-    trials: items.groups.map((g, i) => ({ group: g, label: items.labels[i] === 1 ? 1 : 0, score: items.scores[i]! })),
+    trials: items.groups.map((g, i) => ({ group: g, label: items.labels[i] === 1 ? 1 : 0, score: items.scores[i]!, ...(items.speakers ? { speakers: [items.speakers.enrol[i]!, items.speakers.test[i]!] as [string, string] } : {}) })),
     sweepRange: observed
       ? { from: observed.from, to: observed.to, step: observed.step, rule: 'observed-range' }
       : { from: grid[0]!, to: grid[grid.length - 1]!, step: grid.length > 1 ? grid[1]! - grid[0]! : 0, rule: 'given' },

@@ -23,6 +23,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { AuditPlanConfig } from '../../shared/plan';
+import { referenceGroupOf } from '../../shared/reference-group';
 import type { ModelManifest } from '../inference';
 import type { ProgressDetail, TaskContext } from '../jobs/task';
 import { rateFor, recordRate, type RateBook } from '../jobs/rates';
@@ -117,12 +118,13 @@ export function werCost(utterances: number, w: Pick<WerPlanConfig, 'bootstrap' |
   const S = w.mdeSimulations;
   if (S === 0) return analysis;
   // Without the groups (the demo's estimate before its import), one comparison by permutations.
-  const comparisons = groups ? Math.max(0, groups.length - 1) : 1;
-  // The reference is the plan's group, else the one with the lowest error rate, unknown before
-  // the run: then one of the groups with five speakers or more is assumed to be it.
-  const ref = w.referenceGroup !== undefined ? groups?.find((g) => g.group === w.referenceGroup) : undefined;
+  // The plan's reference group, or every pair (also when the plan names none, as the run does).
+  const refName = referenceGroupOf(w.referenceGroup);
+  const pairs = (n: number) => (n * (n - 1)) / 2;
+  const comparisons = groups ? (refName === null ? pairs(groups.length) : Math.max(0, groups.length - 1)) : 1;
+  const ref = refName !== null ? groups?.find((g) => g.group === refName) : undefined;
   const many = groups ? groups.filter((g) => g.speakers >= MIXED_MODEL_SPEAKERS) : [];
-  const mixed = !groups ? 0 : ref ? (ref.speakers >= MIXED_MODEL_SPEAKERS ? many.filter((g) => g !== ref).length : 0) : Math.max(0, many.length - 1);
+  const mixed = !groups ? 0 : refName === null ? pairs(many.length) : ref && ref.speakers >= MIXED_MODEL_SPEAKERS ? many.filter((g) => g !== ref).length : 0;
   const fits = Math.min(S, Math.max(50, Math.ceil(S / 4))) + S;
   return analysis + mixed * fits * (n / 1000) + (comparisons - mixed) * S * WER_COST.permutationSimulation;
 }

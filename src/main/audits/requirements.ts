@@ -30,6 +30,8 @@ import { attributeSets } from '../data/speat-design';
 import { isUsable, listClips, listDatasets, type Clip } from '../data/repository';
 import { checkInputFileSync, inputExists } from '../security/input-file';
 import { datasetMapping } from '../store/plan-inputs';
+import { fdiReferenceFor, referenceDesign, referenceSentence, type GroupSize, type ReferenceChoiceConfig } from '../../shared/reference-group';
+import { referenceGroupSizes, referenceProblem } from './reference-groups';
 
 /** What the check needs to know about a model the plan names. */
 export interface ModelFacts {
@@ -119,6 +121,14 @@ export function serSplitSizes(n: number, f: { train: number; validation: number;
 }
 
 type Add = (r: Omit<Requirement, 'section'>) => void;
+/** Group sizes the Groups step offers the largest of (RequirementReport.groupSizes). */
+type Offer = (groupBy: string[], sizes: GroupSize[]) => void;
+
+/** Why a section's reference is missing or cannot stand, or null (METHODS.md § The unit of inference, Reference group). */
+function referenceReason(choice: ReferenceChoiceConfig | undefined, sizes: readonly GroupSize[] | null, where: string): string | null {
+  if (choice === undefined) return 'no reference group is chosen: choose one before the run (the largest group is offered) or compare every pair';
+  return sizes === null ? null : referenceProblem(choice, sizes, where);
+}
 
 /**
  * A number of rated recordings per speaker below k that the data supports: the one that
@@ -296,7 +306,7 @@ function ser(p: Project, plan: PlanDraftConfig, add: Add): void {
   });
 }
 
-function wer(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined, add: Add): void {
+function wer(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined, add: Add, offer: Offer): void {
   const w = plan.wer ?? { groupBy: [] };
   const leave = untick('wer', plan.sections);
   const problem = datasetProblem(p, w.dataset, 'asr');
@@ -385,9 +395,47 @@ function wer(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined
     step: 'groups',
     fixes: groupProblem === null ? [] : [{ kind: 'step', step: 'groups', label: 'Choose how to group recognition errors' }],
   });
+
+  // The reference is part of the plan: never the best-scoring group of the data (a lock without one is refused).
+  // The sizes are offered whenever there is a grouping, so the Groups step never waits on them.
+  const sizes = referenceGroupSizes(rows.length > 0 ? rows : withRef, w.groupBy, 'wer');
+  if (w.groupBy.length > 0) offer(w.groupBy, sizes);
+  if (groupProblem === null) {
+    const why = referenceReason(w.referenceGroup, sizes, `${quote(d)} grouped by ${w.groupBy.join(' × ')}`);
+    add({
+      id: 'wer.reference',
+      need: 'A reference group for the error-rate comparisons, chosen before the run, or every pair compared',
+      met: why === null,
+      detail: why === null ? referenceSentence(referenceDesign(w.referenceGroup), { holm: true }) : `${why}; on the Groups step, or in the plan as wer.referenceGroup`,
+      step: 'groups',
+      fixes: why === null ? [] : [{ kind: 'step', step: 'groups', label: 'Choose the reference group for recognition errors' }],
+    });
+  }
 }
 
-function fdi(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined, add: Add): void {
+/** FDI: one requirement for the reference of every attribute set; sizes null where the groups are not known before the run (imported scores). */
+function fdiReferences(f: { groupings: string[][]; references?: { groupBy: string[]; reference: ReferenceChoiceConfig }[] }, sizesOf: (by: string[]) => { sizes: GroupSize[]; where: string } | null, add: Add): void {
+  if (f.groupings.length === 0) return;
+  const problems: string[] = [];
+  const found: string[] = [];
+  for (const by of f.groupings) {
+    const choice = fdiReferenceFor(f.references, by);
+    const s = sizesOf(by);
+    const why = referenceReason(choice, s?.sizes ?? null, s?.where ?? '');
+    if (why !== null) problems.push(`${by.join(' × ')}: ${why}`);
+    else found.push(`${by.join(' × ')}: ${referenceSentence(referenceDesign(choice), { holm: false })}`);
+  }
+  add({
+    id: 'fdi.reference',
+    need: 'For each attribute set, a reference group chosen before the run, or every pair compared',
+    met: problems.length === 0,
+    detail: problems.length === 0 ? found.join(' ') : `${problems.join('; ')}; on the Groups step, or in the plan as fdi.references`,
+    step: 'groups',
+    fixes: problems.length === 0 ? [] : [{ kind: 'step', step: 'groups', label: 'Choose the reference groups for the fairness measures' }],
+  });
+}
+
+function fdi(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined, add: Add, offer: Offer): void {
   const f = plan.fdi ?? { groupings: [] };
   const leave = untick('fdi', plan.sections);
   const source = f.source ?? { kind: 'verification' as const };
@@ -411,6 +459,8 @@ function fdi(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined
       step: 'data',
       fixes: ok ? [] : [leave],
     });
+    // The scores file's groups are read at run time, which then refuses a reference it lacks.
+    fdiReferences(f, () => null, add);
     return;
   }
   const problem = datasetProblem(p, source.dataset, 'verification');
@@ -445,6 +495,7 @@ function fdi(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined
   // Per attribute set: groups with two speakers, one of whom has two recordings (a genuine and an impostor pair).
   const problems: string[] = [];
   const found: string[] = [];
+  const usableByGrouping = new Map<string, Set<string>>();
   if (f.groupings.length === 0) problems.push('no attribute set (such as gender) has been chosen');
   for (const by of f.groupings) {
     const byGroup = new Map<string, Map<string, number>>();
@@ -456,6 +507,7 @@ function fdi(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined
       byGroup.set(g, per);
     }
     const usable = [...byGroup.entries()].filter(([, per]) => per.size >= 2 && [...per.values()].some((n) => n >= 2));
+    usableByGrouping.set(JSON.stringify(by), new Set(usable.map(([g]) => g)));
     if (usable.length < 2) {
       problems.push(`${by.join(' × ')}: ${usable.length === 0 ? 'no group has' : `only ${usable[0]![0]} has`} two speakers, one of them with two or more recordings`);
     } else found.push(`${by.join(' × ')}: ${usable.map(([g, per]) => `${g} ${plural(per.size, 'speaker')}`).join(', ')}`);
@@ -468,6 +520,14 @@ function fdi(p: Project, plan: PlanDraftConfig, models: ModelFacts[] | undefined
     step: 'groups',
     fixes: problems.length === 0 ? [] : [{ kind: 'step', step: 'groups', label: 'Choose the attribute sets' }, importFix('verification')],
   });
+  fdiReferences(f, (by) => {
+    // Only the groups the run can build trials for (two speakers, one with two recordings); an
+    // attribute set without two of them is refused above, so only its choice is checked here.
+    const usable = usableByGrouping.get(JSON.stringify(by)) ?? new Set<string>();
+    const sizes = referenceGroupSizes(clips, by, 'fdi').filter((s) => usable.has(s.group));
+    offer(by, sizes);
+    return usable.size < 2 ? null : { sizes, where: `${quote(d)} grouped by ${by.join(' × ')}` };
+  }, add);
 }
 
 /**
@@ -479,17 +539,18 @@ export function checkRequirements(db: Database.Database, draftInput: unknown, mo
   if (!parsed.success) throw new UserError(`plan: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'plan');
   const plan = parsed.data;
   const p = new Project(db);
+  const groupSizes: NonNullable<RequirementReport['groupSizes']> = [];
   const sections = SECTION_ORDER.filter((s) => plan.sections.includes(s)).map((section) => {
     const requirements: Requirement[] = [];
     const add: Add = (r) => requirements.push({ ...r, section });
     if (section === 'speat') speat(p, plan, models, add);
     if (section === 'ser') ser(p, plan, add);
-    if (section === 'wer') wer(p, plan, models, add);
-    if (section === 'fdi') fdi(p, plan, models, add);
+    if (section === 'wer') wer(p, plan, models, add, (groupBy, sizes) => groupSizes.push({ section, groupBy, sizes }));
+    if (section === 'fdi') fdi(p, plan, models, add, (groupBy, sizes) => groupSizes.push({ section, groupBy, sizes }));
     return { section, name: SECTION_PLAIN[section], ready: requirements.every((r) => r.met), requirements };
   });
   const reasons = sections.flatMap((s) => s.requirements.filter((r) => !r.met).map((r) => `${SECTION_SHORT[s.section]}: ${r.detail}`));
-  return { ready: sections.length > 0 && reasons.length === 0, sections, reasons: sections.length === 0 ? ['no section of the audit is ticked'] : reasons };
+  return { ready: sections.length > 0 && reasons.length === 0, sections, reasons: sections.length === 0 ? ['no section of the audit is ticked'] : reasons, groupSizes };
 }
 
 /** Throw PlanNotReadyError, one reason per unmet requirement, unless every section can run. */

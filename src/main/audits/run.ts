@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { arch, cpus, platform } from 'node:os';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ApiError, CancelledError, NotFoundError, UserError } from '../../shared/errors';
 import { planDatasetIds, type AuditPlanConfig } from '../../shared/plan';
@@ -15,6 +15,7 @@ import { decoderFacts } from '../ffmpeg';
 import { embedDataset, ensureModel, ortVersion, type ModelManifest } from '../inference';
 import type { TaskContext } from '../jobs/task';
 import { VERSION } from '../version';
+import { quoteUserText } from '../../shared/quote';
 import type { AuditContext } from './context';
 import { runFdi } from './fdi-audit';
 import { deviations, getPlan } from './plans';
@@ -108,6 +109,16 @@ export function storedResults(db: Database.Database, auditId: string): AuditResu
 }
 
 /** Model references the plan uses, each once. */
+/** How many recordings listed by name in the warning about clips that could not be embedded. */
+const NAMED_FAILURES = 5;
+
+/** The warning for clips an embedding step left out, naming the first few files and why. */
+export function embedFailuresText(failed: readonly { path: string; error: string }[], datasetId: string, model: string): string {
+  const named = failed.slice(0, NAMED_FAILURES).map((f) => `${quoteUserText(basename(f.path), 100)} (${quoteUserText(f.error.replace(`${basename(f.path)}: `, ''))})`);
+  const more = failed.length - named.length;
+  return `${failed.length} clip(s) of dataset ${datasetId} could not be embedded with ${model} and were left out: ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`;
+}
+
 function modelRefs(plan: AuditPlanConfig): string[] {
   const refs = new Set(plan.models);
   if (plan.fdi?.source.kind === 'verification') refs.add(plan.fdi.source.modelId);
@@ -154,6 +165,8 @@ function datasetSummary(db: Database.Database, id: string): ResultDataset {
     excluded: f.totals.excluded,
     groups: f.groups,
     synthetic,
+    // What the import decided about its labels, for the report's appendix; absent when there was nothing to decide or record.
+    ...(f.dataset.labels.setsTotal > 0 || f.dataset.labels.unifiedTotal > 0 || f.dataset.labels.skippedFiles ? { labels: f.dataset.labels } : {}),
   };
 }
 
@@ -290,7 +303,7 @@ async function runLocked(o: RunAuditOptions, audit: AuditRow, plan: ReturnType<t
       const stage = `Embedding (${k + 1}/${jobs.length}: ${m.name})`;
       const jobTask = tracker.context(() => `embed/${k}`);
       const summary = await embedDataset(db, { dataDir: o.dataDir, datasetId: job.datasetId, model: job.model }, { ...jobTask, progress: (_s, d, t) => jobTask.progress(stage, d, t) });
-      if (summary.failed.length) warn(`${summary.failed.length} clip(s) of dataset ${job.datasetId} could not be embedded with ${m.name} and were left out.`);
+      if (summary.failed.length) warn(embedFailuresText(summary.failed, job.datasetId, m.name));
     }
 
     const errors: AuditResults['errors'] = [];

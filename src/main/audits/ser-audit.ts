@@ -4,13 +4,15 @@
  * predictions separate each SpEAT test's groups in the same direction as the
  * embedding-space association. Each trained regressor is one resumable unit.
  */
-import type { SerAgreement, SerRegressor, SerSection, SpeatSection } from '../../shared/results';
+import type { SerAgreement, SerGroupComparison, SerRegressor, SerSection, SpeatSection } from '../../shared/results';
 import { UserError } from '../../shared/errors';
 import { isUsable, listClips, type Clip } from '../data/repository';
 import { loadEmbeddings, type ModelManifest, type StoredEmbedding } from '../inference';
 import {
+  adjustPValues,
   binomialSignP,
   cohenD,
+  compareOnSpeakerMeans,
   evaluateSer,
   fitStandardisation,
   predictStandardised,
@@ -18,6 +20,7 @@ import {
   serDownstream,
   SER_DOWNSTREAM_RESAMPLES,
   splitIndices,
+  StatsInputError,
   standardiseInPlace,
   trainSerRegressor,
   type SerModel,
@@ -55,6 +58,19 @@ function serStepWork(m: ModelManifest): number {
 /** A stored unit: the regressor's report row and what prediction needs (JSON-friendly). */
 interface StoredRegressor extends Omit<SerRegressor, 'selected'> {
   model: { layerWeights: number[]; v: number[]; c: number };
+}
+
+/**
+ * Predicted valence of X against Y on speaker means (METHODS.md § The unit of inference): null
+ * when a group has fewer than 2 speakers (or clips, when speakers are unknown).
+ */
+function groupComparison(x: number[], y: number[], speakersX: (string | null)[], speakersY: (string | null)[]): SerGroupComparison | null {
+  try {
+    return compareOnSpeakerMeans(x, y, speakersX, speakersY);
+  } catch (err) {
+    if (err instanceof StatsInputError) return null;
+    throw err;
+  }
 }
 
 /** Agreement over the pairs of informative models; the pairs of the others are counted as skipped. */
@@ -156,16 +172,17 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
     for (const t of tests) {
       const speatD = speat.results.find((r) => r.modelId === m.id && r.testId === t.plan.id)?.effectSize;
       if (speatD === undefined) continue;
+      const kept = (clips: Clip[]) => clips.filter((c) => testEmb.has(c.sha256!));
       const pick = (clips: Clip[]) =>
-        clips
-          .filter((c) => testEmb.has(c.sha256!))
-          .map((c) => {
-            const f = features(testEmb.get(c.sha256!)!, layers);
-            standardiseInPlace(standardisation, f);
-            return f;
-          });
+        kept(clips).map((c) => {
+          const f = features(testEmb.get(c.sha256!)!, layers);
+          standardiseInPlace(standardisation, f);
+          return f;
+        });
       const fx = pick(t.design.X);
       const fy = pick(t.design.Y);
+      const speakersX = kept(t.design.X).map((c) => c.speaker);
+      const speakersY = kept(t.design.Y).map((c) => c.speaker);
       const preds = predictors.map((model) => ({
         x: fx.map((f) => predictStandardised(model, f, layers.length, dim) * (hi - lo) + lo),
         y: fy.map((f) => predictStandardised(model, f, layers.length, dim) * (hi - lo) + lo),
@@ -180,8 +197,13 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
           agree: Math.sign(d) === Math.sign(speatD) && d !== 0,
           meanX: p.x.reduce((a, b) => a + b, 0) / p.x.length,
           meanY: p.y.reduce((a, b) => a + b, 0) / p.y.length,
+          comparison: groupComparison(p.x, p.y, speakersX, speakersY),
         });
       });
+      // Every regressor compares the same recordings: the last row says how this test went.
+      const compared = perTest[perTest.length - 1]?.comparison;
+      if (compared === null) ctx.warn(`SER, model ${m.name}, test "${t.plan.name}": predicted valence could not be compared between the groups: a group has fewer than 2 speakers.`);
+      else if (compared?.unit === 'clip') ctx.warn(`SER, model ${m.name}, test "${t.plan.name}": some target recordings have no speaker id, so predicted valence was compared over recordings treated as independent; if speakers recorded several, the p-value is too small.`);
       // The paper's statistic: every regressor's predictions together.
       const dp = cohenD(preds.flatMap((p) => p.x), preds.flatMap((p) => p.y));
       pooled.push({ testId: t.plan.id, cohensD: dp, speatD, agree: Math.sign(dp) === Math.sign(speatD) && dp !== 0 });
@@ -199,7 +221,7 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
     });
   }
   // Agreement over (test × model) pairs: for the regressor each model selected on validation,
-  // and for the pooled predictions; models whose selected regressor learned nothing are left out.
+  // and for the pooled predictions; models whose selected regressor could not be shown to have learned valence are left out.
   const informative = models.filter((mm) => mm.downstream?.informative !== false);
   const uninformative = models.filter((mm) => mm.downstream?.informative === false);
   const skipped = { pairs: uninformative.reduce((n, mm) => n + (mm.pooled?.length ?? 0), 0), models: uninformative.map((mm) => mm.modelId) };
@@ -207,6 +229,10 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
     const lr = mm.regressors.find((r) => r.selected)!.learningRate;
     return mm.tests.filter((t) => t.learningRate === lr);
   });
+  // The verdicts' p: the selected regressors' comparisons of informative models, adjusted together with the SpEAT section's correction.
+  const judged = selected.filter((t) => t.comparison && Number.isFinite(t.comparison.pValue));
+  const adjusted = adjustPValues(judged.map((t) => t.comparison!.pValue), speat.config.correction);
+  judged.forEach((t, i) => (t.comparison!.pAdjusted = adjusted[i]!));
   return {
     config: {
       split: ser.split,
@@ -216,6 +242,7 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
       evalEvery: ser.evalEvery,
       earlyStopping: ser.earlyStopping,
       preprocessing: SER_PREPROCESSING,
+      comparison: { alpha: speat.config.alpha, correction: speat.config.correction, tests: judged.length },
     },
     models,
     agreement: agreementOf(selected, skipped),

@@ -12,6 +12,9 @@ import { aggregate, loadEmbeddings, type ModelManifest, type StoredEmbedding } f
 import { adjustPValues, bootstrapSpeatSE, olsRegression, speatAssociations, speatEffectSize, speatFromAssociations, speatMde, twoWayAnova, welchTTest } from '../stats';
 import { fmt, pText } from '../../shared/charts/format';
 import { UserError } from '../../shared/errors';
+import { quoteUserText } from '../../shared/quote';
+import { basename } from 'node:path';
+import { durationTestName } from '../../shared/duration-check';
 import type { AuditContext } from './context';
 import { unitSeed } from './units';
 
@@ -71,7 +74,9 @@ export function designTests(ctx: AuditContext): DesignedTest[] {
       confounds: dc
         ? {
             duration: {
-              test: 'paired-t',
+              test: dc.test,
+              unit: dc.unit,
+              units: dc.units,
               t: dc.t,
               df: dc.df,
               p: dc.pValue,
@@ -84,7 +89,7 @@ export function designTests(ctx: AuditContext): DesignedTest[] {
     };
     if (dc && dc.pValue < 0.05) {
       // Plain words and the shared number format (the report's appendix names the t statistic).
-      ctx.warn(`SpEAT test "${t.name}": the recordings of ${t.x.value} and ${t.y.value} differ in length (${pText(dc.pValue)}, paired t-test); length may confound the result.`);
+      ctx.warn(`SpEAT test "${t.name}": the recordings of ${t.x.value} and ${t.y.value} differ in length (${pText(dc.pValue)}, ${durationTestName(dc)}); length may confound the result.`);
     }
     return { plan: t, design, A: attr.A, B: attr.B, summary };
   });
@@ -122,9 +127,15 @@ export function stimulusVectors(
 }
 
 export function embeddingsFor(ctx: AuditContext, m: ModelManifest, tests: DesignedTest[]): Map<string, StoredEmbedding> {
-  const shas = new Set<string>();
-  for (const t of tests) for (const c of [...t.design.X, ...t.design.Y, ...t.A, ...t.B]) shas.add(c.sha256!);
-  return loadEmbeddings(ctx.db, m.id, m.settingsKey, [...shas]);
+  const clips = new Map<string, Clip>();
+  for (const t of tests) for (const c of [...t.design.X, ...t.design.Y, ...t.A, ...t.B]) if (!clips.has(c.sha256!)) clips.set(c.sha256!, c);
+  const nonFinite: string[] = [];
+  const emb = loadEmbeddings(ctx.db, m.id, m.settingsKey, [...clips.keys()], nonFinite);
+  if (nonFinite.length > 0) {
+    const names = nonFinite.slice(0, 5).map((sha) => quoteUserText(basename(clips.get(sha)!.path), 100));
+    ctx.warn(`Model ${m.name}: the stored embeddings of ${nonFinite.length} recording(s) hold values that are not numbers (NaN or infinite) and were left out: ${names.join(', ')}${nonFinite.length > 5 ? ` and ${nonFinite.length - 5} more` : ''}.`);
+  }
+  return emb;
 }
 
 type UnitResult = Omit<SpeatResult, 'pAdjusted' | 'pTwoSidedAdjusted'>;

@@ -10,13 +10,14 @@ import type { WerSection } from '../../shared/results';
 import { recogniserLabel } from '../../shared/plan';
 import { ApiError, CancelledError, UserError } from '../../shared/errors';
 import { decodeAudio } from '../audio';
-import { isUsable, listClips, type Clip } from '../data/repository';
+import { getDataset, isUsable, listClips, type Clip } from '../data/repository';
 import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
 import { borrowRecognizer, calibrationByGroup, ensureModel, utteranceAccuracy, type ModelManifest, type RecognizerLease, type Transcript } from '../inference';
 import { analyseWer, measureUtterance, StatsInputError, werComparisonMdes, type WerAnalysis, type WerRow } from '../stats';
 import type { WerMde } from '../../shared/results';
 import type { AuditContext } from './context';
 import { werSectionFrom, werSectionGroups } from './wer-section';
+import { plannedReference } from './reference-groups';
 import { unitSeed } from './units';
 
 export function groupKey(groups: Record<string, string>, by: readonly string[]): string | null {
@@ -130,6 +131,9 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
     for (const r of rows) delete r.speaker;
   }
   if (wer.by === 'speaker' && noSpeaker > 0) throw new UserError(`WER: the plan resamples speakers, but ${noSpeaker} utterance(s) have no speaker id`, 'plan.wer.by');
+  // The plan's reference, never one picked from the results; a group it names must be in the data.
+  const reference = plannedReference(wer.referenceGroup, [...new Set(rows.map((r) => r.group))], { section: 'WER', data: `“${getDataset(ctx.db, wer.dataset).name}”`, groupBy: wer.groupBy, field: 'plan.wer.referenceGroup' });
+  if (reference.design.kind === 'every-pair' && reference.design.unplanned) ctx.warn('WER: the plan names no reference group, so every pair of groups was compared (Holm over all pairs); a plan names one, or every pair, before it can be locked.');
   // The model is part of the key: a plan changed to another ASR model must not reuse numbers.
   const decodeKey = hyp && (hyp.language || hyp.task) ? `/${hyp.language ?? 'default'}/${hyp.task ?? 'transcribe'}` : '';
   const key = asr ? `wer/${wer.dataset}/${wer.groupBy.join('+')}/asr/${asr.id}${decodeKey}` : `wer/${wer.dataset}/${wer.groupBy.join('+')}`;
@@ -138,7 +142,7 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
       const a = analyseWer(rows, {
         normalize: wer.normalize,
         ...(wer.secondaryNormalize ? { secondaryNormalize: wer.secondaryNormalize } : {}),
-        ...(wer.referenceGroup ? { referenceGroup: wer.referenceGroup } : {}),
+        ...(reference.group !== null ? { referenceGroup: reference.group } : {}),
         bootstrap: wer.bootstrap,
         permutations: wer.permutations,
         ...(wer.by !== 'auto' ? { by: wer.by } : {}),
@@ -183,6 +187,7 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
       alpha: wer.alpha,
       nAGQ: wer.nAGQ,
       datasetId: wer.dataset,
+      reference: reference.design,
     }),
     ...(calibration ? { calibration } : {}),
   };

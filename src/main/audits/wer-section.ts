@@ -4,6 +4,7 @@
  * report's sample fixture both assemble sections here, so the fixture has the shape the
  * pipeline produces.
  */
+import type { ReferenceDesign } from '../../shared/reference-group';
 import type { WerSection } from '../../shared/results';
 import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
 import { measureUtterance, normalizeText, type WerAnalysis, type WerRow } from '../stats';
@@ -48,7 +49,9 @@ export function werSectionFrom(
     recogniser?: WerSection['config']['recogniser'];
     asrLanguage?: string;
     asrTask?: WerSection['config']['asrTask'];
-    groupBy: string[]; alpha: number; nAGQ: number; datasetId: string },
+    groupBy: string[]; alpha: number; nAGQ: number; datasetId: string;
+    /** How the plan chose the comparisons (results record it for the report). */
+    reference?: ReferenceDesign },
 ): Omit<WerSection, 'calibration'> {
   return {
     config: {
@@ -61,6 +64,7 @@ export function werSectionFrom(
       ...(analysis.secondary ? { secondaryNormalize: analysis.secondary.normalize } : {}),
       groupBy: facts.groupBy,
       referenceGroup: analysis.referenceGroup,
+      ...(facts.reference !== undefined ? { reference: facts.reference } : {}),
       bootstrap: analysis.bootstrap,
       permutations: analysis.permutations,
       by: analysis.by,

@@ -24,8 +24,8 @@ async function readPlan(file: string): Promise<unknown> {
   }
 }
 
-function projectDb(api: Api, o: Options) {
-  const project = api.engine.store.resolve(o.requireString('project'));
+async function projectDb(api: Api, o: Options) {
+  const project = await api.engine.store.resolve(o.requireString('project'));
   return { project, db: api.engine.store.db(project.id) };
 }
 
@@ -56,7 +56,7 @@ export function auditCommands(api: () => Api): CliCommand[] {
       usage: 'audit lock --project DIR --plan FILE.json   (save and pre-register a plan; exit 1 with one line per reason when a section cannot run)',
       run: async (o, _p, ctx) => {
         const file = o.requireString('plan');
-        const { db } = projectDb(api(), o);
+        const { db } = await projectDb(api(), o);
         o.assertNoUnknown();
         const models = modelFacts(await listModels(api().engine.dataDir));
         return lockPlan(db, (await savedPlan(db, file, undefined, ctx.log)).id, { models });
@@ -69,7 +69,7 @@ export function auditCommands(api: () => Api): CliCommand[] {
         const planFile = o.string('plan');
         const resume = o.string('resume');
         const lockedId = o.string('locked');
-        const { project, db } = projectDb(api(), o);
+        const { project, db } = await projectDb(api(), o);
         o.assertNoUnknown();
         if ((planFile === undefined) === (resume === undefined)) throw new UserError('give either --plan FILE.json or --resume RUN_ID', 'plan');
         let auditId: string;
@@ -108,7 +108,7 @@ export function auditCommands(api: () => Api): CliCommand[] {
         const limit = o.int('limit', 20, 0, 1_000_000);
         const offset = o.int('offset', 0, 0, Number.MAX_SAFE_INTEGER);
         const out = o.string('out');
-        const { db } = projectDb(api(), o);
+        const { db } = await projectDb(api(), o);
         o.assertNoUnknown();
         const a = getAudit(db, run);
         const r = storedResults(db, a.id);
@@ -130,7 +130,7 @@ export function auditCommands(api: () => Api): CliCommand[] {
       path: ['audit', 'list'],
       usage: 'audit list --project DIR',
       run: async (o) => {
-        const { db } = projectDb(api(), o);
+        const { db } = await projectDb(api(), o);
         o.assertNoUnknown();
         return listAudits(db);
       },

@@ -4,7 +4,7 @@ import type { ClusterImportSummary, ClusterStatus } from '../../shared/api/clust
 import { importJob, jobStatus, runShard } from '../cluster';
 import { defaultDataDir } from '../store/data-dir';
 import { openDatabase } from '../store/open';
-import { projectMigrations } from '../store/schema';
+import { PROJECT_DB } from '../store/schema';
 import { cliTaskContext } from './task-context';
 import { PROJECT_FILE } from '../store/projects';
 import { UsageError, type CliCommand, type Options } from './args';
@@ -159,8 +159,9 @@ export function clusterCommands(api: () => Api): CliCommand[] {
         // Inline rather than through a worker (as `embed` does): progress on stderr, and the
         // bundled CLI needs no worker entry.
         const r = projectRef(ref);
-        const dir = 'dir' in r ? r.dir : (await api().invoke('projects.open', { id: r.id })).path;
-        const db = openDatabase(join(dir, PROJECT_FILE), projectMigrations);
+        // Through projects.open for a folder too: a folder from elsewhere is checked (store/db-check.ts) before it is written to.
+        const dir = (await api().invoke('projects.open', 'dir' in r ? { path: r.dir } : { id: r.id })).path;
+        const db = openDatabase(join(dir, PROJECT_FILE), PROJECT_DB);
         const task = cliTaskContext(ctx.log);
         try {
           const summary = await importJob(db, defaultDataDir(), jobDir, task);

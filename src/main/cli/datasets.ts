@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import type { Api } from '../api';
 import type { ColumnMappingInput, DatasetRole, ImportRequest, ImportSource, ValidationLimits } from '../../shared/api/datasets';
 import { waitForImport } from '../handlers/datasets';
-import { UsageError, type CliCommand, type Options } from './args';
+import { CliResult, UsageError, type CliCommand, type Options } from './args';
+import { labelProblemLines, labelProblems, readLabelChoices } from './label-choices';
 import { projectRef } from './project-ref';
 
 const ROLES = ['target', 'attribute', 'asr', 'verification'] as const;
@@ -51,7 +52,7 @@ export function datasetCommands(api: () => Api): CliCommand[] {
     {
       path: ['datasets', 'import'],
       usage:
-        'datasets import --project DIR (--manifest FILE | --folder DIR | --common-voice DIR) [--role target|attribute|asr|verification[,…]] [--map column=role,…] [--mapping-name NAME] [--save-mapping NAME] [--name NAME] [--group-label LABEL] [--split validated.tsv] [--min-duration S] [--max-duration S]',
+        'datasets import --project DIR (--manifest FILE | --folder DIR | --common-voice DIR) [--role target|attribute|asr|verification[,…]] [--map column=role,…] [--mapping-name NAME] [--save-mapping NAME] [--name NAME] [--group-label LABEL] [--split validated.tsv] [--min-duration S] [--max-duration S] [--labels FILE.json]   (--labels: your choice for labels that differ only in case, spaces or invisible characters; without it such labels stop the import, listed under "problems")',
       run: async (o, _pos, ctx) => {
         const manifest = o.string('manifest');
         const folder = o.string('folder');
@@ -63,9 +64,11 @@ export function datasetCommands(api: () => Api): CliCommand[] {
         const name = o.string('name');
         const groupLabel = o.string('group-label');
         const split = o.string('split');
+        const labelsFile = o.string('labels');
         const lim = limits(o);
         const pid = await projectId(api(), o);
         o.assertNoUnknown();
+        const labelChoices = labelsFile !== undefined ? await readLabelChoices(resolve(labelsFile)) : undefined;
         if ([manifest, folder, cv].filter((x) => x !== undefined).length !== 1) throw new UsageError('give exactly one of --manifest, --folder or --common-voice');
         // One import may serve several roles: --role target,asr.
         const roleList = roleText.split(',').map((r) => r.trim()).filter(Boolean);
@@ -103,11 +106,29 @@ export function datasetCommands(api: () => Api): CliCommand[] {
           ...(mappingName ? { mappingName } : {}),
           ...(name ? { name } : {}),
           ...(lim ? { limits: lim } : {}),
+          ...(labelChoices ? { labelChoices } : {}),
         };
+        // Labels that differ only in case, spaces or invisible characters need the auditor's word before anything is imported.
+        const check = await api().invoke('datasets.checkLabels', {
+          projectId: pid,
+          source,
+          role,
+          ...(mapping ? { mapping } : {}),
+          ...(mappingName ? { mappingName } : {}),
+          ...(labelChoices ? { labelChoices } : {}),
+        });
+        const problems = labelProblems(check);
+        if (check.undecided > 0) {
+          ctx.log(`nothing imported: ${check.undecided} set(s) of labels differ only in letter case, spaces or invisible characters, and --labels FILE.json does not say for each whether it is one label or several:`);
+          for (const line of labelProblemLines(check)) ctx.log(line);
+          return new CliResult({ datasetId: null, imported: 0, problems }, 1);
+        }
         const { jobId, datasetId } = await api().invoke('datasets.import', request);
         ctx.log(`importing into dataset ${datasetId} (job ${jobId})`);
         const r = await waitForImport(jobId);
         if (r.problemsFile) ctx.log(`${r.failedCount} row(s) excluded and ${r.warningCount} warning(s); every problem is listed in ${r.problemsFile}`);
+        const skipped = r.labels.skippedFiles;
+        if (skipped) ctx.log(`skipped ${skipped.count} file(s) that are not recordings (${skipped.examples.join(', ')}${skipped.count > skipped.examples.length ? ', …' : ''}): what operating systems leave in folders, and hidden files`);
         return {
           datasetId: r.datasetId,
           imported: r.imported,
@@ -117,6 +138,8 @@ export function datasetCommands(api: () => Api): CliCommand[] {
           warningCount: r.warningCount,
           warnings: r.warnings,
           problemsFile: r.problemsFile,
+          labels: r.labels,
+          ...(problems.length ? { problems } : {}),
         };
       },
     },
@@ -154,11 +177,23 @@ export function datasetCommands(api: () => Api): CliCommand[] {
     },
     {
       path: ['datasets', 'preview'],
-      usage: 'datasets preview --manifest FILE [--rows N]',
+      usage: 'datasets preview --manifest FILE [--rows N] [--map column=role,…] [--labels FILE.json]   (also checks the labels of the speaker and group columns, of --map or of the suggested mapping: variants that differ only in case, spaces or invisible characters are listed under "problems")',
       run: async (o) => {
         const input = { manifest: resolve(o.requireString('manifest')), rows: o.int('rows', 10, 0, 1000) };
+        const mapSpec = o.string('map');
+        const labelsFile = o.string('labels');
         o.assertNoUnknown();
-        return api().invoke('datasets.preview', input);
+        const labelChoices = labelsFile !== undefined ? await readLabelChoices(resolve(labelsFile)) : undefined;
+        const preview = await api().invoke('datasets.preview', input);
+        let mapping: ColumnMappingInput | null = preview.suggestedMapping;
+        if (mapSpec) {
+          mapping = parseMap(mapSpec, null);
+          mapping.path ||= preview.suggestedMapping?.path ?? '';
+          if (!mapping.path) throw new UsageError('--map names no path column and none is called path or file; add COLUMN=path');
+        }
+        if (!mapping) return { ...preview, problems: [] };
+        const labels = await api().invoke('datasets.checkLabels', { source: { kind: 'manifest', manifest: input.manifest }, mapping: { groups: [], ignore: [], ...mapping }, ...(labelChoices ? { labelChoices } : {}) });
+        return { ...preview, labels, problems: labelProblems(labels) };
       },
     },
     {

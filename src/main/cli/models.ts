@@ -5,7 +5,7 @@ import { inlineContext } from '../jobs/task';
 import { defaultDataDir } from '../store/data-dir';
 import { openDatabase } from '../store/open';
 import { PROJECT_FILE } from '../store/projects';
-import { projectMigrations } from '../store/schema';
+import { PROJECT_DB } from '../store/schema';
 import { UsageError, type CliCommand } from './args';
 import { projectRef } from './project-ref';
 
@@ -78,8 +78,9 @@ export function modelCommands(api: () => Api): CliCommand[] {
         if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new UsageError('--threads must be a positive integer');
         // Inline rather than through a worker, so progress can carry throughput and ETA.
         const ref = projectRef(projectArg);
-        const dir = 'dir' in ref ? ref.dir : (await (ctx.loadApi ? await ctx.loadApi() : api()).invoke('projects.open', { id: ref.id })).path;
-        const db = openDatabase(join(dir, PROJECT_FILE), projectMigrations);
+        // Through projects.open for a folder too: a folder from elsewhere is checked (store/db-check.ts) before it is written to.
+        const dir = (await (ctx.loadApi ? await ctx.loadApi() : api()).invoke('projects.open', 'dir' in ref ? { path: ref.dir } : { id: ref.id })).path;
+        const db = openDatabase(join(dir, PROJECT_FILE), PROJECT_DB);
         let last = 0;
         let lastDone = -1;
         const onProgress = (p: EmbedProgress) => {

@@ -6,6 +6,9 @@
  *   {"train": [{"features": [[…state 0…], …, […state N…]], "valence": v}, …],
  *    "validation": […], "test": […], "targets": {"X": [features, …], "Y": [features, …]}}
  *
+ * `targets` may also carry "speakersX" and "speakersY", one speaker id per X / Y item: the
+ * groups' predicted valence is then compared on speaker means.
+ *
  * Every item's numbers go straight into one Float32Array (states × D); nothing else of the
  * file is kept. Errors name the file, the byte and the item.
  */
@@ -18,7 +21,7 @@ export interface SerInput {
   features: Float32Array[];
   ratings: Float64Array;
   split: { train: Int32Array; validation: Int32Array; test: Int32Array };
-  targets: { X: Float32Array[]; Y: Float32Array[] } | null;
+  targets: { X: Float32Array[]; Y: Float32Array[]; speakersX?: string[]; speakersY?: string[] } | null;
 }
 
 const SPLITS = ['train', 'validation', 'test'] as const;
@@ -96,10 +99,18 @@ export function readSerInput(file: string): SerInput {
           ratings.push(it.valence!);
         });
       } else if (key === 'targets') {
-        const t: { X: Float32Array[]; Y: Float32Array[] } = { X: [], Y: [] };
+        const t: NonNullable<SerInput['targets']> = { X: [], Y: [] };
         js.readObject('targets', (k) => {
           if (k === 'X' || k === 'Y') js.readArray(`targets.${k}`, (i) => t[k].push(readFeatures(`targets.${k}[${i}]`)));
-          else js.skipValue(`targets.${k}`);
+          else if (k === 'speakersX' || k === 'speakersY') {
+            const ids: string[] = [];
+            js.readArray(`targets.${k}`, (i) => {
+              const id = js.readString(`targets.${k}[${i}]`).trim();
+              if (id === '') js.fail('is an empty speaker id', `targets.${k}[${i}]`);
+              ids.push(id);
+            });
+            t[k] = ids;
+          } else js.skipValue(`targets.${k}`);
         });
         targets = t;
       } else js.skipValue(key);
@@ -114,6 +125,11 @@ export function readSerInput(file: string): SerInput {
   }
   const t = targets as SerInput['targets'];
   if (t && (t.X.length === 0 || t.Y.length === 0)) throw new UserError(`${file}: targets.X and targets.Y each need at least one item`, 'targets');
+  if (t && (t.speakersX === undefined) !== (t.speakersY === undefined)) throw new UserError(`${file}: give both targets.speakersX and targets.speakersY, or neither`, 'targets');
+  for (const side of ['X', 'Y'] as const) {
+    const ids = t?.[`speakers${side}`];
+    if (t && ids && ids.length !== t[side].length) throw new UserError(`${file}: targets.speakers${side} has ${ids.length} ids for ${t[side].length} items of targets.${side}`, `targets.speakers${side}`);
+  }
   return {
     layers,
     dim,

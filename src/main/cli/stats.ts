@@ -5,7 +5,7 @@
  * loads only the SpEAT code (cli/commands.ts loads it alone for `stats speat`).
  */
 import { UserError } from '../../shared/errors';
-import { CsvError, parseCsvTable, type CsvTable } from '../data/csv';
+import { CsvError, fromCsvCell, parseCsvTable, type CsvTable } from '../data/csv';
 import { analyseFdi, analyseWer, werComparisonMdes, WER_LR_BOOTSTRAP, equalErrorRate, NORMALIZE_MODES, observedThresholds, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
 import { UsageError, type CliCommand, type Options } from './args';
 import { readSerInput } from './ser-input';
@@ -13,9 +13,15 @@ import { speatCommand } from './speat-command';
 import { guard, readText } from './stats-io';
 import { quoteUserText } from '../../shared/quote';
 
+/**
+ * A CSV for `stats wer` and `stats fdi`: the files a report carries (report extract) are
+ * Equivox's exports, whose cells starting with = + - @ carry a neutralising apostrophe;
+ * it is taken off again, so a group named "=A" is "=A" here as in results.json.
+ */
 function readCsv(path: string, requiredColumns: string[]): CsvTable {
   try {
-    return parseCsvTable(readText(path, 'csv-table'), { requiredColumns });
+    const table = parseCsvTable(readText(path, 'csv-table'), { requiredColumns });
+    return { ...table, rows: table.rows.map((r) => ({ ...r, values: Object.fromEntries(Object.entries(r.values).map(([k, v]) => [k, fromCsvCell(v)])) })) };
   } catch (err) {
     if (err instanceof CsvError) throw new UserError(`${path}: ${err.message}`, err.field ?? (err.line !== undefined ? `line ${err.line}` : undefined));
     throw err;
@@ -25,7 +31,7 @@ function readCsv(path: string, requiredColumns: string[]): CsvTable {
 const werCommand: CliCommand = {
   path: ['stats', 'wer'],
   usage:
-    'stats wer --input FILE.csv [--reference-group G] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--lr-bootstrap B] [--seed S] [--mde-simulations N [--alpha A]]',
+    'stats wer --input FILE.csv [--reference-group G (else every pair, Holm over all pairs)] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--lr-bootstrap B] [--seed S] [--mde-simulations N [--alpha A]]',
   async run(opts: Options) {
     const input = opts.requireString('input');
     const referenceGroup = opts.string('reference-group');
@@ -109,10 +115,23 @@ const fdiCommand: CliCommand = {
     const given = range !== undefined ? parseThresholds(range) : null;
     const table = readCsv(input, ['group', 'label', 'score']);
     if (table.rows.length === 0) throw new UserError(`${input} has no items`, 'input');
+    // Optional: each trial's two speakers; then speakers are the unit of the bootstrap and the null.
+    const hasEnrol = table.header.includes('enrol_speaker');
+    const hasTest = table.header.includes('test_speaker');
+    if (hasEnrol !== hasTest) throw new UserError(`${input}: give both enrol_speaker and test_speaker (the two speakers of each trial), or neither`, hasEnrol ? 'test_speaker' : 'enrol_speaker');
+    const enrol: string[] = [];
+    const test: string[] = [];
     const groups: string[] = [];
     const labels = new Uint8Array(table.rows.length);
     const scores = new Float64Array(table.rows.length);
     table.rows.forEach(({ line, values }, i) => {
+      if (hasEnrol) {
+        for (const col of ['enrol_speaker', 'test_speaker'] as const) {
+          if ((values[col] ?? '').trim() === '') throw new UserError(`line ${line}: empty ${col} (fill it in, or remove both speaker columns to treat trials as independent)`, col);
+        }
+        enrol.push(values.enrol_speaker!.trim());
+        test.push(values.test_speaker!.trim());
+      }
       const g = values.group!.trim();
       if (g === '') throw new UserError(`line ${line}: empty group`, 'group');
       const l = values.label!.trim();
@@ -130,7 +149,7 @@ const fdiCommand: CliCommand = {
     const observed = given === null && threshold === undefined ? observedThresholds(scores) : null;
     const thresholds = given ?? observed?.thresholds ?? [threshold!];
     if (observed) threshold = equalErrorRate(scores, labels).threshold;
-    const result = guard(() => analyseFdi({ groups, labels, scores }, thresholds, { alpha, orientation, bootstrap, seed, nullPermutations, ...(threshold !== undefined ? { threshold } : {}) }));
+    const result = guard(() => analyseFdi({ groups, labels, scores, speakers: hasEnrol ? { enrol, test } : null }, thresholds, { alpha, orientation, bootstrap, seed, nullPermutations, ...(threshold !== undefined ? { threshold } : {}) }));
     return {
       ...result,
       thresholdRule: observed ? 'equal-error-rate' : 'given',
@@ -194,6 +213,8 @@ const serCommand: CliCommand = {
       downstream: result.downstream,
       caveats: result.caveats,
       cohensD: result.cohensD,
+      // The test behind "predicted valence differs between the groups": speaker means when targets name speakers.
+      comparison: result.comparison,
       items: { train: data.split.train.length, validation: data.split.validation.length, test: data.split.test.length, X: data.targets?.X.length ?? 0, Y: data.targets?.Y.length ?? 0 },
       layers: data.layers,
       dim: data.dim,
@@ -206,7 +227,8 @@ const serCommand: CliCommand = {
         seed,
         preprocessing: 'features standardised per state and dimension with the training split mean and SD; valence scaled to [0, 1] with the training split min and max',
         selection: 'lowest validation MSE',
-        cohensD: 'pooled SD, ddof 1; X minus Y; "pooled" pools the predictions of every regressor (the SpEAT paper)',
+        cohensD: 'over clips, pooled SD, ddof 1; X minus Y; "pooled" pools the predictions of every regressor (the SpEAT paper)',
+        comparison: 'the selected regressor\'s predicted valence, X minus Y: Welch t-test with 95% CI on speaker means (unit "speaker") when targets.speakersX and targets.speakersY are given, else on clips (unit "clip", clips treated as independent)',
         downstream: `informative when the one-sided 95% lower bound of the selected regressor's test R² (percentile bootstrap over test items, ${result.downstream.resamples} resamples, seeded) is above 0`,
       },
     };

@@ -7,7 +7,7 @@
  * records the job, shard and node that computed it.
  */
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { ClipProblem, ClusterImportSummary, ShardImport } from '../../shared/api/cluster';
 import { UserError } from '../../shared/errors';
@@ -18,7 +18,9 @@ import { clipsWithAudio } from '../store/cluster-inputs';
 import { embeddingOriginInserter, recordClusterJobIfAbsent } from '../store/cluster-jobs';
 import { embeddingInserter, embeddingRowCount, embeddingRows, type EmbeddingRow } from '../store/embeddings';
 import { recordEvent } from '../store/events';
-import { readShardDb, shardInfo, shardProblems, shardRuns, type ShardRunRow } from '../store/shard-db';
+import { checkDatabaseFile } from '../store/db-check';
+import { UntrustedDatabaseError } from '../store/db-guard';
+import { readShardDb, SHARD_DB, shardInfo, shardProblems, shardRuns, type ShardRunRow } from '../store/shard-db';
 
 /** Why a row of a shard may not enter the cache, or null when it may. */
 function rowProblem(r: EmbeddingRow, job: JobFile, inManifest: ReadonlySet<string>, dimsJson: string, floats: number): string | null {
@@ -85,6 +87,8 @@ export async function importJob(db: Database.Database, dataDir: string, dir: str
       result.state = file === out.final ? 'finished' : 'partial';
       let sdb: Database.Database | null = null;
       try {
+        // A finished shard is a file from elsewhere: checked in full (quick_check, no stray -wal) with a time limit first.
+        if (result.state === 'finished') await checkDatabaseFile(file, SHARD_DB, { scratchDir: join(dataDir, 'checks') });
         sdb = readShardDb(file);
         const info = shardInfo(sdb);
         if (info.job_id !== job.jobId || info.shard !== String(entry.shard)) {
@@ -115,9 +119,10 @@ export async function importJob(db: Database.Database, dataDir: string, dir: str
           }
         }
       } catch (err) {
-        if (err instanceof UserError) throw err;
+        // A shard that is not what Equivox writes is refused, naming what is wrong; the others still merge.
+        if (err instanceof UserError && !(err instanceof UntrustedDatabaseError)) throw err;
         result.state = 'refused';
-        result.refused.push({ reason: `${file} could not be read: ${err instanceof Error ? err.message : String(err)}`, rows: 0 });
+        result.refused.push({ reason: err instanceof UntrustedDatabaseError ? err.message : `${file} could not be read: ${err instanceof Error ? err.message : String(err)}`, rows: 0 });
       } finally {
         sdb?.close();
       }

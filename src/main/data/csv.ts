@@ -176,13 +176,14 @@ export const MAX_COLUMN_NAME = 1000;
 /** A spreadsheet holds at most 16,384 columns (Excel, LibreOffice); a manifest has a handful. */
 export const MAX_COLUMNS = 16_384;
 
-/** The header of a table: names trimmed, none empty, none twice, none absurdly long. */
+/** The header of a table: names trimmed and in NFC, none empty, none twice, none absurdly long. */
 export function checkHeader(record: CsvRecord | undefined, requiredColumns: readonly string[] = []): string[] {
   if (!record) throw new CsvError('the file is empty: expected a header row', 1);
   if (record.fields.length > MAX_COLUMNS) {
     throw new CsvError(`the header has ${record.fields.length.toLocaleString('en')} columns, more than a spreadsheet holds (${MAX_COLUMNS.toLocaleString('en')}): is this file a table with a header row?`, 1);
   }
-  const header = record.fields.map((h) => h.trim());
+  // NFC: a header saved on a Mac may spell "Geschlecht (männlich/weiblich)" decomposed; column names are compared as typed elsewhere.
+  const header = record.fields.map((h) => h.trim().normalize('NFC'));
   const seen = new Set<string>();
   header.forEach((h, index) => {
     if (h === '') throw new CsvError(`column ${index + 1} of the header has no name`, 1);
@@ -233,6 +234,16 @@ export function csvCell(value: unknown): string {
   let s = showInvisible(value === null || value === undefined ? '' : String(value));
   if (/^[=+\-@\t\r]/.test(s) && !/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(s)) s = `'${s}`;
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/**
+ * The inverse of csvCell's formula guard, for reading Equivox's own exports back (the
+ * reproduce recipe's `stats` commands): a cell written as `'=A` (a leading apostrophe is
+ * also a spreadsheet's own "this is text" mark) reads as `=A`. Invisible characters
+ * written as `<U+…>` stay as written.
+ */
+export function fromCsvCell(text: string): string {
+  return /^'[=+\-@\t\r]/.test(text) ? text.slice(1) : text;
 }
 
 export function toCsv(header: string[], rows: unknown[][]): string {

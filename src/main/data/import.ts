@@ -19,6 +19,9 @@ import {
   type ClipIssue,
   type DatasetRole,
   type ImportResult,
+  LabelChoices,
+  type LabelChoice,
+  type LabelRecord,
   type ValidationLimits,
 } from '../../shared/api/datasets';
 import { CancelledError, UserError } from '../../shared/errors';
@@ -29,13 +32,14 @@ import { AudioDecodeError } from '../audio';
 import { analyseFile } from '../audio/analyse-file';
 import { ClipWriter, type ClipWrite } from '../store/clip-writes';
 import { clipIssuesUpdater, deleteClipsAfterRow, deleteDatasetClips, duplicateCandidates, storedRelPathLookup } from '../store/clips';
-import { datasetForSource, datasetName, insertDataset, savedMappingJson, setDatasetStatus, updateDatasetForImport } from '../store/datasets';
+import { datasetForSource, datasetName, insertDataset, savedMappingJson, setDatasetLabels, setDatasetStatus, updateDatasetForImport } from '../store/datasets';
 import { recordEvent } from '../store/events';
 import { loadSource, resolveClipPath, type SourceRow, type SourceTable } from './sources';
 import { audioIssues, issue, statusOf, withDefaults } from './validate';
 import { addDatasetRoles, collectImportReport, datasetRoles, removeDatasetRoles } from './repository';
 import { COLUMN_PLAIN, importRoles, ROLE_COLUMN, ROLE_PLAIN } from '../../shared/roles';
 import { quoteUserList, quoteUserText } from '../../shared/quote';
+import { canonicalLabel, labelWriter, resolveLabels, tallyLabels, undecidedError, type LabelResolution } from './labels';
 
 /** Declared in the job map (src/shared/jobs.ts), since the import job's input carries them; named here too for this room's callers. */
 export type { ImportParams };
@@ -81,17 +85,35 @@ export function defaultDatasetName(sourcePath: string): string {
   return parts[parts.length - 1] ?? sourcePath;
 }
 
+/**
+ * A dataset's settings as stored: the limits, and the auditor's decisions on label
+ * variants when there were any (left out otherwise, so a dataset imported before labels
+ * were checked keeps its settings and its rows).
+ */
+export function settingsJsonOf(limits: Required<ValidationLimits>, labels: readonly LabelChoice[]): string {
+  return JSON.stringify(labels.length > 0 ? { limits, labels } : { limits });
+}
+
+/** The label decisions a stored dataset keeps (none when its settings hold none, or unreadable ones). */
+export function storedLabelChoices(settingsJson: string | undefined): LabelChoice[] {
+  if (!settingsJson) return [];
+  const parsed = LabelChoices.safeParse((JSON.parse(settingsJson) as { labels?: unknown }).labels ?? []);
+  return parsed.success ? parsed.data : [];
+}
+
 function findOrCreateDataset(
   db: Database.Database,
   table: SourceTable,
   params: ImportParams,
   mapping: ColumnMapping,
   limits: Required<ValidationLimits>,
+  labels: { decided: readonly LabelChoice[]; record: LabelRecord },
   wantedId: string | undefined,
 ): { id: string; reused: boolean } {
   const now = new Date().toISOString();
   const mappingJson = JSON.stringify(mapping);
-  const settingsJson = JSON.stringify({ limits });
+  const settingsJson = settingsJsonOf(limits, labels.decided);
+  const labelsJson = JSON.stringify(labels.record);
   const name = params.name ?? defaultDatasetName(table.sourcePath);
   const roles = importRoles(params.role, params.roles);
   return db.transaction(() => {
@@ -105,10 +127,12 @@ function findOrCreateDataset(
       }
       addDatasetRoles(db, existing.id, roles);
       updateDatasetForImport(db, existing.id, { mappingJson, settingsJson, manifestSha256: table.sha256, at: now, name: params.name });
+      setDatasetLabels(db, existing.id, labelsJson);
       return { id: existing.id, reused: true };
     }
     const id = wantedId ?? randomUUID();
     insertDataset(db, { id, name, role: params.role, sourceKind: table.kind, sourcePath: table.sourcePath, manifestSha256: table.sha256, mappingJson, settingsJson, at: now });
+    setDatasetLabels(db, id, labelsJson);
     addDatasetRoles(db, id, roles);
     return { id, reused: false };
   })();
@@ -122,11 +146,16 @@ function analyseWithFfmpeg(): boolean {
   return process.env.EQUIVOX_ANALYSE === 'ffmpeg';
 }
 
-/** Labels and metadata of one row under a mapping, with the issues they raise. */
-export function rowLabels(values: Record<string, string>, mapping: ColumnMapping) {
+/**
+ * Labels and metadata of one row under a mapping, with the issues they raise. Speaker
+ * and group cells are stored as `label` writes them: NFC, trimmed, and renamed where the
+ * auditor merged their set (labels.ts); by default only NFC and trimmed.
+ */
+export function rowLabels(values: Record<string, string>, mapping: ColumnMapping, label: (column: string, raw: string) => string = (_c, raw) => canonicalLabel(raw)) {
   const issues: ClipIssue[] = [];
   const cell = (col: string | undefined) => (col === undefined ? null : (values[col] ?? '').trim());
-  const speaker = cell(mapping.speaker);
+  const labelCell = (col: string | undefined) => (col === undefined ? null : label(col, values[col] ?? ''));
+  const speaker = labelCell(mapping.speaker);
   const transcript = mapping.transcript === undefined ? null : (values[mapping.transcript] ?? '');
   const hypothesis = mapping.hypothesis === undefined ? null : (values[mapping.hypothesis] ?? '');
   const valenceText = cell(mapping.valence);
@@ -143,7 +172,7 @@ export function rowLabels(values: Record<string, string>, mapping: ColumnMapping
   }
   const groups: Record<string, string> = {};
   for (const g of mapping.groups) {
-    const v = cell(g);
+    const v = labelCell(g);
     if (v) groups[g] = v;
     else issues.push(issue('missing_label', `no ${g} label (column "${g}" is empty): the clip is in no ${g} group`));
   }
@@ -162,10 +191,11 @@ async function processRow(
   mapping: ColumnMapping,
   limits: Required<ValidationLimits>,
   signal: AbortSignal,
+  label: (column: string, raw: string) => string,
   protectedDirs: readonly string[] = [],
 ): Promise<ClipRow> {
   const written = row.values[mapping.path] ?? '';
-  const labels = rowLabels(row.values, mapping);
+  const labels = rowLabels(row.values, mapping, label);
   const issues: ClipIssue[] = [];
   const resolved = resolveClipPath(table, written, protectedDirs);
   const rec: ClipRow = {
@@ -209,7 +239,7 @@ async function processRow(
       const damaged = shortfall ? `the WAV header declares ${shortfall} more bytes of audio than the file holds` : decoded.damaged;
       issues.push(
         ...audioIssues(
-          { durationS: decoded.durationS, declaredDurationS: decoded.source.declaredDurationS, sampleRate: decoded.source.sampleRate, channels: decoded.source.channels, damaged, ...lv },
+          { durationS: decoded.durationS, declaredDurationS: decoded.source.declaredDurationS, sampleRate: decoded.source.sampleRate, channels: decoded.source.channels, damaged, ...lv, checks: decoded.checks },
           limits,
         ),
       );
@@ -260,7 +290,12 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   else throw new UserError('no column mapping given and no path column could be guessed; map one (e.g. --map file=path)', 'mapping');
   checkMapping(mapping, table.header, importRoles(params.role, params.roles));
   const limits = withDefaults(params.limits);
-  const { id: datasetId } = findOrCreateDataset(db, table, params, mapping, limits, control.datasetId);
+  // Labels first: while any set of variants is undecided nothing is read or stored.
+  const labels = checkSourceLabels(db, table, params, mapping);
+  if (labels.check.undecided > 0) throw undecidedError(labels.check);
+  const record: LabelRecord = { ...labels.record, ...(table.skipped && table.skipped.count > 0 ? { skippedFiles: table.skipped } : {}) };
+  const { id: datasetId } = findOrCreateDataset(db, table, params, mapping, limits, { decided: labels.decided, record }, control.datasetId);
+  const label = labelWriter(labels.merges);
 
   const total = table.rowCount;
   deleteClipsAfterRow(db, datasetId, total);
@@ -304,7 +339,7 @@ export async function importDataset(db: Database.Database, params: ImportParams,
         if (isCancelled() || abort.signal.aborted) throw new CancelledError();
         const row = nextTodo();
         if (!row) return;
-        writer.add(await processRow(datasetId, table, row, mapping, limits, abort.signal, control.protectedDirs));
+        writer.add(await processRow(datasetId, table, row, mapping, limits, abort.signal, label, control.protectedDirs));
       }
     };
     const lanes = Array.from({ length: Math.max(1, Math.min(concurrency, total)) }, lane);
@@ -333,7 +368,17 @@ export async function importDataset(db: Database.Database, params: ImportParams,
     setStatus('ready');
     recordEvent(db, 'dataset.imported', { datasetId, role: params.role, roles: importRoles(params.role, params.roles), source: table.sourcePath, manifestSha256: table.sha256, rows: total, processed });
   })();
-  return { ...collectImportReport(db, datasetId, { problemsFile: problemsFileFor(db, datasetId) }), processed, status: 'ready' };
+  return { ...collectImportReport(db, datasetId, { problemsFile: problemsFileFor(db, datasetId) }), processed, labels: record, status: 'ready' };
+}
+
+/**
+ * The label check of a source under a mapping (labels.ts), with the auditor's choices:
+ * those given, then, for the sets they leave open, those kept by the dataset this source
+ * fills (so a re-import, or a resumed one, is not asked again about the same sets).
+ */
+export function checkSourceLabels(db: Database.Database | null, table: SourceTable, params: Pick<ImportParams, 'role' | 'labelChoices'>, mapping: ColumnMapping): LabelResolution {
+  const existing = db ? datasetForSource(db, table.kind, table.sourcePath, params.role) : undefined;
+  return resolveLabels(tallyLabels(table.rows(), mapping), params.labelChoices ?? [], storedLabelChoices(existing?.settings_json));
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type ImportFailure,
   IMPORT_SUMMARY_LIMIT,
   type ImportWarning,
+  type LabelRecord,
   type SavedMapping,
   type ValidationLimits,
 } from '../../shared/api/datasets';
@@ -142,10 +143,16 @@ function datasetRow(db: Database.Database, datasetId: string): DatasetDbRow {
   return row;
 }
 
-export function getDataset(db: Database.Database, datasetId: string): DatasetSummary & { mapping: ColumnMapping; limits: Required<ValidationLimits> } {
+/** What a dataset keeps of its label check; an empty record for one imported before labels were checked. */
+function labelRecordOf(json: string | undefined): LabelRecord {
+  const r = JSON.parse(json ?? '{}') as Partial<LabelRecord>;
+  return { sets: r.sets ?? [], setsTotal: r.setsTotal ?? 0, unified: r.unified ?? [], unifiedTotal: r.unifiedTotal ?? 0, ...(r.skippedFiles ? { skippedFiles: r.skippedFiles } : {}) };
+}
+
+export function getDataset(db: Database.Database, datasetId: string): DatasetSummary & { mapping: ColumnMapping; limits: Required<ValidationLimits>; labels: LabelRecord } {
   const row = datasetRow(db, datasetId);
   const settings = JSON.parse(row.settings_json) as { limits?: ValidationLimits };
-  return { ...toSummary(row), mapping: ColumnMapping.parse(JSON.parse(row.mapping_json)), limits: withDefaults(settings.limits) };
+  return { ...toSummary(row), mapping: ColumnMapping.parse(JSON.parse(row.mapping_json)), limits: withDefaults(settings.limits), labels: labelRecordOf(row.labels_json) };
 }
 
 /** What group facts and size warnings read of a clip. */

@@ -10,13 +10,14 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { ColumnMapping, ImportSource, SourceKind } from '../../shared/api/datasets';
+import type { ColumnMapping, ImportSource, SkippedFiles, SourceKind } from '../../shared/api/datasets';
 import { UserError } from '../../shared/errors';
 import { checkInputFileSync, checkInputFolder, inputExists, openInputFileSync } from '../security/input-file';
 import { quoteUserList, quoteUserText } from '../../shared/quote';
 import { dataFolderProblem } from '../security/path-policy';
 import { suggestColumns, type ColumnSuggestion } from './column-suggestions';
 import { checkHeader, CsvError, CsvRecordReader, parseCsvTable, recordToRow, sniffDelimiter, type CsvRecord } from './csv';
+import { findByNormalisedName, isOsLitter } from './file-names';
 
 export interface SourceRow {
   /** 1-based data row (manifest row, or position in the sorted file list). */
@@ -45,6 +46,8 @@ export interface SourceTable {
   suggestions?: ColumnSuggestion[];
   /** The manifest's delimiter (manifests only). */
   delimiter?: string;
+  /** Files a folder import did not take as recordings (file-names.ts: what operating systems leave, hidden files). */
+  skipped?: SkippedFiles;
 }
 
 /** A regular file within the manifest size limit, or a message naming it and what it is (security/input-file.ts). */
@@ -187,8 +190,10 @@ function audioInside(root: string): (value: string) => boolean {
     const abs = resolve(root, value.replace(/\\/g, '/'));
     const rel = relative(root, abs);
     if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
+    const onDisk = findByNormalisedName(abs);
+    if (onDisk === null) return false;
     try {
-      return statSync(abs).isFile();
+      return statSync(onDisk).isFile();
     } catch {
       return false;
     }
@@ -271,26 +276,37 @@ export function loadManifest(manifest: string, delimiter?: string): SourceTable 
   };
 }
 
-function listFiles(dir: string, rel = ''): string[] {
+/** Files in a folder tree, in name order, relative to it; what the OS left there (file-names.ts) goes to `skipped`, folders with a slash. */
+function listFiles(dir: string, skipped: string[], rel = ''): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(join(dir, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (entry.name.startsWith('.')) continue;
     const r = rel ? `${rel}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) out.push(...listFiles(dir, r));
+    if (isOsLitter(entry.name, entry.isDirectory())) {
+      skipped.push(entry.isDirectory() ? `${r}/` : r);
+      continue;
+    }
+    if (entry.isDirectory()) out.push(...listFiles(dir, skipped, r));
     else out.push(r);
   }
   return out;
 }
 
+/** Skipped entries shown by name in a folder import's record and messages. */
+const SKIPPED_EXAMPLES = 5;
+
 /**
  * A folder with one subfolder per group; every file below a subfolder is a clip of
  * that group. An optional metadata.csv at the top (a path/file column plus any other
- * columns) adds metadata, matched by relative path or by file name.
+ * columns) adds metadata, matched by relative path or by file name, both in NFC (names
+ * from Macs are decomposed, a spreadsheet typed elsewhere is not). What operating
+ * systems leave in folders (Thumbs.db, .DS_Store, "._" files…) is skipped and counted.
  */
-export function loadFolder(folder: string, groupLabel = 'group'): SourceTable {
+export function loadFolder(folder: string, label = 'group'): SourceTable {
+  const groupLabel = label.trim().normalize('NFC');
   const root = resolve(folder);
   checkInputFolder(root, 'folder');
-  const files = listFiles(root).filter((f) => f !== 'metadata.csv');
+  const skippedNames: string[] = [];
+  const files = listFiles(root, skippedNames).filter((f) => f !== 'metadata.csv');
   const metaFile = join(root, 'metadata.csv');
   let metaHeader: string[] = [];
   const meta = new Map<string, Record<string, string>>();
@@ -302,7 +318,7 @@ export function loadFolder(folder: string, groupLabel = 'group'): SourceTable {
     if (!key) throw new UserError(`${metaFile} needs a column named path or file to match rows to audio files (found: ${quoteUserList(t.header)})`, 'folder');
     metaHeader = t.header.filter((h) => h !== key && h !== 'path' && h !== groupLabel);
     for (const r of t.rows) {
-      const p = r.values[key]!.replace(/\\/g, '/');
+      const p = r.values[key]!.replace(/\\/g, '/').trim().normalize('NFC');
       meta.set(p, r.values);
       if (!meta.has(`name:${basename(p)}`)) meta.set(`name:${basename(p)}`, r.values);
     }
@@ -311,7 +327,8 @@ export function loadFolder(folder: string, groupLabel = 'group'): SourceTable {
   const rowList: SourceRow[] = files.map((f, i) => {
     const slash = f.indexOf('/');
     const values: Record<string, string> = { path: f, [groupLabel]: slash > 0 ? f.slice(0, slash) : '' };
-    const m = meta.get(f) ?? meta.get(`name:${basename(f)}`);
+    const nfc = f.normalize('NFC');
+    const m = meta.get(nfc) ?? meta.get(`name:${basename(nfc)}`);
     for (const h of metaHeader) values[h] = m?.[h] ?? '';
     return { rowIndex: i + 1, line: null, values };
   });
@@ -325,6 +342,7 @@ export function loadFolder(folder: string, groupLabel = 'group'): SourceTable {
     rows: () => rowList,
     sha256: sha(`${files.join('\n')}\n--\n${metaText}`),
     defaultMapping: { path: 'path', groups: [groupLabel], ignore: [] },
+    skipped: { count: skippedNames.length, examples: skippedNames.slice(0, SKIPPED_EXAMPLES) },
   };
 }
 
@@ -477,6 +495,8 @@ export function resolveClipPath(table: Pick<SourceTable, 'baseDir' | 'rootDir'>,
   if (!inside(table.rootDir, abs)) {
     return { ok: false, path: abs, code: 'outside_folder', message: `the path leads outside the manifest's folder (${table.rootDir})` };
   }
+  // A name written in NFC for a file named in NFD on disk (copied from a Mac), or the reverse.
+  if (!existsSync(abs)) abs = findByNormalisedName(abs) ?? abs;
   if (!existsSync(abs)) {
     const badName = nonUtf8NameProblem(abs);
     if (badName) return { ok: false, path: abs, code: 'file_name_not_utf8', message: badName };

@@ -1,10 +1,11 @@
 /**
  * Designing a SpEAT test from imported data: target sets X and Y chosen by a group
  * label, optionally matched on other labels with a stratified, seeded sample per cell,
- * a paired t-test of clip duration between the matched sets (the confound check the
- * SpEAT paper reports), and attribute sets A/B from a valence-rated dataset.
+ * a test of clip duration between the two sets (the confound check the SpEAT paper
+ * reports, paired by sentence where the groups read the same sentences), and attribute
+ * sets A/B from a valence-rated dataset.
  */
-import { pairedTTest as statsPairedTTest, Rng } from '../stats';
+import { compareOnSpeakerMeans, mean, normalizeText, pairedTTest, Rng, StatsInputError } from '../stats';
 import type { Clip } from './repository';
 
 export interface SpeatDesignOptions {
@@ -32,9 +33,17 @@ export interface DesignCell {
   sampled: number;
 }
 
-export interface PairedTTest {
-  n: number;
-  /** mean of (duration X - duration Y) over pairs, seconds */
+/**
+ * The duration confound check (METHODS.md § The unit of inference, Confound checks): what
+ * was compared and how. Never a pairing in storage order.
+ */
+export interface DurationCheck {
+  test: 'paired-t' | 'welch-t';
+  /** sentence: paired by sentence; speaker: Welch on speaker means; clip: Welch on clips (speakers unknown). */
+  unit: 'sentence' | 'speaker' | 'clip';
+  /** Units compared: sentences (the same number on both sides), speakers or clips per group. */
+  units: { x: number; y: number };
+  /** X minus Y, seconds: mean over sentences of the per-sentence difference, or of the unit means. */
   meanDifference: number;
   t: number;
   df: number;
@@ -50,7 +59,7 @@ export interface SpeatDesign {
   X: Clip[];
   Y: Clip[];
   cells: DesignCell[];
-  durationCheck: PairedTTest | null;
+  durationCheck: DurationCheck | null;
   warnings: string[];
 }
 
@@ -69,10 +78,52 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
   return a;
 }
 
-/** Paired t-test of x[i] - y[i], two-sided (scipy.stats.ttest_rel), from src/main/stats. */
-export function pairedTTest(x: readonly number[], y: readonly number[]): PairedTTest {
-  const r = statsPairedTTest(x, y);
-  return { n: x.length, meanDifference: r.meanDifference, t: r.t, df: r.df, pValue: r.pValue };
+/** A clip's sentence: its transcript under the basic normalisation (case, punctuation, spacing), or null. */
+function sentenceOf(c: Clip): string | null {
+  const t = c.transcript === null ? '' : normalizeText(c.transcript, 'basic');
+  return t === '' ? null : t;
+}
+
+/**
+ * Duration of X against Y, on the unit that respects how the recordings were made:
+ * - both groups read the same sentences (every clip has a transcript and the two groups'
+ *   sets of sentences are equal, at least 2 of them): a paired t-test over sentences, each
+ *   pair the mean duration of the sentence's X clips against that of its Y clips. Sentence
+ *   length then cancels out, and no clip is paired with another by the order they are stored
+ *   in. (Speakers recur across sentences, so this may call a difference sooner than a
+ *   speaker-level test would; for a confound warning that errs on the safe side.)
+ * - otherwise Welch's t-test on speaker means, or on clips when some clip has no speaker id.
+ * Null when there is nothing to test (a group with fewer than 2 units, missing durations).
+ */
+export function durationCheck(X: readonly Clip[], Y: readonly Clip[]): DurationCheck | null {
+  if (X.length < 2 || Y.length < 2) return null;
+  if (!X.every((c) => c.durationS !== null) || !Y.every((c) => c.durationS !== null)) return null;
+  const bySentence = (clips: readonly Clip[]) => {
+    const m = new Map<string, number[]>();
+    for (const c of clips) {
+      const s = sentenceOf(c)!;
+      m.set(s, [...(m.get(s) ?? []), c.durationS!]);
+    }
+    return m;
+  };
+  const allRead = X.every((c) => sentenceOf(c) !== null) && Y.every((c) => sentenceOf(c) !== null);
+  if (allRead) {
+    const sx = bySentence(X);
+    const sy = bySentence(Y);
+    const same = sx.size === sy.size && [...sx.keys()].every((k) => sy.has(k));
+    if (same && sx.size >= 2) {
+      const sentences = [...sx.keys()].sort();
+      const r = pairedTTest(sentences.map((k) => mean(sx.get(k)!)), sentences.map((k) => mean(sy.get(k)!)));
+      return { test: 'paired-t', unit: 'sentence', units: { x: sentences.length, y: sentences.length }, meanDifference: r.meanDifference, t: r.t, df: r.df, pValue: r.pValue };
+    }
+  }
+  try {
+    const r = compareOnSpeakerMeans(X.map((c) => c.durationS!), Y.map((c) => c.durationS!), X.map((c) => c.speaker), Y.map((c) => c.speaker));
+    return { test: 'welch-t', unit: r.unit, units: r.units, meanDifference: r.difference, t: r.t, df: r.df, pValue: r.pValue };
+  } catch (err) {
+    if (err instanceof StatsInputError) return null;
+    throw err;
+  }
 }
 
 /** Distinct values of a label over clips, with counts (for the wizard's pickers). */
@@ -87,8 +138,8 @@ export function labelValues(clips: readonly Clip[], label: string): { value: str
 
 /**
  * Build X and Y from usable clips. X and Y always have equal size (the permutation
- * test splits X ∪ Y into equal halves) and X[i], Y[i] share a cell, so the duration
- * check is a paired test. Unmatched designs are one cell; their pairs are random.
+ * test splits X ∪ Y into equal halves) and X[i], Y[i] share a cell. Unmatched designs are
+ * one cell. The duration check pairs by sentence, never X[i] with Y[i] (durationCheck).
  */
 export function designSpeatTest(clips: readonly Clip[], options: SpeatDesignOptions): SpeatDesign {
   const matchOn = options.matchOn ?? [];
@@ -154,9 +205,7 @@ export function designSpeatTest(clips: readonly Clip[], options: SpeatDesignOpti
     out.push({ key: d.cell.key, xAvailable: d.cell.xs.length, yAvailable: d.cell.ys.length, sampled: d.n });
   }
   if (X.length < 8) warnings.push(`${X.length} stimuli per group: fewer than 8, so the effect size is very uncertain`);
-  const durations = X.every((c) => c.durationS !== null) && Y.every((c) => c.durationS !== null);
-  const durationCheck = X.length >= 2 && durations ? pairedTTest(X.map((c) => c.durationS!), Y.map((c) => c.durationS!)) : null;
-  return { label: options.label, x: options.x, y: options.y, matchOn, X, Y, cells: out, durationCheck, warnings };
+  return { label: options.label, x: options.x, y: options.y, matchOn, X, Y, cells: out, durationCheck: durationCheck(X, Y), warnings };
 }
 
 export interface AttributeSets {

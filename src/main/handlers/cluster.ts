@@ -1,4 +1,4 @@
-import { embeddingOrigins, exportJob, jobStatus, type ClusterImportTaskInput } from '../cluster';
+import { embeddingOrigins, exportJob, jobStatus, readJob, type ClusterImportTaskInput } from '../cluster';
 import type { HandlerMap } from './types';
 
 export const clusterHandlers: HandlerMap<'cluster.export' | 'cluster.status' | 'cluster.import' | 'cluster.origins'> = {
@@ -21,6 +21,9 @@ export const clusterHandlers: HandlerMap<'cluster.export' | 'cluster.status' | '
     const project = store.get(projectId);
     // Opening applies pending migrations before the worker opens its own connection.
     store.db(projectId);
+    // The folder's job.json checked now (small, FIFOs refused): a bad folder is refused at
+    // once, not after the job has waited in line behind other imports (jobs/limits.ts).
+    readJob(jobDir);
     const input: ClusterImportTaskInput = { projectPath: project.path, dataDir, jobDir };
     const { jobId, result } = jobs.start('cluster.import', input);
     if (!wait) result.catch(() => undefined);

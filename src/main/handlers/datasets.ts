@@ -1,6 +1,7 @@
 import type { ImportResult } from '../../shared/api/datasets';
-import { loadManifest } from '../data/sources';
-import { planImport, type ImportParams } from '../data/import';
+import { loadManifest, loadSource } from '../data/sources';
+import { checkMapping, checkSourceLabels, loadSavedMapping, planImport, type ImportParams } from '../data/import';
+import { UserError } from '../../shared/errors';
 import type { ImportTaskInput } from '../data/import-task';
 import { datasetFacts, listDatasets, listMappings, problemsPage, saveMapping, setExcluded, warningRows, writeProblemsCsv } from '../data/repository';
 import type { HandlerMap } from './types';
@@ -20,6 +21,7 @@ export function waitForImport(jobId: string): Promise<ImportResult> {
 
 export const datasetHandlers: HandlerMap<
   | 'datasets.import'
+  | 'datasets.checkLabels'
   | 'datasets.list'
   | 'datasets.show'
   | 'datasets.problems'
@@ -30,12 +32,13 @@ export const datasetHandlers: HandlerMap<
   | 'mappings.save'
   | 'mappings.list'
 > = {
-  'datasets.import': ({ projectId, source, role, roles, mapping, mappingName, name, limits }, { store, jobs, paths, dataDir }) => {
+  'datasets.import': ({ projectId, source, role, roles, mapping, mappingName, name, limits, labelChoices }, { store, jobs, paths, dataDir }) => {
     paths.refuseDataFolder(source.kind === 'manifest' ? 'source.manifest' : 'source.folder', source.kind === 'manifest' ? source.manifest : source.folder);
     const project = store.get(projectId);
     // Opening applies pending migrations before the worker opens its own connection.
     const db = store.db(projectId);
-    const params: ImportParams = { source, role, roles, mapping, mappingName, name, limits };
+    // Undecided label variants stop the job before it reads a clip (data/labels.ts); the app and the CLI ask first (datasets.checkLabels).
+    const params: ImportParams = { source, role, roles, mapping, mappingName, name, limits, labelChoices };
     const plan = planImport(db, params);
     const input: ImportTaskInput = { projectPath: project.path, datasetId: plan.datasetId, params, protectedDirs: [dataDir] };
     const { jobId, result } = jobs.start('datasets.import', input);
@@ -46,6 +49,16 @@ export const datasetHandlers: HandlerMap<
       () => setTimeout(() => importResults.delete(jobId), 60_000).unref(),
     );
     return { jobId, datasetId: plan.datasetId };
+  },
+  'datasets.checkLabels': ({ projectId, source, role, mapping, mappingName, labelChoices }, { store, paths }) => {
+    paths.refuseDataFolder(source.kind === 'manifest' ? 'source.manifest' : 'source.folder', source.kind === 'manifest' ? source.manifest : source.folder);
+    const db = projectId === undefined ? null : store.db(projectId);
+    if (mappingName !== undefined && db === null) throw new UserError('a saved mapping (mappingName) needs the project it was saved in (projectId)', 'mappingName');
+    const table = loadSource(source);
+    const used = mapping ?? (mappingName !== undefined ? loadSavedMapping(db!, mappingName) : table.defaultMapping);
+    if (!used) throw new UserError('no column mapping given and no path column could be guessed; map one (e.g. --map file=path)', 'mapping');
+    checkMapping(used, table.header, []);
+    return checkSourceLabels(db, table, { role: role ?? 'target', labelChoices }, used).check;
   },
   'datasets.list': ({ projectId }, { store }) => listDatasets(store.db(projectId)),
   'datasets.show': ({ projectId, datasetId, limit, offset }, { store }) => datasetFacts(store.db(projectId), datasetId, { limit, offset }),

@@ -65,19 +65,47 @@ export function saveEmbedding(db: Database.Database, audioSha: string, modelSha:
   });
 }
 
+/**
+ * Why an embedding cannot be used ("the model gave 3,072 values that are not numbers (NaN
+ * or infinite), the first in layer 4"), or null when every value is finite.
+ */
+export function nonFiniteEmbedding(e: Pick<ClipEmbedding, 'mean' | 'min' | 'max'>): string | null {
+  let count = 0;
+  let firstLayer = -1;
+  for (const part of [e.mean, e.min, e.max]) {
+    part.forEach((v, layer) => {
+      for (let j = 0; j < v.length; j += 1) {
+        if (!Number.isFinite(v[j]!)) {
+          count += 1;
+          if (firstLayer < 0 || layer < firstLayer) firstLayer = layer;
+        }
+      }
+    });
+  }
+  return count === 0 ? null : `the model gave ${count.toLocaleString('en')} value${count === 1 ? '' : 's'} that ${count === 1 ? 'is' : 'are'} not a number (NaN or infinite), the first in layer ${firstLayer}`;
+}
+
 /** Audio hashes already embedded with this model and settings. */
 export { cachedAudioShas } from '../store/embeddings';
 
-/** Embeddings of the given clips (missing ones are absent from the map). */
-export function loadEmbeddings(db: Database.Database, modelSha: string, settingsKey: string, audioShas: readonly string[]): Map<string, StoredEmbedding> {
+/**
+ * Embeddings of the given clips (missing ones are absent from the map). A stored one that
+ * holds NaN or ±Inf (cached before embedding checked its output, or merged from an older
+ * cluster shard) is left out too, as if missing, and its audio hash added to `nonFinite`.
+ */
+export function loadEmbeddings(db: Database.Database, modelSha: string, settingsKey: string, audioShas: readonly string[], nonFinite?: string[]): Map<string, StoredEmbedding> {
   const out = new Map<string, StoredEmbedding>();
   const read = embeddingReader(db, modelSha, settingsKey);
+  const seen = new Set<string>();
   for (const sha of audioShas) {
-    if (out.has(sha)) continue;
+    if (seen.has(sha)) continue;
+    seen.add(sha);
     const r = read(sha);
     if (!r) continue;
     const dims = JSON.parse(r.dims_json) as number[];
-    out.set(sha, { dims, frames: r.frames, mean: split(r.mean, dims), min: split(r.min, dims), max: split(r.max, dims), provider: r.provider });
+    const e = { dims, frames: r.frames, mean: split(r.mean, dims), min: split(r.min, dims), max: split(r.max, dims), provider: r.provider };
+    if (nonFiniteEmbedding(e)) nonFinite?.push(sha);
+    else out.set(sha, e);
   }
   return out;
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { EmbedSummary } from '../../shared/api/models';
 import { CancelledError, NotFoundError, UserError } from '../../shared/errors';
@@ -18,7 +18,7 @@ import { datasetExists } from '../store/datasets';
 import { openDatabase } from '../store/open';
 import { PROJECT_FILE } from '../store/projects';
 import { projectMigrations } from '../store/schema';
-import { cachedAudioShas, providerLabel, recordProjectModel, saveEmbedding } from './cache';
+import { cachedAudioShas, nonFiniteEmbedding, providerLabel, recordProjectModel, saveEmbedding } from './cache';
 import { borrowEmbedder } from './embedder-pool';
 import { ensureModel } from './models';
 import type { ProviderName } from './providers';
@@ -155,6 +155,13 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
           throw err;
         } finally {
           source.close();
+        }
+        // NaN or ±Inf from the model (samples far out of range, a model that overflows) would
+        // reach the statistics as numbers; this clip fails with its name, the rest go on.
+        const bad = nonFiniteEmbedding(e);
+        if (bad) {
+          fail(clip, new UserError(`${basename(clip.path)}: ${bad}; the recording is left out (check it for damaged or wrongly scaled samples)`, 'clip'));
+          continue;
         }
         const ts = performance.now();
         insert(clip.sha, e);

@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { EngineEvent, JobInfo, JobProgress } from '../../shared/api';
 import { ApiError, CancelledError } from '../../shared/errors';
 import { parseResumedJob, type JobInput, type JobKind, type JobOutput } from '../../shared/jobs';
+import { defaultJobLimits, JOB_CLASS_WORDS, jobClassOf, type JobClass } from './limits';
 import type { RunnerMessage, WorkerBoot, WorkerMessage } from './protocol';
 import type { ProgressDetail } from './task';
 
@@ -38,6 +39,17 @@ interface Running {
   shown?: { at: number; eta: number };
   /** Terminates the worker when a cancelled job has not stopped within its grace period. */
   graceTimer?: NodeJS.Timeout;
+}
+
+/** A job in line for its class's limit (jobs/limits.ts): started when a job of its class ends. */
+interface Waiting {
+  info: JobInfo;
+  kind: string;
+  input: unknown;
+  cls: JobClass;
+  onProgress: ((p: JobProgress) => void) | undefined;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
 }
 
 /** What a worker thread's events go to: the job it runs now. */
@@ -138,6 +150,8 @@ const DISPOSE_GRACE_MS = 2000;
  */
 export class JobRunner {
   private readonly jobs = new Map<string, Running>();
+  /** Jobs in line, oldest first (all classes; each class starts its own in this order). */
+  private readonly waiting: Waiting[] = [];
   private readonly finished: JobInfo[] = [];
   /** Idle workers, the most recently idle last. */
   private readonly idle: Slot[] = [];
@@ -152,15 +166,100 @@ export class JobRunner {
    */
   jobNice: number | undefined;
 
+  /** Jobs of each class that run at once (jobs/limits.ts); the rest wait in line. Settable (tests, the engine's environment). */
+  limits: Record<JobClass, number> = defaultJobLimits();
+
   /** Idle workers kept, and how long each waits for a job (tests shorten it). */
   maxIdleWorkers = MAX_IDLE_WORKERS;
   workerIdleMs = WORKER_IDLE_MS;
 
   constructor(private readonly emit: (event: EngineEvent) => void = () => {}) {}
 
-  /** Runs a job of `kind` in a worker thread; its input and result types are the job map's (src/shared/jobs.ts). */
+  /**
+   * Runs a job of `kind` in a worker thread; its input and result types are the job map's
+   * (src/shared/jobs.ts). When its class already runs as many jobs as its limit allows, the
+   * job waits in line (state 'queued', a progress report with its place) and starts when
+   * one ends; `result` settles when it has run (or was cancelled while waiting).
+   */
   start<K extends JobKind>(kind: K, input: JobInput<K>, options: { jobId?: string; onProgress?: (p: JobProgress) => void } = {}): { jobId: string; result: Promise<JobOutput<K>> } {
     const jobId = options.jobId ?? randomUUID();
+    const cls = jobClassOf(kind);
+    if (this.activeIn(cls) < this.limitOf(cls) && !this.waiting.some((w) => w.cls === cls)) return this.launch(kind, input, jobId, options.onProgress, true);
+    let settle!: Pick<Waiting, 'resolve' | 'reject'>;
+    const result = new Promise<JobOutput<K>>((resolve, reject) => (settle = { resolve: resolve as (v: unknown) => void, reject }));
+    result.catch(() => {});
+    this.waiting.push({ info: { jobId, kind, state: 'queued', progress: null }, kind, input, cls, onProgress: options.onProgress, ...settle });
+    // Told now, so a host that restarts the engine starts it again (in line again) like a running one.
+    this.onStarted?.({ jobId, kind, input });
+    this.reportPlaces(cls);
+    return { jobId, result };
+  }
+
+  private limitOf(cls: JobClass): number {
+    return Math.max(1, this.limits[cls] ?? 1);
+  }
+
+  /** Jobs of a class running now. */
+  private activeIn(cls: JobClass): number {
+    let n = 0;
+    for (const r of this.jobs.values()) if (jobClassOf(r.info.kind) === cls) n += 1;
+    return n;
+  }
+
+  /** Starts the jobs in line of `cls` that its limit now allows. */
+  private startWaiting(cls: JobClass): void {
+    let started = false;
+    while (this.activeIn(cls) < this.limitOf(cls)) {
+      const i = this.waiting.findIndex((w) => w.cls === cls);
+      if (i < 0) break;
+      const [w] = this.waiting.splice(i, 1);
+      started = true;
+      let launched: { result: Promise<unknown> };
+      try {
+        // `start` took this kind's input (its types); the line keeps the pair without them.
+        launched = this.launch(w!.kind as JobKind, w!.input as never, w!.info.jobId, w!.onProgress, false);
+      } catch (err) {
+        const error = (err as Error).message;
+        this.remember({ ...w!.info, state: 'failed', progress: null, error });
+        this.emit({ type: 'job.ended', jobId: w!.info.jobId, kind: w!.kind, state: 'failed', error });
+        w!.reject(err);
+        continue;
+      }
+      launched.result.then(w!.resolve, w!.reject);
+    }
+    if (started) this.reportPlaces(cls);
+  }
+
+  /** Tells every job in line of `cls` its place (1: next), as a progress report the window shows. */
+  private reportPlaces(cls: JobClass): void {
+    const limit = this.limitOf(cls);
+    const [one, many] = JOB_CLASS_WORDS[cls];
+    let place = 0;
+    for (const w of this.waiting) {
+      if (w.cls !== cls) continue;
+      place += 1;
+      const progress: JobProgress = {
+        jobId: w.info.jobId,
+        stage: 'waiting',
+        label: `Waiting to start: ${place === 1 ? 'next in line' : `number ${place} in line`} (${limit === 1 ? `one ${one}` : `${limit} ${many}`} at a time on this computer)`,
+        done: 0,
+        total: 0,
+        etaSeconds: null,
+        queue: { place, limit },
+      };
+      w.info.progress = progress;
+      w.onProgress?.(progress);
+      this.emit({ type: 'job.progress', progress });
+    }
+  }
+
+  private remember(info: JobInfo): void {
+    this.finished.push(info);
+    if (this.finished.length > 200) this.finished.shift();
+  }
+
+  private launch<K extends JobKind>(kind: K, input: JobInput<K>, jobId: string, onProgress: ((p: JobProgress) => void) | undefined, announce: boolean): { jobId: string; result: Promise<JobOutput<K>> } {
+    const options = { onProgress };
     const shared = new SharedArrayBuffer(4);
     const cancelFlag = new Int32Array(shared);
     const slot = this.takeIdle(kind) ?? this.spawn();
@@ -183,7 +282,8 @@ export class JobRunner {
       stage: '',
     };
     this.jobs.set(jobId, running);
-    this.onStarted?.({ jobId, kind, input });
+    if (announce) this.onStarted?.({ jobId, kind, input });
+    else this.emit({ type: 'job.started', jobId, kind });
     const result = new Promise<JobOutput<K>>((resolvePromise, reject) => {
       let settled = false;
       /** healthy: the worker reported the end itself and can take the next job. */
@@ -194,12 +294,13 @@ export class JobRunner {
         running.info.state = state;
         if (error !== undefined) running.info.error = error;
         this.jobs.delete(jobId);
-        this.finished.push(running.info);
-        if (this.finished.length > 200) this.finished.shift();
+        this.remember(running.info);
         this.emit({ type: 'job.ended', jobId, kind, state, ...(error !== undefined ? { error } : {}) });
         slot.job = undefined;
         if (healthy && !slot.gone) this.toIdle(slot);
         else this.drop(slot);
+        // The next in line of this class takes the freed place (and, when healthy, this worker).
+        this.startWaiting(jobClassOf(kind));
       };
       slot.job = {
         message: (m) => {
@@ -272,15 +373,25 @@ export class JobRunner {
       checked = parseResumedJob(job);
     } catch (err) {
       const error = (err as Error).message;
-      this.finished.push({ jobId: job.jobId, kind: job.kind, state: 'failed', progress: null, error });
-      if (this.finished.length > 200) this.finished.shift();
+      this.remember({ jobId: job.jobId, kind: job.kind, state: 'failed', progress: null, error });
       this.emit({ type: 'job.ended', jobId: job.jobId, kind: job.kind, state: 'failed', error });
       return null;
     }
     return this.start(checked.kind, checked.input, { jobId: checked.jobId });
   }
 
+  /** Cancels a running job (its task stops at its next check) or takes a job out of line (it never starts). */
   cancel(jobId: string, graceMs = 5000): boolean {
+    const w = this.waiting.findIndex((x) => x.info.jobId === jobId);
+    if (w >= 0) {
+      const [gone] = this.waiting.splice(w, 1);
+      const error = 'Cancelled before it started';
+      this.remember({ ...gone!.info, state: 'cancelled', progress: null, error });
+      this.emit({ type: 'job.ended', jobId, kind: gone!.kind, state: 'cancelled', error });
+      gone!.reject(new CancelledError(error));
+      this.reportPlaces(gone!.cls);
+      return true;
+    }
     const running = this.jobs.get(jobId);
     if (!running) return false;
     Atomics.store(running.cancelFlag, 0, 1);
@@ -293,16 +404,19 @@ export class JobRunner {
   }
 
   /**
-   * Jobs of `kind` running now, with their inputs: how a handler tells whether its work is under
-   * way, also for jobs a restarted engine process took over (they were not started by the handler).
+   * Jobs of `kind` running now or waiting in line, with their inputs: how a handler tells
+   * whether its work is under way, also for jobs a restarted engine process took over (they
+   * were not started by the handler).
    */
   runningOf<K extends JobKind>(kind: K): { jobId: string; input: JobInput<K> }[] {
     // Started with this kind's input (start's types), or resumed with it checked (resume).
-    return [...this.jobs.values()].filter((r) => r.info.kind === kind).map((r) => ({ jobId: r.info.jobId, input: r.input as JobInput<K> }));
+    const running = [...this.jobs.values()].filter((r) => r.info.kind === kind).map((r) => ({ jobId: r.info.jobId, input: r.input as JobInput<K> }));
+    return [...running, ...this.waiting.filter((w) => w.kind === kind).map((w) => ({ jobId: w.info.jobId, input: w.input as JobInput<K> }))];
   }
 
+  /** Running jobs, then those in line (state 'queued', in order), then the last 200 that ended. */
   list(): JobInfo[] {
-    return [...[...this.jobs.values()].map((r) => r.info), ...this.finished].map((i) => ({ ...i }));
+    return [...[...this.jobs.values()].map((r) => r.info), ...this.waiting.map((w) => w.info), ...this.finished].map((i) => ({ ...i }));
   }
 
   /** Idle workers waiting for a job now. */
@@ -310,8 +424,14 @@ export class JobRunner {
     return this.idle.length;
   }
 
-  /** Ends every worker: running jobs are terminated (and fail), idle workers release their sessions first. */
+  /** Ends every worker: running jobs are terminated (and fail), jobs in line never start, idle workers release their sessions first. */
   async shutdown(): Promise<void> {
+    for (const w of this.waiting.splice(0)) {
+      const error = 'the engine stopped before this job started';
+      this.remember({ ...w.info, state: 'cancelled', progress: null, error });
+      this.emit({ type: 'job.ended', jobId: w.info.jobId, kind: w.kind, state: 'cancelled', error });
+      w.reject(new CancelledError(error));
+    }
     const ending = [...this.slots].map((slot) => {
       if (slot.job) this.drop(slot);
       else this.dispose(slot);

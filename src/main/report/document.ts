@@ -13,7 +13,10 @@ import { registerFonts, FONT_REGULAR } from './fonts';
 import { CHART_STYLE, Layout, PAGE, sectionCharts } from './layout';
 import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings, werHypothesesText, werSecondaryPermutationText, fdiTrialsText, syntheticText } from './narrative';
 import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
-import { fdiTables, serTables, speatTables, werTables, type ReportTable } from './tables';
+import { decisionText, spellingsText } from '../../shared/label-text';
+import { durationCheckText } from '../../shared/duration-check';
+import { referenceSentence, werReferenceSentence } from '../../shared/reference-group';
+import { fdiTables, serTables, speatTables, werTables, type Cell, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
 import { useXmp } from './xmp';
 
@@ -229,6 +232,13 @@ function speatSection(L: Layout, r: AuditResults): void {
   }
 }
 
+/** How the SER verdicts are tested, with their unit (METHODS.md § The unit of inference); '' for results written before. */
+export function serComparisonMethod(ser: NonNullable<AuditResults['ser']>): string {
+  const cfg = ser.config.comparison;
+  if (!cfg) return '';
+  return `Whether the selected regressor's predicted valence differs between the groups is judged on speakers, not recordings: each speaker's predictions are averaged and the two groups' speaker means compared with Welch's t-test and its 95% CI (over recordings only where speakers are unknown, as the table says), the p adjusted over the ${plural(cfg.tests, 'comparison')} (${CORRECTION_NAMES[cfg.correction]}, α = ${cfg.alpha}); models whose regressor could not be shown to have learned valence get no verdict. `;
+}
+
 function serSection(L: Layout, r: AuditResults): void {
   const ser = r.ser!;
   const c = ser.config;
@@ -238,7 +248,7 @@ function serSection(L: Layout, r: AuditResults): void {
     : 'No early stopping: every regressor trains for the full budget.';
   openSection(L, 'ser', [
     `A downstream valence (emotion) regressor after Yang et al. (2021): a softmax-weighted sum of the hidden states, a linear layer to 256 units, the mean over frames and a linear output, trained with MSE on valence ratings scaled to [0, 1], Adam, batch ${c.batchSize}, ${budget}, one model per learning rate (${c.learningRates.join(', ')}). Preprocessing: ${c.preprocessing ?? 'none stated'}. Validation loss every ${c.evalEvery ?? 100} steps; the checkpoint with the lowest validation loss is kept. ${stopping} Split ${fmt(c.split.train)}/${fmt(c.split.validation)}/${fmt(c.split.test)} (train/validation/test); the regressor is selected on the validation split, never the test split.`,
-    `For each SpEAT test, each regressor predicts valence for the target clips and Cohen's d (pooled SD, ddof 1) compares the groups, for the selected regressor and, as in the SpEAT paper, for all regressors' predictions pooled; "agree" means the sign of Cohen's d equals the sign of SpEAT d. ${serAgreementSentence(r)}`,
+    `For each SpEAT test, each regressor predicts valence for the target clips and Cohen's d (pooled SD, ddof 1, over recordings) compares the groups, for the selected regressor and, as in the SpEAT paper, for all regressors' predictions pooled; "agree" means the sign of Cohen's d equals the sign of SpEAT d. ${serComparisonMethod(ser)}${serAgreementSentence(r)}`,
   ]);
   tables(L, serTables(r));
   sectionCharts(r, 'ser', CHART_STYLE).forEach((c2, i) => L.chart(c2, `Figure 2.${i + 1}`));
@@ -263,17 +273,41 @@ function werSection(L: Layout, r: AuditResults): void {
     ? ` The mixed-effects model (errors ~ group + offset(log words) + (1 | speaker), Poisson, maximum likelihood with ${w.mixed.nAGQ === 1 ? 'the Laplace approximation, as lme4’s glmer' : `adaptive Gauss–Hermite quadrature with ${w.mixed.nAGQ} nodes`}) estimates a speaker variance of ${fmt(w.mixed.speakerVariance)}${w.mixed.singular ? ' (on its boundary: no speaker variation beyond chance)' : ''} over ${plural(w.mixed.speakers, 'speaker')}; standard errors from the Hessian of the deviance, as lme4.`
     : '';
   openSection(L, 'wer', [
-    `${werHypothesesText(w)} Normalisation, applied to reference and hypothesis alike: ${norm}.${second}${rules} Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples. Each group is compared with the reference group ${w.config.referenceGroup}.`,
+    `${werHypothesesText(w)} Normalisation, applied to reference and hypothesis alike: ${norm}.${second}${rules} Word errors are the minimum edit distance (substitutions + deletions + insertions, unit costs); a group's WER is its total errors divided by its total reference words (pooled). 95% CIs: percentile bootstrap over ${w.config.by === 'speaker' ? 'speakers (each speaker’s utterances together)' : 'utterances'}, ${w.config.bootstrap} resamples.${w.config.referenceGroup !== null ? ` Each group is compared with the reference group ${w.config.referenceGroup}.` : ''}${w.config.reference || w.config.referenceGroup === null ? ` ${werReferenceSentence(w.config)}` : ''}`,
     `${werPrimaryStatement(w)}${mixed} ${werOverallStatement(w).text} Secondary, never the basis of a verdict: the fixed-effects Poisson regression (rate ratio and likelihood-ratio χ² with 1 degree of freedom; it treats every word as independent)${werSecondaryPermutationText(w)}.`,
   ]);
   tables(L, werTables(r));
   sectionCharts(r, 'wer', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 3.${i + 1}`));
 }
 
+/**
+ * How the FDI's CI and null were drawn, by unit (METHODS.md § The unit of inference, FDI):
+ * speakers when the trials name them, trials otherwise (and in results written before).
+ */
+export function fdiUncertaintyText(f: NonNullable<AuditResults['fdi']>): string {
+  const bySpeaker = f.groupings.length > 0 && f.groupings.every((g) => g.fdiCi?.unit === 'speaker');
+  const ci = f.config.bootstrap > 0
+    ? bySpeaker
+      ? `CI: ${f.config.bootstrap} bootstrap resamples of speakers within each group; a trial belongs to two speakers (enrolment and test), so each resample keeps a trial as often as both its speakers were drawn (resamples leaving a group without genuine or impostor trials are left out).`
+      : `CI: ${f.config.bootstrap} bootstrap resamples of trials within groups${f.groupings.some((g) => g.fdiCi?.unit === 'trial') ? ' (the trials do not name their speakers; if a speaker contributes many trials the CI is too narrow)' : ''}.`
+    : 'No bootstrap CI was computed.';
+  const nulls = f.groupings.filter((g) => g.null);
+  const speakerNull = nulls.length > 0 && nulls.every((g) => g.null!.unit === 'speaker');
+  const nul = nulls.length === 0
+    ? ''
+    : speakerNull
+      ? ' The noise null shuffles group labels among the enrolment speakers, each keeping all its trials.'
+      : ' The noise null shuffles group labels among the trials (within genuine and within impostor trials).';
+  return `${ci}${nul}`;
+}
+
 function fdiSection(L: Layout, r: AuditResults): void {
   const f = r.fdi!;
+  // How each attribute set's groups are compared, as chosen before the run (results written before say nothing).
+  const refs = f.groupings.filter((g) => g.reference).map((g) => `${g.groupBy.join(' × ')}: ${referenceSentence(g.reference!, { holm: false })}`);
   openSection(L, 'fdi', [
-    `Verification decisions score ≥ threshold, per group: false positive rate, false negative rate and accuracy, their disparities (max − min), worst-group accuracy and Wasserstein-1 distances between the groups' score distributions. Each metric is normalised over groups to [0, 1] (orientation "${f.config.orientation}"${f.config.orientation === 'harm' ? ': 1 − accuracy, so every metric grows with harm' : ': accuracy as published, which on its own produces rank disagreement'}). FDI = mean over metric pairs of α × value disagreement + (1 − α) × rank disagreement, α = ${f.config.alpha}. Thresholds swept from ${f.config.thresholds.from} to ${f.config.thresholds.to} by ${f.config.thresholds.step}; the reported threshold is ${fmt(f.config.threshold)}${f.config.thresholdRule === "equal-error-rate" ? " (the equal-error-rate threshold over all trials)" : " (set in the plan)"}. CI: ${f.config.bootstrap} bootstrap resamples of trials within groups.`,
+    `Verification decisions score ≥ threshold, per group: false positive rate, false negative rate and accuracy, their disparities (max − min), worst-group accuracy and Wasserstein-1 distances between the groups' score distributions. Each metric is normalised over groups to [0, 1] (orientation "${f.config.orientation}"${f.config.orientation === 'harm' ? ': 1 − accuracy, so every metric grows with harm' : ': accuracy as published, which on its own produces rank disagreement'}). FDI = mean over metric pairs of α × value disagreement + (1 − α) × rank disagreement, α = ${f.config.alpha}. Thresholds swept from ${f.config.thresholds.from} to ${f.config.thresholds.to} by ${f.config.thresholds.step}; the reported threshold is ${fmt(f.config.threshold)}${f.config.thresholdRule === "equal-error-rate" ? " (the equal-error-rate threshold over all trials)" : " (set in the plan)"}. ${fdiUncertaintyText(f)}`,
+    ...(refs.length > 0 ? [`Reference groups, per attribute set. ${refs.join(' ')}`] : []),
   ]);
   const list = fdiTables(r);
   tables(L, list.filter((t) => !t.id.startsWith('fdi-sweep')));
@@ -308,6 +342,45 @@ export function decoderText(decoder: RunDecoder | null): string {
   return `ffmpeg ${decoder.version} (${DECODER_SOURCES[decoder.source]}), SHA-256 ${decoder.sha256}`;
 }
 
+/** Label sets listed in the appendix; the rest are counted (every one is in the dataset's record). */
+const LABEL_SETS_IN_REPORT = 100;
+
+/**
+ * How each dataset's labels were made one (METHODS.md § "The unit of inference", Labels):
+ * the spellings that differed only in case, spaces or invisible characters and the
+ * auditor's decision on each, then what was unified without asking and what a folder
+ * import skipped. Nothing when no dataset had any.
+ */
+function labelAppendix(L: Layout, r: AuditResults): void {
+  const withLabels = r.datasets.filter((d) => d.labels);
+  if (withLabels.length === 0) return;
+  const sets = withLabels.flatMap((d) => d.labels!.sets.map((s) => ({ d, s })));
+  const total = withLabels.reduce((n, d) => n + d.labels!.setsTotal, 0);
+  if (total > 0) {
+    const rows: Cell[][] = sets.slice(0, LABEL_SETS_IN_REPORT).map(({ d, s }) => [d.name, s.kind === 'speaker' ? `${s.column} (speaker)` : s.column, spellingsText(s), decisionText(s)]);
+    if (total > rows.length) rows.push(['', '', `… and ${total - rows.length} more sets`, '']);
+    L.table({
+      id: 'appendix-labels',
+      section: 'appendix',
+      title: 'Labels that differed only in case, spaces or invisible characters, as the auditor decided before import',
+      columns: [
+        { title: 'Dataset', format: 'text', width: 1.4 },
+        { title: 'Column', format: 'text', width: 1 },
+        { title: 'Spellings (recordings)', format: 'text', width: 2.2 },
+        { title: 'Decision', format: 'text', width: 1.6 },
+      ],
+      rows,
+    });
+  }
+  const notes: string[] = [];
+  for (const d of withLabels) {
+    const l = d.labels!;
+    if (l.unifiedTotal > 0) notes.push(`${d.name}: ${plural(l.unifiedTotal, 'label')} written in more than one way (accents as separate marks, spaces at the ends) made the same without asking, as Unicode NFC and trimming do.`);
+    if (l.skippedFiles) notes.push(`${d.name}: ${plural(l.skippedFiles.count, 'file')} in the folder skipped as not recordings (${l.skippedFiles.examples.join(', ')}${l.skippedFiles.count > l.skippedFiles.examples.length ? ', …' : ''}).`);
+  }
+  if (notes.length > 0) L.bullets(notes, 8.5);
+}
+
 function appendix(L: Layout, r: AuditResults): void {
   L.newPage();
   L.h1('Appendix: reproducibility');
@@ -339,6 +412,7 @@ function appendix(L: Layout, r: AuditResults): void {
     ],
     rows: r.datasets.flatMap((d) => d.groups.map((g) => [d.name, `${g.label} = ${g.value}`, g.clips, g.speakers, g.totalDurationS, g.meanDurationS])),
   });
+  labelAppendix(L, r);
   L.table({
     id: 'appendix-models',
     section: 'appendix',
@@ -387,7 +461,7 @@ function appendix(L: Layout, r: AuditResults): void {
     }
     for (const t of r.speat.tests) {
       const dur = t.confounds.duration;
-      if (dur) tests.push(`Duration confound ${t.id}: ${dur.test}, t(${fmt(dur.df)}) = ${fmt(dur.t)}, ${pText(dur.p)}; mean durations ${fmt(dur.meanX)} s vs ${fmt(dur.meanY)} s.`);
+      if (dur) tests.push(`Duration confound ${t.id}: ${durationCheckText(dur)}; mean durations ${fmt(dur.meanX)} s vs ${fmt(dur.meanY)} s.`);
     }
   }
   if (r.wer) {

@@ -94,6 +94,8 @@ export function auditPredicate(r: AuditResults): Record<string, unknown> {
       alpha: w.config.alpha,
       normalize: w.config.normalize,
       referenceGroup: w.config.referenceGroup,
+      // How the comparisons were chosen before the run (null in results written before it was recorded).
+      reference: w.config.reference ?? null,
       comparisons: werVerdicts(w).map((v, i) => ({ group: v.group, referenceGroup: v.referenceGroup, primaryTest: v.test, p: v.pValue, pHolm: v.pAdjusted, unlikelyByChance: v.unlikely, mdeRateRatio: w.comparisons[i]?.mde?.rateRatio ?? null })),
       overall: { unlikelyByChance: overall.unlikely, test: w.overallPrimary?.test ?? null, p: w.overallPrimary?.pValue ?? null },
       groups: Object.fromEntries(Object.entries(w.groups).map(([g, v]) => [g, { wer: v.wer, ci95: v.ci95 }])),
@@ -102,7 +104,7 @@ export function auditPredicate(r: AuditResults): Record<string, unknown> {
   if (r.fdi) {
     p.fdi = {
       orientation: r.fdi.config.orientation,
-      groupings: r.fdi.groupings.map((g) => ({ groupBy: g.groupBy, threshold: g.threshold, fdi: g.fdi, ci95: g.fdiCi95, nullP: g.null?.pValue ?? null, verifierEer: g.verifier?.eer ?? null, verifierInformative: g.verifier?.informative ?? null })),
+      groupings: r.fdi.groupings.map((g) => ({ groupBy: g.groupBy, reference: g.reference ?? null, threshold: g.threshold, fdi: g.fdi, ci95: g.fdiCi95, nullP: g.null?.pValue ?? null, verifierEer: g.verifier?.eer ?? null, verifierInformative: g.verifier?.informative ?? null })),
     };
   }
   return p;

@@ -4,11 +4,12 @@
  * below alpha after adjustment, never "proves", very uncertain below 10 stimuli.
  */
 import type { AuditResults, Correction, FdiSection, SpeatResult, WerSection } from '../../shared/results';
-import { fmt, fmtCi, fmtDeltaPpWords, fmtRate, fmtSigned, pText } from '../../shared/format';
+import { fmt, fmtCi, fmtDeltaPpWords, fmtRate, fmtSigned } from '../../shared/format';
 import { chancePhrase, magnitude } from '../../shared/interpret';
-import { serAgreementSentence } from '../../shared/ser-agreement';
+import { serAgreementSentence, serModelFindings } from '../../shared/ser-agreement';
+import { durationCheckText } from '../../shared/duration-check';
 import { plural, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
-import { fdiVerdict, serGate, speatControlNote, speatVerdict, werAbove100Text, werPowerText } from '../../shared/verdicts';
+import { fdiCiUnitText, fdiVerdict, speatControlNote, speatVerdict, werAbove100Text, werPowerText } from '../../shared/verdicts';
 
 export { serAgreementSentence } from '../../shared/ser-agreement';
 
@@ -51,29 +52,8 @@ export function speatFindings(results: AuditResults): string[] {
 }
 
 export function serFindings(results: AuditResults): string[] {
-  const ser = results.ser;
-  if (!ser) return [];
-  const out: string[] = [serAgreementSentence(results)];
-  for (const m of ser.models) {
-    const sel = m.regressors.find((r) => r.selected) ?? m.regressors[0];
-    if (!sel) continue;
-    const gate = serGate(m);
-    if (!gate.informative) {
-      out.push(`${modelName(results, m.modelId)}, selected regressor (learning rate ${sel.learningRate}): ${gate.sentence}.`);
-      continue;
-    }
-    const tests = m.tests.filter((t) => t.learningRate === sel.learningRate);
-    const bits = tests.map((t) => {
-      const design = results.speat?.tests.find((d) => d.id === t.testId);
-      const x = design?.x.value ?? 'group X';
-      const y = design?.y.value ?? 'group Y';
-      const mag = magnitude(t.cohensD);
-      if (mag === 'negligible') return `${x} vs ${y}: no notable difference (Cohen's d = ${fmtSigned(t.cohensD)})`;
-      return `${t.cohensD > 0 ? x : y} speech is predicted as more positive than ${t.cohensD > 0 ? y : x} speech (Cohen's d = ${fmtSigned(t.cohensD)}, ${mag})`;
-    });
-    out.push(`${modelName(results, m.modelId)}, selected regressor (learning rate ${sel.learningRate}, test-split R² = ${fmt(sel.r2)}): ${bits.join('; ')}. No significance test is run on these differences.`);
-  }
-  return out;
+  if (!results.ser) return [];
+  return [serAgreementSentence(results), ...serModelFindings(results)];
 }
 
 /** Who wrote the hypotheses, in words: the report names the recogniser wherever the model is named (METHODS.md § Verdicts that hold, Provenance). */
@@ -107,9 +87,9 @@ export function werFindings(results: AuditResults): string[] {
   const wer = results.wer;
   if (!wer) return [];
   const verdicts = werVerdicts(wer);
-  const ref = wer.groups[wer.config.referenceGroup];
   return wer.comparisons.map((c, i) => {
     const g = wer.groups[c.group];
+    const ref = wer.groups[c.referenceGroup];
     const worse = c.absoluteDelta > 0;
     const few = g && g.speakers < 10 ? ` It has only ${plural(g.speakers, 'speaker')}, so the interval is wide.` : '';
     const rr = werRateRatio(c);
@@ -133,7 +113,7 @@ export function fdiFindings(results: AuditResults): string[] {
     const v = fdiVerdict(g);
     const verdict = !v.conclusive ? v.sentence : g.fdi < 0.05 ? 'the metrics essentially agree on who is worse served' : agree ? 'the metrics name the same worst-off group but disagree on by how much' : v.sentence;
     const rates = g.verifier && !g.verifier.informative ? '' : `the highest false positive rate is for ${fprW}, the highest false negative rate for ${fnrW} and the lowest accuracy for ${accW} (disparities: FPR ${fmt(g.disparities.fpr)}, FNR ${fmt(g.disparities.fnr)}, accuracy ${fmt(g.disparities.accuracy)}; worst-group accuracy ${fmt(g.worstGroupAccuracy)}). `;
-    return `Grouped by ${g.groupBy.join(' × ')} at threshold ${fmt(g.threshold)}: ${rates}FDI = ${fmt(g.fdi)} (95% CI ${fmtCi(g.fdiCi95)}): ${verdict}.`;
+    return `Grouped by ${g.groupBy.join(' × ')} at threshold ${fmt(g.threshold)}: ${rates}FDI = ${fmt(g.fdi)} (95% CI ${fmtCi(g.fdiCi95)}${fdiCiUnitText(g)}): ${verdict}.`;
   });
 }
 
@@ -165,7 +145,7 @@ export function caveats(results: AuditResults): string[] {
     // The pipeline's own warning may already name this confound: say it once.
     const named = out.some((w) => w.includes(t.name) && /length|duration/i.test(w));
     if (dur && dur.p < (results.speat?.config.alpha ?? 0.05) && !named) {
-      out.push(`${t.name}: clip durations differ between the groups (${dur.test}, t(${fmt(dur.df)}) = ${fmt(dur.t)}, ${pText(dur.p)}); duration may confound the effect.`);
+      out.push(`${t.name}: clip durations differ between the groups (${durationCheckText(dur)}); duration may confound the effect.`);
     }
   }
   // The field guide's floor once, naming every group below it (issue 21.6: each caveat once).

@@ -2,7 +2,8 @@
  * The inputs `stats speat` and `stats fdi` need to recompute the report's numbers, as
  * report attachments: each SpEAT comparison's per-stimulus associations s(w, A, B) (numbers
  * only; the embeddings and the audio stay with the auditor) and each FDI grouping's scored
- * trials (group, label, score; no trial or speaker ids). reproduce.ts names them in its steps.
+ * trials (group, label, score and, where the trials name speakers, the speakers' pseudonyms
+ * S01, S02, …: no trial or speaker ids). reproduce.ts names them in its steps.
  */
 import type { AuditResults, FdiGrouping, SpeatResult } from '../../shared/results';
 import type { ReportTable } from './tables';
@@ -39,8 +40,14 @@ export function fdiTrialTables(results: AuditResults): ReportTable[] {
           id: fdiTrialsId(g, i),
           section: 'fdi' as const,
           title: `Scored trials, grouped by ${g.groupBy.join(' × ')} (label 1 genuine, 0 impostor)`,
-          columns: [{ title: 'group', format: 'text' as const, width: 1 }, { title: 'label', format: 'int' as const, width: 1 }, { title: 'score', format: 'num' as const, width: 1 }],
-          rows: g.trials.map((t) => [t.group, t.label, t.score]),
+          columns: [
+            { title: 'group', format: 'text' as const, width: 1 },
+            { title: 'label', format: 'int' as const, width: 1 },
+            { title: 'score', format: 'num' as const, width: 1 },
+            // Speakers' pseudonyms: `stats fdi` then resamples and shuffles speakers, as the audit did.
+            ...(g.trials.every((t) => t.speakers) ? [{ title: 'enrol_speaker', format: 'text' as const, width: 1 }, { title: 'test_speaker', format: 'text' as const, width: 1 }] : []),
+          ],
+          rows: g.trials.map((t) => (g.trials!.every((x) => x.speakers) ? [t.group, t.label, t.score, t.speakers![0], t.speakers![1]] : [t.group, t.label, t.score])),
         }]
       : [],
   );

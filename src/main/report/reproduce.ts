@@ -35,7 +35,8 @@ export function reproduceSteps(results: AuditResults): ReproduceStep[] {
         'stats', 'wer', '--input', 'wer-utterances.csv',
         // The CSV holds the texts already normalised: normalising again must change nothing.
         '--normalize', 'none',
-        '--reference-group', w.config.referenceGroup,
+        // Inline, so a group named "-A" or "--A" is a value, not an option; without a reference group, stats wer compares every pair, as the audit did.
+        ...(w.config.referenceGroup !== null ? [`--reference-group=${w.config.referenceGroup}`] : []),
         '--bootstrap', String(w.config.bootstrap),
         '--permutations', String(w.config.permutations),
         '--by', w.config.by,

@@ -71,7 +71,7 @@ export async function buildReportFiles(engine: JobServices, input: OperationInpu
     const file = resolve(input.resultsPath);
     results = parseResults((await readInputFile(file, 'results', 'resultsPath')).toString('utf8'), file);
   } else {
-    const project = engine.store.resolve(input.project!);
+    const project = await engine.store.resolve(input.project!);
     const db = engine.store.db(project.id);
     const json = storedResultsJson(db, input.auditId!);
     if (json === undefined) {

@@ -3,13 +3,15 @@
  * formats them for reading (2 significant decimals, p < 0.001); the CSV exports keep
  * full precision. One definition, so the two can never disagree.
  */
-import type { AuditResults, WerPrimaryTest } from '../../shared/results';
+import type { AuditResults, WerPrimaryTest, WerSection } from '../../shared/results';
 import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtP, fmtRate, fmtRelative, pText } from '../../shared/format';
 import { speatSeAtCompared, testLabel } from '../../shared/charts/speat';
 import { CORRECTION_NAMES, magnitude, modelName, recogniserName } from './narrative';
 import { plural, WER_TEST_SHORT, WER_VERDICT_MIN_SPEAKERS, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
 import { wassersteinPairs } from '../../shared/fdi-pairs';
 import { agreementCell } from '../../shared/ser-agreement';
+import { serComparisonCell } from '../../shared/verdicts';
+import { durationCheckText } from '../../shared/duration-check';
 import { werNormalisationTables } from './wer-normalisation-tables';
 
 export type Cell = string | number | boolean | null;
@@ -99,7 +101,7 @@ export function speatTables(results: AuditResults): ReportTable[] {
           f?.speakers ?? null,
           f?.meanDurationS ?? null,
           i === 0 ? (t.matching ? `on ${t.matching.on.join(', ')}${t.matching.perCell !== null ? `, ${t.matching.perCell} per cell` : ''}` : 'none') : '',
-          i === 0 && dur ? `${dur.test}: t(${fmt(dur.df)}) = ${fmt(dur.t)}, ${pText(dur.p)}` : i === 0 ? 'not run' : '',
+          i === 0 && dur ? durationCheckText(dur) : i === 0 ? 'not run' : '',
         ];
       }),
     ),
@@ -203,7 +205,7 @@ export function serTables(results: AuditResults): ReportTable[] {
     {
       id: 'ser-results',
       section: 'ser',
-      title: "Results: SpEAT d against the emotion model's Cohen's d, per regressor and for all regressors' predictions pooled",
+      title: "Results: SpEAT d against the emotion model's Cohen's d, per regressor and for all regressors' predictions pooled (Cohen's d and the means over recordings, as in the SpEAT paper)",
       columns: [col('Test', 'text', 1.2), col('Model', 'text', 1.6), col('Regressor', 'text', 0.9), col('SpEAT d', 'signed', 0.7), col("Cohen's d", 'signed', 0.7), col('Mean X', 'num', 0.6), col('Mean Y', 'num', 0.6), col('Agree', 'text', 0.5)],
       rows: ser.models.flatMap((m) => {
         const sel = m.regressors.find((r) => r.selected)?.learningRate;
@@ -211,6 +213,24 @@ export function serTables(results: AuditResults): ReportTable[] {
           ...m.tests.map((t) => [testLabel(results, t.testId), modelName(results, m.modelId), `lr ${t.learningRate}${t.learningRate === sel ? ' (selected)' : ''}`, t.speatD, t.cohensD, t.meanX, t.meanY, agreementCell(m, t.agree)] as Cell[]),
           ...(m.pooled ?? []).map((t) => [testLabel(results, t.testId), modelName(results, m.modelId), 'all pooled', t.speatD, t.cohensD, null, null, agreementCell(m, t.agree)] as Cell[]),
         ];
+      }),
+    },
+    {
+      id: 'ser-comparisons',
+      section: 'ser',
+      title: `Does predicted valence differ between the groups? The selected regressor's predictions compared on speaker means (Welch t-test, unit named per row; recordings only where speakers are unknown), p adjusted over the ${ser.config.comparison?.tests ?? 0} verdicts`,
+      columns: [col('Test', 'text', 1), col('Model', 'text', 1.6), col('Unit', 'text', 0.9), col('Mean X', 'num', 0.5), col('Mean Y', 'num', 0.5), col('X − Y', 'signed', 0.55), col('95% CI', 'text', 1), col('p', 'p', 0.5), col('p adj.', 'p', 0.55), col('Verdict', 'text', 1.3)],
+      rows: ser.models.flatMap((m) => {
+        const lr = m.regressors.find((r) => r.selected)?.learningRate;
+        return m.tests
+          .filter((t) => t.learningRate === lr && t.comparison !== undefined)
+          .map((t) => {
+            const c = t.comparison;
+            const verdict = serComparisonCell(m, c, ser);
+            if (!c) return [testLabel(results, t.testId), modelName(results, m.modelId), 'fewer than 2 speakers in a group', null, null, null, null, null, null, verdict] as Cell[];
+            const unit = `${c.units.x} / ${c.units.y} ${c.unit === 'speaker' ? 'speakers' : 'recordings (speakers unknown)'}`;
+            return [testLabel(results, t.testId), modelName(results, m.modelId), unit, c.meanX, c.meanY, c.difference, fmtCi(c.ci95), c.pValue, c.pAdjusted ?? null, verdict] as Cell[];
+          });
       }),
     },
     {
@@ -231,6 +251,8 @@ export function werTables(results: AuditResults): ReportTable[] {
   if (!wer) return [];
   const groups = Object.keys(wer.groups).sort((a, b) => a.localeCompare(b, 'en'));
   const verdicts = werVerdicts(wer);
+  // Every pair: each row names its two groups.
+  const comparisonName = (c: WerSection['comparisons'][number]) => (wer.config.referenceGroup !== null ? c.group : `${c.group} vs ${c.referenceGroup}`);
   const out: ReportTable[] = [
     {
       id: 'wer-data',
@@ -273,9 +295,9 @@ export function werTables(results: AuditResults): ReportTable[] {
     {
       id: 'wer-comparisons',
       section: 'wer',
-      title: `Comparisons against ${wer.config.referenceGroup}: one verdict each, from the primary test's p (Holm-adjusted, α = ${werAlpha(wer)}); other tests are secondary`,
+      title: `${wer.config.referenceGroup !== null ? `Comparisons against ${wer.config.referenceGroup}` : `Every pair of groups compared (Holm over all ${wer.comparisons.length} pairs)`}: one verdict each, from the primary test's p (Holm-adjusted, α = ${werAlpha(wer)}); other tests are secondary`,
       columns: [
-        col('Group', 'text', 1.2),
+        col(wer.config.referenceGroup !== null ? 'Group' : 'Groups', 'text', 1.2),
         col('Δ WER (pp)', 'pp', 0.7),
         col('Relative Δ', 'rel', 0.7),
         col('Rate ratio', 'num', 0.6),
@@ -288,7 +310,7 @@ export function werTables(results: AuditResults): ReportTable[] {
       rows: wer.comparisons.map((c, i) => {
         const v = verdicts[i]!;
         const rr = werRateRatio(c);
-        return [c.group, c.absoluteDelta, c.relativeDelta, rr.value, rr.ci95 ? fmtCi(rr.ci95) : null, v.test ? WER_TEST_SHORT[v.test] : `none (< ${WER_VERDICT_MIN_SPEAKERS} speakers)`, v.pValue, v.pAdjusted, v.label];
+        return [comparisonName(c), c.absoluteDelta, c.relativeDelta, rr.value, rr.ci95 ? fmtCi(rr.ci95) : null, v.test ? WER_TEST_SHORT[v.test] : `none (< ${WER_VERDICT_MIN_SPEAKERS} speakers)`, v.pValue, v.pAdjusted, v.label];
       }),
     },
     {
@@ -296,7 +318,7 @@ export function werTables(results: AuditResults): ReportTable[] {
       section: 'wer',
       title: 'Secondary tests of the same comparisons: shown for transparency, never the basis of a verdict ("primary" marks the test used above)',
       columns: [
-        col('Group', 'text', 1.2),
+        col(wer.config.referenceGroup !== null ? 'Group' : 'Groups', 'text', 1.2),
         col('Mixed model p, secondary', 'p', 1),
         col('Poisson rate ratio', 'num', 0.8),
         col('Poisson χ²(1)', 'num', 0.8),
@@ -307,8 +329,8 @@ export function werTables(results: AuditResults): ReportTable[] {
         const v = verdicts[i]!;
         const secondary = (test: WerPrimaryTest, p: number | null | undefined): Cell => (v.test === test ? 'primary' : p ?? null);
         return [
-          c.group,
-          // The mixed model's Wald p: primary from 20 speakers per group, secondary below (the bootstrap-calibrated LR test is primary there).
+          comparisonName(c),
+          // The mixed model's Wald p: secondary (the likelihood-ratio test, bootstrap-calibrated below 20 speakers per group, is primary).
           secondary('mixed-poisson', c.mixed?.pValue),
           c.poisson.rateRatio,
           c.poisson.devianceDrop,
@@ -383,7 +405,7 @@ export function fdiTables(results: AuditResults): ReportTable[] {
       {
         id: `fdi-indices${suffix}`,
         section: 'fdi',
-        title: 'Disagreement indices and disparities',
+        title: `Disagreement indices and disparities (95% CI: ${g.fdiCi?.unit === 'speaker' ? 'bootstrap over speakers' : 'bootstrap over trials'})`,
         columns: [col('FDI', 'num'), col('95% CI low', 'num'), col('95% CI high', 'num'), col('Value disagr.', 'num'), col('Rank disagr.', 'num'), col('FPR disp.', 'num'), col('FNR disp.', 'num'), col('Accuracy disp.', 'num'), col('Worst-group acc.', 'num')],
         rows: [[g.fdi, g.fdiCi95?.[0] ?? null, g.fdiCi95?.[1] ?? null, g.valueDisagreement, g.rankDisagreement, g.disparities.fpr, g.disparities.fnr, g.disparities.accuracy, g.worstGroupAccuracy]],
       },

@@ -30,6 +30,7 @@ export function werNormalisationTables(wer: WerSection): ReportTable[] {
   const out: ReportTable[] = [];
   const groups = Object.keys(wer.groups).sort((a, b) => a.localeCompare(b, 'en'));
   const sec = wer.secondary;
+  const ref = wer.config.referenceGroup;
   if (sec) {
     const p = WER_NORMALIZE_LABEL[wer.config.normalize];
     const s = WER_NORMALIZE_LABEL[sec.normalize];
@@ -37,12 +38,13 @@ export function werNormalisationTables(wer: WerSection): ReportTable[] {
       id: 'wer-secondary-normaliser',
       section: 'wer',
       title: `WER per group under a second normaliser, ${s}, beside the primary ${p}: descriptive, never the basis of a verdict (same bootstrap resamples)`,
-      columns: [col('Group', 'text', 1.3), col(`WER (${p})`, 'pct', 0.9), col(`WER (${s})`, 'pct', 0.9), col('95% CI low', 'pct', 0.8), col('95% CI high', 'pct', 0.8), col('Reference words', 'int', 0.8), col(`Δ WER vs ${wer.config.referenceGroup}`, 'pp', 0.9), col('Change of WER', 'pp', 0.8)],
+      columns: [col('Group', 'text', 1.3), col(`WER (${p})`, 'pct', 0.9), col(`WER (${s})`, 'pct', 0.9), col('95% CI low', 'pct', 0.8), col('95% CI high', 'pct', 0.8), col('Reference words', 'int', 0.8), ...(ref !== null ? [col(`Δ WER vs ${ref}`, 'pp', 0.9)] : []), col('Change of WER', 'pp', 0.8)],
       rows: groups.map((g) => {
         const a = wer.groups[g]!;
         const b = sec.groups[g];
         const change = a.wer !== null && b?.wer !== null && b?.wer !== undefined ? b.wer - a.wer : null;
-        return [g, a.wer, b?.wer ?? null, b?.ci95?.[0] ?? null, b?.ci95?.[1] ?? null, b?.referenceWords ?? null, b?.absoluteDelta ?? null, change];
+        // Every pair has no one group to measure the others from: no Δ column.
+        return [g, a.wer, b?.wer ?? null, b?.ci95?.[0] ?? null, b?.ci95?.[1] ?? null, b?.referenceWords ?? null, ...(ref !== null ? [b?.absoluteDelta ?? null] : []), change];
       }),
     });
   }

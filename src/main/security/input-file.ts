@@ -72,6 +72,8 @@ export const INPUT_KINDS = {
   results: { what: 'audit results (JSON)', maxBytes: 256 * MiB },
   /** A project's or a cluster shard's SQLite file, opened by SQLite itself after this check. */
   database: { what: 'an Equivox database (SQLite)', maxBytes: 1024 * GiB },
+  /** `datasets import --labels`: the auditor's word on label variants. */
+  'label-choices': { what: 'a file of label choices (JSON)', maxBytes: 16 * MiB },
   /** A cluster job folder's job.json and shard manifests. */
   'job-file': { what: "a cluster job folder's file", maxBytes: 256 * MiB },
 } as const;

@@ -16,6 +16,13 @@ export interface FdiItems {
   /** 1 = genuine / positive, 0 otherwise. */
   labels: ArrayLike<number>;
   scores: ArrayLike<number>;
+  /**
+   * The two speakers of each trial, when known: the enrolment speaker and the test speaker
+   * (the same id twice for a genuine trial). With them the speaker is the unit (METHODS.md §
+   * The unit of inference): the bootstrap resamples speakers and the null shuffles speakers'
+   * group labels.
+   */
+  speakers?: { enrol: readonly string[]; test: readonly string[] } | null;
 }
 
 export interface GroupRates {
@@ -144,10 +151,33 @@ export interface FdiNullResult {
   mean: number;
   q95: number;
   method: string;
+  /** What was shuffled: speakers (each with all the trials it enrols) or single trials. */
+  unit: 'speaker' | 'trial';
+  /** Shuffles that left a group without genuine or impostor trials (speaker unit only), left out of p. */
+  skipped?: number;
 }
 
 export const FDI_NULL_METHOD =
   'group labels shuffled among the genuine trials and, separately, among the impostor trials (each trial keeps its label and score, each group its numbers of genuine and impostor trials); FDI recomputed at the same threshold; p = (1 + #{FDI ≥ observed}) / (1 + shuffles)';
+
+export const FDI_NULL_SPEAKER_METHOD =
+  'group labels shuffled among the enrolment speakers (each speaker keeps all the trials it enrols, genuine and impostor, with their labels and scores; each group keeps its number of speakers); FDI recomputed at the same threshold; shuffles that leave a group without genuine or impostor trials are left out; p = (1 + #{FDI ≥ observed}) / (1 + shuffles kept)';
+
+export const FDI_CI_TRIAL_METHOD = 'percentile bootstrap over trials, resampled within each group and label';
+export const FDI_CI_SPEAKER_METHOD =
+  'percentile bootstrap over speakers, resampled within each group; a trial is kept as often as both its speakers were drawn (the product of their draw counts; a genuine trial as often as its speaker), and resamples that leave a group without genuine or impostor trials are left out';
+
+/** The speakers of FdiItems checked: one non-empty id per trial on both sides, or null when absent. */
+function trialSpeakers(items: FdiItems): { enrol: readonly string[]; test: readonly string[] } | null {
+  const sp = items.speakers;
+  if (!sp) return null;
+  const n = items.groups.length;
+  if (sp.enrol.length !== n || sp.test.length !== n) throw new StatsInputError(`speaker ids: one enrolment and one test speaker per trial are needed (${n} trials)`, 'speaker');
+  for (let i = 0; i < n; i += 1) {
+    if (!sp.enrol[i] || !sp.test[i]) throw new StatsInputError(`trial ${i + 1} has no ${!sp.enrol[i] ? 'enrolment' : 'test'} speaker id`, 'speaker');
+  }
+  return sp;
+}
 
 /**
  * FDI against noise (METHODS.md § Verdicts that hold): how often shuffling group labels
@@ -207,7 +237,110 @@ export function fdiPermutationNull(items: FdiItems, threshold: number, permutati
     if (f >= observed - tol) hits += 1;
   }
   const sorted = Float64Array.from(reps).sort();
-  return { pValue: (1 + hits) / (1 + permutations), permutations, mean: reps.reduce((a, b) => a + b, 0) / permutations, q95: quantileSorted(sorted, 0.95), method: FDI_NULL_METHOD };
+  return { pValue: (1 + hits) / (1 + permutations), permutations, mean: reps.reduce((a, b) => a + b, 0) / permutations, q95: quantileSorted(sorted, 0.95), method: FDI_NULL_METHOD, unit: 'trial' };
+}
+
+/**
+ * The FDI null with speakers as the unit (METHODS.md § Verdicts that hold, FDI against noise;
+ * § The unit of inference): group labels are shuffled among the enrolment speakers, each
+ * speaker carrying every trial it enrols. A trial belongs to two speakers, but a shuffle must
+ * give each trial one group: it takes its enrolment speaker's. In the data both speakers of a
+ * trial share a group, so the observed FDI is unchanged by this attribution. Null when an
+ * enrolment speaker's trials fall in more than one group (the grouping is not a property of
+ * speakers; the caller shuffles trials instead). Same tolerance for ties as fdiPermutationNull.
+ */
+export function fdiSpeakerPermutationNull(items: FdiItems, threshold: number, permutations: number, alpha = 0.5, orientation: Orientation = 'harm', seed = 0): FdiNullResult | null {
+  if (!(permutations >= 1) || !Number.isInteger(permutations)) throw new RangeError('null permutations must be a positive integer');
+  const sp = trialSpeakers(items);
+  if (!sp) throw new StatsInputError('the speaker-level null needs the speakers of every trial', 'speaker');
+  const gs = [...new Set(items.groups)].sort();
+  const gIndex = new Map(gs.map((g, i) => [g, i]));
+  const G = gs.length;
+  const speakers = [...new Set(sp.enrol)].sort();
+  const sIndex = new Map(speakers.map((s, i) => [s, i]));
+  const S = speakers.length;
+  const label = new Int32Array(S).fill(-1);
+  // Per enrolment speaker: impostor trials and accepts among them, genuine trials and accepts.
+  const n0 = new Float64Array(S);
+  const fp = new Float64Array(S);
+  const n1 = new Float64Array(S);
+  const tp = new Float64Array(S);
+  for (let i = 0; i < items.groups.length; i += 1) {
+    const s = sIndex.get(sp.enrol[i]!)!;
+    const g = gIndex.get(items.groups[i]!)!;
+    if (label[s] === -1) label[s] = g;
+    else if (label[s] !== g) return null;
+    const accept = items.scores[i]! >= threshold ? 1 : 0;
+    if (items.labels[i] === 1) {
+      n1[s] += 1;
+      tp[s] += accept;
+    } else {
+      n0[s] += 1;
+      fp[s] += accept;
+    }
+  }
+  const observed = fdiAtThreshold(items, threshold, alpha, orientation).fdi;
+  const rng = Rng.stream(seed, 5100);
+  const gn0 = new Float64Array(G);
+  const gfp = new Float64Array(G);
+  const gn1 = new Float64Array(G);
+  const gtp = new Float64Array(G);
+  const fpr = new Float64Array(G);
+  const fnr = new Float64Array(G);
+  const acc = new Float64Array(G);
+  const reps: number[] = [];
+  let hits = 0;
+  let skipped = 0;
+  const tol = 1e-12 * Math.max(1, Math.abs(observed));
+  for (let p = 0; p < permutations; p += 1) {
+    // Fisher–Yates over the speakers' group numbers, continuing from the previous arrangement.
+    for (let i = S - 1; i > 0; i -= 1) {
+      const j = rng.nextInt(i + 1);
+      const t = label[i]!;
+      label[i] = label[j]!;
+      label[j] = t;
+    }
+    gn0.fill(0);
+    gfp.fill(0);
+    gn1.fill(0);
+    gtp.fill(0);
+    for (let s = 0; s < S; s += 1) {
+      const g = label[s]!;
+      gn0[g] += n0[s]!;
+      gfp[g] += fp[s]!;
+      gn1[g] += n1[s]!;
+      gtp[g] += tp[s]!;
+    }
+    let defined = true;
+    for (let g = 0; g < G; g += 1) {
+      if (gn0[g] === 0 || gn1[g] === 0) {
+        defined = false;
+        break;
+      }
+      fpr[g] = gfp[g]! / gn0[g]!;
+      fnr[g] = (gn1[g]! - gtp[g]!) / gn1[g]!;
+      const a = (gtp[g]! + gn0[g]! - gfp[g]!) / (gn0[g]! + gn1[g]!);
+      acc[g] = orientation === 'harm' ? 1 - a : a;
+    }
+    if (!defined) {
+      skipped += 1;
+      continue;
+    }
+    const f = fdiFromMetrics([fpr, fnr, acc], alpha).fdi;
+    reps.push(f);
+    if (f >= observed - tol) hits += 1;
+  }
+  const kept = reps.length;
+  const sorted = Float64Array.from(reps).sort();
+  return {
+    pValue: (1 + hits) / (1 + kept),
+    permutations,
+    mean: kept > 0 ? reps.reduce((a, b) => a + b, 0) / kept : NaN,
+    q95: quantileSorted(sorted, 0.95),
+    method: FDI_NULL_SPEAKER_METHOD,
+    unit: 'speaker',
+    skipped,
+  };
 }
 
 /** Thresholds in the default sweep. */
@@ -241,6 +374,8 @@ export interface FdiAnalysis {
   rankDisagreement: number;
   sweep: { threshold: number; fdi: number; valueDisagreement: number; rankDisagreement: number }[];
   fdiCi95?: [number, number];
+  /** How fdiCi95 was bootstrapped (present with it). */
+  fdiCi?: FdiBootstrapInfo;
   alphaSensitivity: { alpha: number; fdi: number }[];
   /** How well the scores separate genuine from impostor trials, over all items. */
   verifier: VerifierQuality;
@@ -290,10 +425,139 @@ export function analyseFdi(items: FdiItems, thresholds: readonly number[], optio
     sweep,
     alphaSensitivity: grid.map((a) => ({ alpha: a, fdi: a * first.valueDisagreement + (1 - a) * first.rankDisagreement })),
     verifier: verifierQuality(items.scores, items.labels),
-    null: nullPermutations > 0 ? fdiPermutationNull(items, tau, nullPermutations, alpha, orientation, options.seed ?? 0) : null,
+    null: nullPermutations > 0 ? fdiNull(items, tau, nullPermutations, alpha, orientation, options.seed ?? 0) : null,
   };
-  if (options.bootstrap && options.bootstrap > 0) result.fdiCi95 = bootstrapFdiCi(items, tau, options.bootstrap, alpha, orientation, options.seed ?? 0);
+  if (options.bootstrap && options.bootstrap > 0) {
+    const b = bootstrapFdi(items, tau, options.bootstrap, alpha, orientation, options.seed ?? 0);
+    result.fdiCi95 = b.ci95;
+    result.fdiCi = b.info;
+  }
   return result;
+}
+
+/**
+ * The FDI null behind the verdict: speakers' labels shuffled when the trials name their
+ * speakers and every enrolment speaker lies in one group, otherwise trials' labels (with a
+ * note saying why when speakers were known).
+ */
+export function fdiNull(items: FdiItems, threshold: number, permutations: number, alpha = 0.5, orientation: Orientation = 'harm', seed = 0): FdiNullResult {
+  if (trialSpeakers(items)) {
+    const bySpeaker = fdiSpeakerPermutationNull(items, threshold, permutations, alpha, orientation, seed);
+    if (bySpeaker) return bySpeaker;
+    const byTrial = fdiPermutationNull(items, threshold, permutations, alpha, orientation, seed);
+    return { ...byTrial, method: `${byTrial.method}. Trials were shuffled, not speakers, because some enrolment speakers have trials in more than one group, so the grouping is not a property of speakers; the p may be too small if speakers contribute many trials` };
+  }
+  return fdiPermutationNull(items, threshold, permutations, alpha, orientation, seed);
+}
+
+export interface FdiBootstrapInfo {
+  unit: 'speaker' | 'trial';
+  resamples: number;
+  /** Resamples left out because a group had no genuine or no impostor trial (speaker unit only). */
+  dropped: number;
+  method: string;
+}
+
+/**
+ * The FDI's 95% percentile CI: over speakers when the trials name them (bootstrapFdiSpeakers),
+ * else over trials within each (group, label) cell (bootstrapFdiCi).
+ */
+export function bootstrapFdi(
+  items: FdiItems,
+  threshold: number,
+  resamples: number,
+  alpha = 0.5,
+  orientation: Orientation = 'harm',
+  seed = 0,
+): { ci95: [number, number]; info: FdiBootstrapInfo } {
+  if (trialSpeakers(items)) {
+    const { reps, dropped } = bootstrapFdiSpeakers(items, threshold, resamples, alpha, orientation, seed);
+    return { ci95: percentileInterval(reps), info: { unit: 'speaker', resamples, dropped, method: FDI_CI_SPEAKER_METHOD } };
+  }
+  return { ci95: bootstrapFdiCi(items, threshold, resamples, alpha, orientation, seed), info: { unit: 'trial', resamples, dropped: 0, method: FDI_CI_TRIAL_METHOD } };
+}
+
+/**
+ * FDI over speaker resamples (METHODS.md § The unit of inference, FDI): within each group its
+ * speakers (every id that enrols or is tested in one of its trials) are drawn with
+ * replacement, as many as it has, and each trial counts as often as both its speakers were
+ * drawn: c(enrol) × c(test), or c(speaker) for a genuine trial. A trial belongs to two
+ * speakers, so resampling by enrolment speaker alone would leave the test speaker's share of
+ * the variation out. Replicates whose group lacks genuine or impostor trials are NaN and
+ * counted in `dropped`. Groups are resampled independently, in sorted order, from one stream.
+ */
+export function bootstrapFdiSpeakers(
+  items: FdiItems,
+  threshold: number,
+  resamples: number,
+  alpha = 0.5,
+  orientation: Orientation = 'harm',
+  seed = 0,
+): { reps: Float64Array; dropped: number } {
+  const sp = trialSpeakers(items);
+  if (!sp) throw new StatsInputError('the speaker bootstrap needs the speakers of every trial', 'speaker');
+  const gs = [...new Set(items.groups)].sort();
+  const cells = gs.map((g) => {
+    const idx: number[] = [];
+    for (let i = 0; i < items.groups.length; i += 1) if (items.groups[i] === g) idx.push(i);
+    const speakers = [...new Set(idx.flatMap((i) => [sp.enrol[i]!, sp.test[i]!]))].sort();
+    const at = new Map(speakers.map((s, k) => [s, k]));
+    return {
+      speakers: speakers.length,
+      a: Int32Array.from(idx, (i) => at.get(sp.enrol[i]!)!),
+      b: Int32Array.from(idx, (i) => (sp.test[i] === sp.enrol[i] ? -1 : at.get(sp.test[i]!)!)),
+      genuine: Uint8Array.from(idx, (i) => (items.labels[i] === 1 ? 1 : 0)),
+      accept: Uint8Array.from(idx, (i) => (items.scores[i]! >= threshold ? 1 : 0)),
+    };
+  });
+  const G = gs.length;
+  const rng = Rng.stream(seed, 4100);
+  const reps = new Float64Array(resamples);
+  const fpr = new Float64Array(G);
+  const fnr = new Float64Array(G);
+  const acc = new Float64Array(G);
+  const counts = cells.map((c) => new Float64Array(c.speakers));
+  let dropped = 0;
+  for (let r = 0; r < resamples; r += 1) {
+    let defined = true;
+    for (let g = 0; g < G; g += 1) {
+      const c = cells[g]!;
+      const cnt = counts[g]!;
+      cnt.fill(0);
+      for (let k = 0; k < c.speakers; k += 1) cnt[rng.nextInt(c.speakers)] += 1;
+      let n0 = 0;
+      let fp = 0;
+      let n1 = 0;
+      let tp = 0;
+      for (let t = 0; t < c.a.length; t += 1) {
+        const w = c.b[t]! < 0 ? cnt[c.a[t]!]! : cnt[c.a[t]!]! * cnt[c.b[t]!]!;
+        if (w === 0) continue;
+        if (c.genuine[t] === 1) {
+          n1 += w;
+          tp += w * c.accept[t]!;
+        } else {
+          n0 += w;
+          fp += w * c.accept[t]!;
+        }
+      }
+      if (n0 === 0 || n1 === 0) {
+        // Keep drawing the other groups so that every replicate uses the stream the same way.
+        defined = false;
+        continue;
+      }
+      fpr[g] = fp / n0;
+      fnr[g] = (n1 - tp) / n1;
+      const a = (tp + n0 - fp) / (n0 + n1);
+      acc[g] = orientation === 'harm' ? 1 - a : a;
+    }
+    if (!defined) {
+      reps[r] = NaN;
+      dropped += 1;
+      continue;
+    }
+    reps[r] = fdiFromMetrics([fpr, fnr, acc], alpha).fdi;
+  }
+  return { reps, dropped };
 }
 
 /**

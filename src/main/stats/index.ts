@@ -48,6 +48,7 @@ export {
   werPermutationTest,
   werPermutationTestExact,
   compareWerGroups,
+  werComparisonPairs,
   analyseWer,
   MIXED_MODEL_MIN_SPEAKERS,
   LR_CHI2_MIN_SPEAKERS,
@@ -130,6 +131,7 @@ export {
   type SerPropagationResult,
 } from './ser';
 export { wasserstein1 } from './wasserstein';
+export { compareOnSpeakerMeans, speakerMeans, speakersKnown, welchWithCi, type ComparisonUnit, type UnitMeansComparison } from './speaker-means';
 export {
   groupRates,
   minMaxNormalize,
@@ -138,8 +140,16 @@ export {
   fdiAtThreshold,
   analyseFdi,
   bootstrapFdiCi,
+  bootstrapFdi,
+  bootstrapFdiSpeakers,
   thresholdRange,
   fdiPermutationNull,
+  fdiSpeakerPermutationNull,
+  fdiNull,
+  FDI_NULL_SPEAKER_METHOD,
+  FDI_CI_SPEAKER_METHOD,
+  FDI_CI_TRIAL_METHOD,
+  type FdiBootstrapInfo,
   observedThresholds,
   OBSERVED_SWEEP_POINTS,
   FDI_NULL_METHOD,

@@ -17,6 +17,8 @@
  */
 import { quantileSorted } from './descriptive';
 import { cohenD } from './tests';
+import { compareOnSpeakerMeans, type UnitMeansComparison } from './speaker-means';
+import { StatsInputError } from './speat';
 import { Rng } from './rng';
 
 /** Items: per item, L states × D values (state-major), the per-state temporal means. */
@@ -489,7 +491,7 @@ export function serDownstream(y: ArrayLike<number>, yHat: ArrayLike<number>, opt
   if (!informative) {
     reason = !Number.isFinite(testR2)
       ? 'the test recordings all have the same rating (or there are fewer than two), so the downstream model cannot be checked: no propagation conclusion'
-      : 'the selected regressor does not predict the held-out ratings reliably better than their average (the one-sided 95% lower bound of its test R² is not above 0): the downstream model did not learn valence from this encoder; no propagation conclusion';
+      : 'the selected regressor does not predict the held-out ratings reliably better than their average (the one-sided 95% lower bound of its test R² is not above 0): the downstream model could not be shown to have learned valence from this encoder; no propagation conclusion';
   }
   return { informative, testR2, testR2Lower, resamples, reason };
 }
@@ -523,8 +525,11 @@ export interface SerPropagationInput {
   /** Valence ratings in their own units, one per item. */
   ratings: Float64Array;
   split: { train: Int32Array; validation: Int32Array; test: Int32Array };
-  /** Target stimuli to compare (raw, not yet standardised; standardised in place here). */
-  targets?: { X: Float32Array[]; Y: Float32Array[] };
+  /**
+   * Target stimuli to compare (raw, not yet standardised; standardised in place here), with
+   * one speaker id per stimulus when known (then the comparison uses speaker means).
+   */
+  targets?: { X: Float32Array[]; Y: Float32Array[]; speakersX?: readonly string[]; speakersY?: readonly string[] };
 }
 
 export interface SerPropagationOptions extends Omit<SerTrainOptions, 'learningRate' | 'seed' | 'onProgress'> {
@@ -542,6 +547,12 @@ export interface SerPropagationResult {
   selected: { learningRate: number; index: number };
   /** Cohen's d (pooled SD, ddof 1) of predicted valence, X vs Y: the selected regressor's, and the three regressors' predictions pooled (the paper's statistic). */
   cohensD: { selected: number; pooled: number } | null;
+  /**
+   * The selected regressor's predicted valence, X against Y, on speaker means (Welch; on clips
+   * when the targets carry no speaker ids): the test behind "predicted valence differs". Null
+   * without targets or with fewer than 2 units in a group.
+   */
+  comparison: UnitMeansComparison | null;
   /** Predicted valence (rating units) of the target stimuli, per regressor. */
   predictions: { X: number[]; Y: number[] }[] | null;
   models: SerModel[];
@@ -598,6 +609,7 @@ export function serPropagation(input: SerPropagationInput, options: SerPropagati
   const caveats = serCaveats({ train: split.train.length, test: split.test.length }, options.batchSize ?? 32);
   let predictions: SerPropagationResult['predictions'] = null;
   let cohensD: SerPropagationResult['cohensD'] = null;
+  let comparison: UnitMeansComparison | null = null;
   if (input.targets) {
     const { X, Y } = input.targets;
     for (const f of X) standardiseInPlace(standardisation, f);
@@ -607,6 +619,11 @@ export function serPropagation(input: SerPropagationInput, options: SerPropagati
       Y: Y.map((f) => predictStandardised(m, f, items.layers, items.dim) * range + min),
     }));
     cohensD = { selected: cohenD(predictions[index]!.X, predictions[index]!.Y), pooled: cohenD(predictions.flatMap((p) => p.X), predictions.flatMap((p) => p.Y)) };
+    try {
+      comparison = compareOnSpeakerMeans(predictions[index]!.X, predictions[index]!.Y, input.targets.speakersX, input.targets.speakersY);
+    } catch (err) {
+      if (!(err instanceof StatsInputError)) throw err;
+    }
   }
-  return { regressors, selected: { learningRate: options.learningRates[index]!, index }, cohensD, predictions, models, standardisation, scale: { min, max }, downstream, caveats };
+  return { regressors, selected: { learningRate: options.learningRates[index]!, index }, cohensD, comparison, predictions, models, standardisation, scale: { min, max }, downstream, caveats };
 }

@@ -107,6 +107,11 @@ export interface WerOptions {
   normalize?: NormalizeMode;
   /** A second normaliser whose per-group WER is reported beside the primary one (never the basis of a verdict). */
   secondaryNormalize?: NormalizeMode;
+  /**
+   * The group every other is compared with, chosen before the data are seen; absent: every
+   * pair of groups, Holm over all pairs. Never picked from the results (METHODS.md § The
+   * unit of inference: a best-scoring reference inflates the family-wise error rate).
+   */
   referenceGroup?: string;
   /** Bootstrap resamples for the CI (default 1000). */
   bootstrap?: number;
@@ -210,7 +215,8 @@ export interface WerAnalysis {
   bootstrap: number;
   permutations: number;
   seed: number;
-  referenceGroup: string;
+  /** The group every other was compared with; null: every pair (each comparison names its own pair). */
+  referenceGroup: string | null;
   groups: Record<string, WerGroupResult>;
   comparisons: WerComparison[];
   /** Fixed-effects Poisson: intercept-only vs group model. */
@@ -375,17 +381,30 @@ function bootstrapFacts(r: LrBootstrapResult, stopAfter: number): WerBootstrapFa
 }
 
 /**
+ * The comparisons a design makes, in order: each other group against the reference, or for
+ * every pair (reference null) each group against every later one in code-point order, the
+ * earlier one in the role of the reference. The order fixes each comparison's random stream.
+ */
+export function werComparisonPairs(groupNames: readonly string[], referenceGroup: string | null): { group: string; referenceGroup: string }[] {
+  const names = [...groupNames].sort();
+  if (referenceGroup !== null) return names.filter((g) => g !== referenceGroup).map((g) => ({ group: g, referenceGroup }));
+  return names.flatMap((r, i) => names.slice(i + 1).map((g) => ({ group: g, referenceGroup: r })));
+}
+
+/**
  * Every test of METHODS.md on count data and the choice of the primary one per comparison
  * (METHODS.md § The unit of inference): with speaker ids, no verdict when either compared
  * group has fewer than 5 speakers; else the mixed model's likelihood-ratio statistic (the
  * compared group merged into the reference against kept apart), its p from a parametric
  * bootstrap from the null fit (wer-lr-bootstrap.ts) while the smaller group has 5 to 19
  * speakers, from χ² (1 df) from 20. Without speaker ids, the utterance-level permutation
- * test. The mixed model's Wald test stays as the rate ratio's CI and a secondary p. The
+ * test. The mixed model's Wald test stays as the rate ratio's CI and a secondary p.
+ * `design` is the reference group, or null for every pair (werComparisonPairs); Holm adjusts
+ * over the tested comparisons of the design (against the reference, or every pair). The
  * calibration bench runs this on simulated null data, so what it measures is what the app
  * reports.
  */
-export function compareWerGroups(data: WerCounts, referenceGroup: string, options: WerTestsOptions): Pick<WerAnalysis, 'comparisons' | 'overall' | 'poissonExcludedRows' | 'mixed' | 'overallPrimary'> {
+export function compareWerGroups(data: WerCounts, design: string | null, options: WerTestsOptions): Pick<WerAnalysis, 'comparisons' | 'overall' | 'poissonExcludedRows' | 'mixed' | 'overallPrimary'> {
   const { errors, words, groups, speakers } = data;
   const groupNames = [...new Set(groups)].sort();
   const idxOf = new Map<string, number[]>(groupNames.map((g) => [g, []]));
@@ -401,18 +420,27 @@ export function compareWerGroups(data: WerCounts, referenceGroup: string, option
     return e / w;
   };
   const speakerCount = (g: string): number => (speakers ? new Set(idxOf.get(g)!.map((i) => speakers[i]!)).size : 0);
-  const poisson = poissonGroupComparison(errors, words, groups, referenceGroup);
   const nAGQ = options.nAGQ ?? 1;
-  const mixedFit = speakers ? mixedPoissonGroupComparison(errors, words, groups, speakers, referenceGroup, { nAGQ }) : null;
+  // One fit per group in the role of the reference (every pair refits with each); the overall tests do not depend on it.
+  const fits = new Map<string, { poisson: ReturnType<typeof poissonGroupComparison>; mixedFit: ReturnType<typeof mixedPoissonGroupComparison> | null }>();
+  const fitsFor = (ref: string) => {
+    let f = fits.get(ref);
+    if (!f) {
+      f = { poisson: poissonGroupComparison(errors, words, groups, ref), mixedFit: speakers ? mixedPoissonGroupComparison(errors, words, groups, speakers, ref, { nAGQ }) : null };
+      fits.set(ref, f);
+    }
+    return f;
+  };
+  const { poisson, mixedFit } = fitsFor(design ?? groupNames[0]!);
   const B = options.lrBootstrap ?? WER_LR_BOOTSTRAP;
   const stopAfter = options.lrStopAfter ?? WER_LR_STOP_AFTER;
   // Cells over the rows with reference words; group indices follow werCells' sorted names.
   const cells = speakers ? werCells(data) : null;
   const G = cells?.groupNames.length ?? 0;
   const gIdx = (g: string): number => cells!.groupNames.indexOf(g);
-  const refWer = rate(referenceGroup);
-  const others = groupNames.filter((g) => g !== referenceGroup);
-  const raw = others.map((g, ci) => {
+  const raw = werComparisonPairs(groupNames, design).map(({ group: g, referenceGroup }, ci) => {
+    const { poisson, mixedFit } = fitsFor(referenceGroup);
+    const refWer = rate(referenceGroup);
     const pc = poisson.comparisons.find((c) => c.group === g)!;
     const wer = rate(g);
     // The by-level permutation test: exact over speakers when the splits can be enumerated.
@@ -491,7 +519,7 @@ export function compareWerGroups(data: WerCounts, referenceGroup: string, option
 function secondaryWer(
   rows: readonly WerRow[],
   mode: NormalizeMode,
-  o: { groupNames: string[]; byGroup: Map<string, number[]>; speakers: readonly string[] | null; resamples: number; seed: number; referenceGroup: string },
+  o: { groupNames: string[]; byGroup: Map<string, number[]>; speakers: readonly string[] | null; resamples: number; seed: number; referenceGroup: string | null },
 ): WerSecondary {
   const sm = rows.map((r) => measureUtterance(r.reference, r.hypothesis, mode));
   const se = Float64Array.from(sm, (m) => m.errors);
@@ -504,6 +532,8 @@ function secondaryWer(
     const ci95 = pooled.wer === null ? null : bootstrapWerCi(unitsOf(idx, se, sw, o.speakers), o.resamples, Rng.stream(o.seed, 2000 + gi));
     groups[g] = { ...pooled, ci95, absoluteDelta: null };
   });
+  // Every pair: no one group to measure the others from.
+  if (o.referenceGroup === null) return { normalize: mode, groups };
   const refWer = groups[o.referenceGroup]!.wer;
   for (const g of o.groupNames) {
     const w = groups[g]!.wer;
@@ -539,10 +569,8 @@ export function analyseWer(rows: readonly WerRow[], options: WerOptions = {}): W
     const u = unitsOf(idx, errors, wordsArr, by === 'speaker' ? speakers : null);
     groups[g] = { ...pooled, ci95: bootstrapWerCi(u, R, Rng.stream(seed, 2000 + gi)) };
   });
-  let ref = options.referenceGroup;
-  if (ref === undefined) {
-    ref = groupNames.reduce((best, g) => (groups[g]!.wer! < groups[best]!.wer! ? g : best), groupNames[0]!);
-  } else if (!byGroup.has(ref)) {
+  const ref = options.referenceGroup ?? null;
+  if (ref !== null && !byGroup.has(ref)) {
     throw new StatsInputError(`reference group "${ref}" does not occur in the data (groups: ${groupNames.join(', ')})`, 'group');
   }
   const tests = compareWerGroups({ errors, words: wordsArr, groups: rows.map((r) => r.group), speakers }, ref, { by, permutations: N, seed, nAGQ: options.nAGQ ?? 1, ...(options.lrBootstrap !== undefined ? { lrBootstrap: options.lrBootstrap } : {}) });

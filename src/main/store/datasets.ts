@@ -16,6 +16,8 @@ export interface DatasetDbRow {
   status: string;
   mapping_json: string;
   settings_json: string;
+  /** What the import found in its labels (a LabelRecord; '{}' before the first import that wrote one). */
+  labels_json: string;
   created_at: string;
   updated_at: string;
   /** The roles of dataset_roles, comma-separated (null when it has none). */
@@ -120,6 +122,11 @@ export function updateDatasetForImport(
   db.prepare(
     `UPDATE datasets SET mapping_json = ?, settings_json = ?, manifest_sha256 = ?, status = 'importing', updated_at = ?${u.name ? ', name = ?' : ''} WHERE id = ?`,
   ).run(...[u.mappingJson, u.settingsJson, u.manifestSha256, u.at, ...(u.name ? [u.name] : []), datasetId]);
+}
+
+/** Keep what an import found in a dataset's labels (a LabelRecord as JSON). */
+export function setDatasetLabels(db: Database.Database, datasetId: string, labelsJson: string): void {
+  db.prepare('UPDATE datasets SET labels_json = ? WHERE id = ?').run(labelsJson, datasetId);
 }
 
 export function setDatasetStatus(db: Database.Database, datasetId: string, status: string, at: string): void {

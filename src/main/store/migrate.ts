@@ -47,5 +47,9 @@ export function migrate(db: Database.Database, migrations: readonly Migration[],
       insert.run(m.version, m.name, checksum(m.sql), new Date().toISOString());
     })();
   }
+  // The newest migration also in the header, where an older Equivox's check (store/db-guard.ts)
+  // reads it before opening anything: it then refuses the file with the version it needs.
+  const newest = Math.max(...applied.keys(), ...pending.map((m) => m.version));
+  db.pragma(`user_version = ${newest}`);
   return pending.map((m) => m.version);
 }

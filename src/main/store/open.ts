@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { checkInputFileSync } from '../security/input-file';
+import { defend, guardDatabaseSync, isBusy, type DatabaseKind } from './db-guard';
 import { migrate, type Migration } from './migrate';
 
 /** How long one statement waits for another connection's write lock before SQLite gives up. */
@@ -8,10 +8,7 @@ export const BUSY_TIMEOUT_MS = 5000;
 /** How long a write transaction keeps trying, in all, while another writer holds the lock. */
 export const BUSY_RETRY_MS = 60_000;
 
-export function isBusy(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
-}
+export { isBusy };
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 /** Block this thread for `ms` (the database calls that wait for a lock are synchronous too). */
@@ -60,23 +57,36 @@ function immediateTransactions(db: Database.Database): void {
   db.transaction = patched as unknown as Database.Database['transaction'];
 }
 
+/** The kind a bare list of migrations stands for: its refusals name the file as an Equivox database. */
+function kindOf(kind: DatabaseKind | readonly Migration[]): DatabaseKind {
+  return Array.isArray(kind) ? { migrations: kind, what: 'Equivox database', advice: 'Open a copy made by Equivox.', field: 'path' } : (kind as DatabaseKind);
+}
+
 /**
  * Open (creating if needed) a SQLite file with the settings every Equivox database uses.
  * For a new file, `initialise` runs in the same transaction as the migrations: a crash
  * leaves either an empty file or the complete schema with its first rows.
+ *
+ * An existing file is first checked by store/db-guard.ts (header, side files, schema
+ * against what the kind's migrations create) on a read-only connection, so a file from
+ * elsewhere that holds a trigger, a view or a newer schema is refused, naming the object
+ * and the file, before this opens it for writing or runs one statement of the app on it.
  */
-export function openDatabase(file: string, migrations: readonly Migration[], options: { initialise?: (db: Database.Database) => void } = {}): Database.Database {
+export function openDatabase(file: string, kind: DatabaseKind | readonly Migration[], options: { initialise?: (db: Database.Database) => void } = {}): Database.Database {
+  const { migrations } = kindOf(kind);
   const isNew = !existsSync(file);
   // Create it owner-only before SQLite opens it, so it is never readable by others, not
   // even for a moment; its -wal and -shm files take the same mode.
   if (isNew) closeSync(openSync(file, 'wx', 0o600));
-  // SQLite's own open would wait forever on a FIFO named project.sqlite: a database is a regular file (security/input-file.ts).
-  else checkInputFileSync(file, 'database', 'path');
+  // The check opens the file the way every input is opened (a FIFO named project.sqlite
+  // would keep SQLite's own open waiting forever: security/input-file.ts).
+  else retryBusy(() => guardDatabaseSync(file, kindOf(kind), { busyTimeoutMs: BUSY_TIMEOUT_MS }));
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   if (isNew) chmodSync(file, 0o600);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   immediateTransactions(db);
   try {
+    defend(db);
     // Opening while another process writes (a cluster import) waits for it like any write.
     retryBusy(() => {
       db.pragma('journal_mode = WAL');

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { Project } from '../../shared/api';
 import { NotFoundError, UserError } from '../../shared/errors';
 import { fsyncDir, fsyncFile, publishDir, removeStaleTemps } from '../atomic-write';
 import { ensureDir } from './data-dir';
+import { checkDatabaseFile, identifyProjects, type FolderCheck } from './db-check';
+import { UntrustedDatabaseError, withGuardedReadonly } from './db-guard';
 import { openDatabase } from './open';
-import { appMigrations, projectMigrations } from './schema';
+import { PROJECT_DB, REGISTRY_DB } from './schema';
 
 export const PROJECT_FILE = 'project.sqlite';
 
@@ -55,21 +57,34 @@ function removeAbandonedSiblings(folder: string): void {
 /**
  * True when `file` is a project database whose creation never finished (a kill during
  * creation by an earlier version): no project row and no datasets, so nothing of the
- * auditor's is in it.
+ * auditor's is in it. Read only after store/db-guard.ts found it to be Equivox's.
  */
 export function isAbandonedCreation(file: string): boolean {
   if (!existsSync(file)) return false;
-  let db: Database.Database | undefined;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
-    if (!tables.has('project')) return true;
-    const count = (t: string) => (tables.has(t) ? (db!.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n : 0);
-    return count('project') === 0 && count('datasets') === 0;
+    return withGuardedReadonly(file, PROJECT_DB, (db) => {
+      if (!db) return true; // an empty file
+      const tables = new Set((db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+      if (!tables.has('project')) return true;
+      const count = (t: string) => (tables.has(t) ? (db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n : 0);
+      return count('project') === 0 && count('datasets') === 0;
+    });
   } catch {
-    return false; // unreadable: not ours to discard
-  } finally {
-    db?.close();
+    return false; // unreadable or refused: not ours to discard
+  }
+}
+
+/**
+ * The identity of a file, or null when there is none at `file`: device, inode and birth
+ * time (a file deleted and another copied in often gets the freed inode; not its birth
+ * time, where the file system records one).
+ */
+function fileIdOf(file: string): string | null {
+  try {
+    const st = statSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.birthtimeNs}`;
+  } catch {
+    return null;
   }
 }
 
@@ -89,13 +104,17 @@ interface OpenProject {
   id: string;
   name: string;
   createdAt: string;
-  /** The database file's identity, so a folder deleted and made again is never served by the old connection. */
-  dev: number;
-  ino: number;
+  /** The database file's identity (fileIdOf), so a folder deleted and made again is never served by the old connection. */
+  fileId: string;
 }
 
 /** What a registered project folder holds now. */
-type FolderState = { kind: 'missing' } | { kind: 'project'; id: string; name: string } | { kind: 'unreadable'; reason: string };
+type FolderState = { kind: 'missing' } | FolderCheck;
+
+/** A registry row, with the file last opened at its folder (null for rows older than that record). */
+interface RegistryRow extends Project {
+  fileId: string | null;
+}
 
 /**
  * Projects are folders holding project.sqlite; the data folder keeps a registry of
@@ -114,6 +133,14 @@ type FolderState = { kind: 'missing' } | { kind: 'project'; id: string; name: st
  * is built in a temporary sibling folder, flushed, and the folder renamed into place,
  * so a kill leaves either no project or a complete one, never a folder that later runs
  * refuse.
+ *
+ * A folder may come from someone else (issue 33.1): every database is checked by
+ * store/db-guard.ts before a statement of the app runs on it, and a folder whose file
+ * this Equivox has not opened there before (the registry records each folder's file by
+ * device, inode and birth time; rows older than that record count as opened here) also
+ * gets the full check of store/db-check.ts in a worker. Listing
+ * and removing projects read the registry; a folder whose file changed is read in that
+ * worker with a time limit, so no folder can keep the list from answering.
  */
 export class ProjectStore {
   private readonly registry: Database.Database;
@@ -121,7 +148,7 @@ export class ProjectStore {
 
   constructor(readonly dataDir: string) {
     ensureDir(dataDir);
-    this.registry = openDatabase(join(dataDir, 'equivox.sqlite'), appMigrations);
+    this.registry = openDatabase(join(dataDir, 'equivox.sqlite'), REGISTRY_DB);
   }
 
   /** Default parent folder for projects created without an explicit folder. */
@@ -165,7 +192,7 @@ export class ProjectStore {
     if (tmp) {
       try {
         chmodSync(tmp, 0o700);
-        openDatabase(join(tmp, PROJECT_FILE), projectMigrations, { initialise }).close(); // closing folds the WAL in
+        openDatabase(join(tmp, PROJECT_FILE), PROJECT_DB, { initialise }).close(); // closing folds the WAL in
         fsyncFile(join(tmp, PROJECT_FILE));
         fsyncDir(tmp);
         if (!publishDir(tmp, folder)) throw new UserError(`${folder} is not empty; choose an empty or new folder`, 'dir');
@@ -177,7 +204,7 @@ export class ProjectStore {
       mkdirSync(folder, { recursive: true, mode: 0o700 });
       chmodSync(folder, 0o700);
       // One transaction: a kill leaves an empty database, which the next creation discards.
-      openDatabase(file, projectMigrations, { initialise }).close();
+      openDatabase(file, PROJECT_DB, { initialise }).close();
     }
     this.connect(folder);
     const project = { id, name, path: folder, createdAt: now, openedAt: now };
@@ -186,9 +213,12 @@ export class ProjectStore {
   }
 
   /** Open the project in `dir`, or create one there when it holds none (or only an abandoned creation). */
-  openOrCreate(name: string, dir: string): Project {
+  async openOrCreate(name: string, dir: string): Promise<Project> {
     const file = join(resolve(dir), PROJECT_FILE);
-    return existsSync(file) && !isAbandonedCreation(file) ? this.openPath(dir) : this.create(name, dir);
+    if (!existsSync(file)) return this.create(name, dir);
+    // A file from elsewhere is checked before anything reads it, even for what it holds.
+    await this.checkIfNew(resolve(dir));
+    return isAbandonedCreation(file) ? this.create(name, dir) : this.openChecked(resolve(dir), {});
   }
 
   /**
@@ -198,16 +228,17 @@ export class ProjectStore {
    */
   private remember(p: Project): void {
     const key = folderKey(p.path);
+    const fileId = fileIdOf(join(key, PROJECT_FILE));
     this.registry.transaction(() => {
       for (const row of this.registry.prepare('SELECT id, path FROM recent_projects WHERE id != ?').all(p.id) as { id: string; path: string }[]) {
         if (row.path === p.path || folderKey(row.path) === key) this.registry.prepare('DELETE FROM recent_projects WHERE id = ?').run(row.id);
       }
       this.registry
         .prepare(
-          `INSERT INTO recent_projects (id, name, path, created_at, opened_at) VALUES (@id, @name, @path, @createdAt, @openedAt)
-           ON CONFLICT(id) DO UPDATE SET name = excluded.name, path = excluded.path, opened_at = excluded.opened_at`,
+          `INSERT INTO recent_projects (id, name, path, created_at, opened_at, file_id) VALUES (@id, @name, @path, @createdAt, @openedAt, @fileId)
+           ON CONFLICT(id) DO UPDATE SET name = excluded.name, path = excluded.path, opened_at = excluded.opened_at, file_id = excluded.file_id`,
         )
-        .run({ id: p.id, name: p.name, path: p.path, createdAt: p.createdAt, openedAt: p.openedAt });
+        .run({ id: p.id, name: p.name, path: p.path, createdAt: p.createdAt, openedAt: p.openedAt, fileId });
     })();
   }
 
@@ -218,12 +249,62 @@ export class ProjectStore {
       .all() as Project[];
   }
 
-  /** The recent list for people: each entry marked `missing` when its folder no longer holds that project. */
-  recent(): Project[] {
-    return this.list().map((p) => {
-      const state = this.folderState(p.path);
-      return { ...p, missing: !(state.kind === 'project' && state.id === p.id) };
+  private rows(): RegistryRow[] {
+    return this.registry
+      .prepare('SELECT id, name, path, created_at AS createdAt, opened_at AS openedAt, file_id AS fileId FROM recent_projects ORDER BY opened_at DESC')
+      .all() as RegistryRow[];
+  }
+
+  /**
+   * The recent list for people: each entry marked `missing` when its folder no longer
+   * holds that project, with the `problem` when its file was refused or could not be
+   * read in time. Opens no database of a folder whose file is the one last opened there.
+   */
+  async recent(): Promise<Project[]> {
+    const rows = this.rows();
+    const states = await this.folderStates(rows);
+    return rows.map(({ fileId: _fileId, ...p }) => {
+      const state = states.get(p.id)!;
+      const file = join(p.path, PROJECT_FILE);
+      const problem =
+        state.kind === 'refused'
+          ? state.error.message
+          : state.kind === 'unchecked'
+            ? `${state.reason}; open it from its folder to see why`
+            : state.kind === 'unreadable'
+              ? `${file} is not a complete Equivox project (${state.reason})`
+              : undefined;
+      return { ...p, missing: !(state.kind === 'project' && state.id === p.id), ...(problem ? { problem } : {}) };
     });
+  }
+
+  /**
+   * What each row's folder holds, for the list and for delete: from the file system and
+   * the registry where the file is the one last opened there, else read in a worker
+   * within FOLDER_CHECK_MS in all (store/db-check.ts).
+   */
+  private async folderStates(rows: readonly RegistryRow[]): Promise<Map<string, FolderState>> {
+    const states = new Map<string, FolderState>();
+    const unknown: RegistryRow[] = [];
+    for (const r of rows) {
+      const file = join(r.path, PROJECT_FILE);
+      const fileId = fileIdOf(file);
+      const cached = this.open.get(folderKey(r.path));
+      if (fileId === null) states.set(r.id, { kind: 'missing' });
+      else if (cached && cached.fileId === fileId) states.set(r.id, { kind: 'project', id: cached.id, name: cached.name });
+      else if (r.fileId === fileId) states.set(r.id, { kind: 'project', id: r.id, name: r.name });
+      else unknown.push(r);
+    }
+    const found = await identifyProjects([...new Set(unknown.map((r) => join(r.path, PROJECT_FILE)))], PROJECT_DB);
+    for (const r of unknown) {
+      const state = found.get(join(r.path, PROJECT_FILE))!;
+      states.set(r.id, state);
+      // A row from before files were recorded, now confirmed: record its file, so the next list reads nothing.
+      if (r.fileId === null && state.kind === 'project' && state.id === r.id) {
+        this.registry.prepare('UPDATE recent_projects SET file_id = ? WHERE id = ? AND file_id IS NULL').run(fileIdOf(join(r.path, PROJECT_FILE)), r.id);
+      }
+    }
+    return states;
   }
 
   get(id: string): Project {
@@ -234,24 +315,52 @@ export class ProjectStore {
     return row;
   }
 
-  /** What `path` holds now, without opening it for writing. */
+  /**
+   * What `path` holds now, without opening it for writing: from the registry when its file
+   * is the one last opened there, else read after store/db-guard.ts found it Equivox's.
+   */
   private folderState(path: string): FolderState {
     const file = join(path, PROJECT_FILE);
     if (!existsSync(file)) return { kind: 'missing' };
-    const cached = this.open.get(folderKey(path));
+    const key = folderKey(path);
+    const cached = this.open.get(key);
     try {
-      const st = statSync(file);
-      if (cached && cached.dev === st.dev && cached.ino === st.ino) return { kind: 'project', id: cached.id, name: cached.name };
-      const db = new Database(file, { readonly: true, fileMustExist: true });
-      try {
-        const row = db.prepare('SELECT id, name FROM project').get() as { id: string; name: string } | undefined;
+      const fileId = fileIdOf(file);
+      if (cached && cached.fileId === fileId) return { kind: 'project', id: cached.id, name: cached.name };
+      const known = this.rows().find((r) => r.fileId !== null && r.fileId === fileId && folderKey(r.path) === key);
+      if (known) return { kind: 'project', id: known.id, name: known.name };
+      return withGuardedReadonly(file, PROJECT_DB, (db): FolderState => {
+        const row = db?.prepare('SELECT id, name FROM project').get() as { id: string; name: string } | undefined;
         return row ? { kind: 'project', id: row.id, name: row.name } : { kind: 'unreadable', reason: 'it has no project row' };
-      } finally {
-        db.close();
-      }
+      });
     } catch (err) {
+      if (err instanceof UntrustedDatabaseError) return { kind: 'refused', error: err };
       return { kind: 'unreadable', reason: (err as Error).message };
     }
+  }
+
+  /**
+   * Whether the file in `folder` is one this Equivox opened there before (or the folder
+   * was registered before files were recorded): then the full check is not repeated.
+   */
+  private knownHere(folder: string): boolean {
+    const key = folderKey(folder);
+    const file = join(key, PROJECT_FILE);
+    const fileId = fileIdOf(file);
+    const cached = this.open.get(key);
+    if (cached && cached.fileId === fileId) return true;
+    return this.rows().some((r) => (r.fileId === null || r.fileId === fileId) && folderKey(r.path) === key);
+  }
+
+  /**
+   * The full check (store/db-check.ts: quick_check, a -wal that belongs to its database,
+   * in a worker with a time limit) of a folder whose file this Equivox has not opened
+   * there before. A folder without a project file is left to connect() to describe.
+   */
+  private async checkIfNew(folder: string): Promise<void> {
+    const file = join(folderKey(folder), PROJECT_FILE);
+    if (!existsSync(file) || this.knownHere(folder)) return;
+    await checkDatabaseFile(file, PROJECT_DB, { scratchDir: join(this.dataDir, 'checks') });
   }
 
   /**
@@ -262,25 +371,23 @@ export class ProjectStore {
   private connect(folder: string): OpenProject {
     const key = folderKey(folder);
     const file = join(key, PROJECT_FILE);
-    let st;
-    try {
-      st = statSync(file);
-    } catch {
+    const fileId = fileIdOf(file);
+    if (fileId === null) {
       this.forgetConnection(key);
       throw new UserError(`${folder} holds no Equivox project (no ${PROJECT_FILE})`, 'path');
     }
     const cached = this.open.get(key);
-    if (cached && cached.dev === st.dev && cached.ino === st.ino) return cached;
+    if (cached && cached.fileId === fileId) return cached;
     this.forgetConnection(key);
-    // Hidden copies that killed writes left in the project (an import's problems list).
-    removeStaleTemps(key, 1);
-    const db = openDatabase(file, projectMigrations);
+    const db = openDatabase(file, PROJECT_DB);
     const row = db.prepare('SELECT id, name, created_at AS createdAt FROM project').get() as { id: string; name: string; createdAt: string } | undefined;
     if (!row) {
       db.close();
       throw new UserError(`${file} is not a complete Equivox project (no project row)`, 'path');
     }
-    const entry: OpenProject = { db, ...row, dev: st.dev, ino: st.ino };
+    // Hidden copies that killed writes left in the project (an import's problems list).
+    removeStaleTemps(key, 1);
+    const entry: OpenProject = { db, ...row, fileId };
     this.open.set(key, entry);
     return entry;
   }
@@ -302,10 +409,17 @@ export class ProjectStore {
    * project id is registered at another folder that still holds that project, this
    * folder is a copy: refused unless `asCopy`, which gives the copy a new id (the
    * original is not touched). When the registered folder no longer holds it, the
-   * project was moved: the registry follows it.
+   * project was moved: the registry follows it. A folder whose file is new here is
+   * checked in full first (checkIfNew); a refusal leaves the file and the registry as they were.
    */
-  openPath(path: string, options: { asCopy?: boolean } = {}): Project {
+  async openPath(path: string, options: { asCopy?: boolean } = {}): Promise<Project> {
     const folder = resolve(path);
+    await this.checkIfNew(folder);
+    return this.openChecked(folder, options);
+  }
+
+  /** openPath after the full check. */
+  private openChecked(folder: string, options: { asCopy?: boolean }): Project {
     const conn = this.connect(folder);
     let id = conn.id;
     const registered = this.registry.prepare('SELECT name, path FROM recent_projects WHERE id = ?').get(id) as { name: string; path: string } | undefined;
@@ -342,10 +456,11 @@ export class ProjectStore {
     return id;
   }
 
-  openId(id: string): Project {
+  async openId(id: string): Promise<Project> {
     const p = this.get(id);
+    await this.checkIfNew(p.path);
     this.checked(p);
-    return this.openPath(p.path);
+    return this.openChecked(resolve(p.path), {});
   }
 
   /**
@@ -365,6 +480,7 @@ export class ProjectStore {
         `${p.path} now holds another project (“${state.name}”), not “${p.name}”: open “${p.name}” from its new folder, or remove it from the list of recent projects`,
       );
     }
+    if (state.kind === 'refused') throw state.error;
     const conn = this.connect(p.path);
     if (conn.id !== p.id) throw new UserError(`${p.path} now holds another project (“${conn.name}”), not “${p.name}”`);
     return conn;
@@ -376,7 +492,7 @@ export class ProjectStore {
   }
 
   /** Resolve `--project DIR` or a project id to an open project. */
-  resolve(ref: string): Project {
+  async resolve(ref: string): Promise<Project> {
     if (existsSync(join(resolve(ref), PROJECT_FILE))) return this.openPath(ref);
     return this.openId(ref);
   }
@@ -397,11 +513,18 @@ export class ProjectStore {
 
   /**
    * Forget a project; with `deleteFiles` also remove its folder, but only when the folder
-   * still holds this very project (never a folder that now holds another one).
+   * still holds this very project (never a folder that now holds another one, nor one whose
+   * file was refused or could not be read in time). Removing from the list reads no file.
    */
-  delete(id: string, deleteFiles: boolean): { id: string; deletedFiles: boolean } {
+  async delete(id: string, deleteFiles: boolean): Promise<{ id: string; deletedFiles: boolean }> {
     const p = this.get(id);
-    const state = this.folderState(p.path);
+    if (!deleteFiles) {
+      if (this.open.get(folderKey(p.path))?.id === id) this.forgetConnection(p.path);
+      this.registry.prepare('DELETE FROM recent_projects WHERE id = ?').run(id);
+      return { id, deletedFiles: false };
+    }
+    const row = this.rows().find((r) => r.id === id)!;
+    const state = (await this.folderStates([row])).get(id)!;
     const holdsIt = state.kind === 'project' && state.id === id;
     if (holdsIt) this.forgetConnection(p.path);
     let deletedFiles = false;

@@ -1,3 +1,4 @@
+import type { DatabaseKind } from './db-guard';
 import type { Migration } from './migrate';
 
 /**
@@ -170,6 +171,16 @@ INSERT INTO dataset_roles (dataset_id, role) SELECT id, role FROM datasets;
 CREATE INDEX dataset_roles_role ON dataset_roles(role);`,
   },
   {
+    // What an import found in its labels (src/main/data/labels.ts): the sets of spellings
+    // that differ only in case, spaces or invisible characters and how the auditor decided
+    // each, the labels made one without asking (NFC, trimming), and the files a folder
+    // import skipped. The decisions themselves are in settings_json, since they change
+    // the stored labels; this is the record `datasets show` and the report print.
+    version: 12,
+    name: 'label record of an import',
+    sql: `ALTER TABLE datasets ADD COLUMN labels_json TEXT NOT NULL DEFAULT '{}';`,
+  },
+  {
     // One run of a plan at a time: the process working on a plan's run holds its row and
     // refreshes heartbeat_at; a row whose process is gone (or silent) is taken over.
     // inputs_sha256: what the run's data were when it started, so a resume after the data
@@ -219,6 +230,17 @@ CREATE TABLE embedding_origins (
 );
 CREATE INDEX embedding_origins_job ON embedding_origins(job_id);`,
   },
+  {
+    // Recordings with several channels were mixed to mono by ffmpeg's matrix (stereo at
+    // 1.41 ×, 7.1 at 4.41 × one channel); they are now averaged (audio/mix.ts). Their
+    // cached embeddings came from the old mix: dropped, so the next run computes them
+    // from the samples the models now get instead of mixing both in one audit.
+    version: 70,
+    name: 'embeddings of multi-channel recordings, mixed before channels were averaged',
+    sql: `
+DELETE FROM embedding_origins WHERE audio_sha256 IN (SELECT sha256 FROM clips WHERE channels > 1 AND sha256 IS NOT NULL);
+DELETE FROM embeddings WHERE audio_sha256 IN (SELECT sha256 FROM clips WHERE channels > 1 AND sha256 IS NOT NULL);`,
+  },
 ];
 
 /** Registry of recent projects, in the user's Equivox data folder. */
@@ -235,4 +257,29 @@ CREATE TABLE recent_projects (
   opened_at TEXT NOT NULL
 );`,
   },
+  {
+    // Which file Equivox last opened at a registered folder (device and inode of its
+    // project.sqlite): a folder whose file is still that one was checked here before, so
+    // listing it opens nothing and opening it skips the checks for files from elsewhere
+    // (store/db-check.ts). Rows from before this migration have none.
+    version: 2,
+    name: 'recent projects: the file last opened',
+    sql: `ALTER TABLE recent_projects ADD COLUMN file_id TEXT;`,
+  },
 ];
+
+/** A project's project.sqlite: what its check compares with, and how its refusals read. */
+export const PROJECT_DB: DatabaseKind = {
+  migrations: projectMigrations,
+  what: 'project folder',
+  advice: 'Open a copy made by Equivox, or import the recordings again.',
+  field: 'path',
+};
+
+/** The data folder's equivox.sqlite. */
+export const REGISTRY_DB: DatabaseKind = {
+  migrations: appMigrations,
+  what: "data folder's list of recent projects (equivox.sqlite)",
+  advice: 'Move equivox.sqlite out of the Equivox data folder: Equivox starts a new list, and the projects stay in their folders.',
+  field: 'path',
+};

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Migration } from './migrate';
-import { checkInputFileSync } from '../security/input-file';
+import { defend, guardDatabaseSync, type DatabaseKind } from './db-guard';
 import { openDatabase } from './open';
 import { projectMigrations } from './schema';
 import type { ClipProblemKind, ShardRunInfo } from '../../shared/api/cluster';
@@ -47,17 +47,29 @@ CREATE TABLE shard_problems (
 
 export const SHARD_DATASET_ID = 'cluster-shard';
 
+/** A shard's database, a file that comes back from a cluster: checked like a project folder's before it is read. */
+export const SHARD_DB: DatabaseKind = {
+  migrations: [...projectMigrations, ...shardMigrations],
+  what: 'cluster shard',
+  advice: 'Run that shard again (cluster run-shard), or export the job again.',
+  field: 'jobDir',
+  closedWhole: true,
+};
+
 export function openShardDb(file: string): Database.Database {
-  return openDatabase(file, [...projectMigrations, ...shardMigrations]);
+  return openDatabase(file, SHARD_DB);
 }
 
-/** Open an existing shard output for reading only (status, import). */
+/**
+ * Open an existing shard output for reading only (status, import), after the check of
+ * store/db-guard.ts (a FIFO out/K.sqlite, a trigger or a view in it are refused first).
+ */
 export function readShardDb(file: string): Database.Database {
   if (!existsSync(file)) throw new Error(`${file} does not exist`);
-  // A FIFO out/K.sqlite would hold SQLite's open forever (security/input-file.ts).
-  checkInputFileSync(file, 'database', 'jobDir');
+  guardDatabaseSync(file, SHARD_DB);
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
+  defend(db);
   return db;
 }
 

@@ -16,6 +16,12 @@ export interface Project {
    * the list (projects.delete without deleteFiles).
    */
   missing?: boolean;
+  /**
+   * Only in projects.list, with `missing`: why the folder cannot be opened when its file
+   * was refused (it holds database code Equivox did not write, a newer schema…) or could
+   * not be checked in time.
+   */
+  problem?: string;
 }
 
 /** Progress of a long job, throttled to about 10 events per second per job. */
@@ -36,9 +42,14 @@ export interface JobProgress {
   unit?: string;
   /** Fraction of the whole job done (0–1), when known. */
   fraction?: number;
+  /**
+   * Set while the job waits in line for its class's limit (stage 'waiting', JobState
+   * 'queued'): its place (1: next) and how many of its class run at once.
+   */
+  queue?: { place: number; limit: number };
 }
 
-export type JobState = 'running' | 'finished' | 'failed' | 'cancelled';
+export type JobState = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled';
 
 export interface JobInfo {
   jobId: string;
@@ -50,7 +61,9 @@ export interface JobInfo {
 
 export type EngineEvent =
   | { type: 'job.progress'; progress: JobProgress }
-  | { type: 'job.ended'; jobId: string; kind: string; state: Exclude<JobState, 'running'>; error?: string }
+  /** A job that waited in line has started (a job that starts at once sends none: its first progress follows). */
+  | { type: 'job.started'; jobId: string; kind: string }
+  | { type: 'job.ended'; jobId: string; kind: string; state: Exclude<JobState, 'running' | 'queued'>; error?: string }
   /** The engine process died (a native crash, killed) and the host started a new one; these jobs go on under the same ids. */
   | { type: 'engine.restarted'; reason: string; resumedJobs: string[] }
   /** The engine process kept dying and the host gave up restarting it. */

@@ -7,7 +7,12 @@ export type DatasetRole = z.infer<typeof DatasetRole>;
 export const SourceKind = z.enum(['manifest', 'folder', 'common-voice']);
 export type SourceKind = z.infer<typeof SourceKind>;
 
-const Column = z.string().min(1).max(200);
+/** A column name, in NFC as header names are read (a name typed or saved on a Mac may come decomposed). */
+const Column = z
+  .string()
+  .min(1)
+  .max(200)
+  .transform((s) => s.normalize('NFC'));
 
 /**
  * Which manifest column plays which role. Columns not named here are kept as metadata
@@ -39,6 +44,100 @@ export const ValidationLimits = z.strictObject({
 });
 export type ValidationLimits = z.infer<typeof ValidationLimits>;
 
+/** A label as an auditor's choice names it; compared after NFC and trimming, like the data (src/main/data/labels.ts). */
+const LabelText = z.string().min(1).max(1000);
+
+/**
+ * The auditor's word on labels that differ only in letter case, spaces, invisible
+ * characters or compatibility forms (a set of variants, src/main/data/labels.ts):
+ * merge the spellings into one (`into`, one of them), keep them apart, or do either for
+ * every set of a column (`every`: "most-common" merges each set into its most frequent
+ * spelling, ties to the one seen first). A set is decided by the first choice naming
+ * its column and every one of its spellings; choices for sets that are not in the data
+ * change nothing (the CLI names them).
+ */
+export const LabelChoice = z.union([
+  z
+    .strictObject({ column: Column, spellings: z.array(LabelText).min(2).max(1000), into: LabelText })
+    .refine((c) => c.spellings.some((s) => s.normalize('NFC').trim() === c.into.normalize('NFC').trim()), { message: '"into" must be one of the spellings', path: ['into'] }),
+  z.strictObject({ column: Column, spellings: z.array(LabelText).min(2).max(1000), keep: z.literal(true) }),
+  z.strictObject({ column: Column, every: z.enum(['most-common', 'keep']) }),
+]);
+export type LabelChoice = z.infer<typeof LabelChoice>;
+export const LabelChoices = z.array(LabelChoice).max(10_000);
+
+/** One spelling of a label (NFC, trimmed), how many rows carry it, and how it was written where that differed (a space at the end, decomposed accents). */
+export interface LabelSpelling {
+  value: string;
+  count: number;
+  /** The ways it was written in the file, with their counts, when any differs from `value`; empty otherwise. */
+  written: { text: string; count: number }[];
+}
+
+/** What the spellings of a set differ in. */
+export type LabelDifference = 'case' | 'spaces' | 'invisible' | 'compatibility';
+
+/** How a set was decided: merged into one spelling or kept apart, by a choice for the set or for every set of its column. */
+export type LabelDecision = { into: string; by: 'set' | 'every' } | { keep: true; by: 'set' | 'every' };
+
+/** Spellings of one column that differ only in case, spaces, invisible characters or compatibility forms. */
+export interface LabelVariantSet {
+  /** The column (the speaker column or a group label). */
+  column: string;
+  kind: 'speaker' | 'group';
+  /** Most frequent first (ties: the one seen first). */
+  spellings: LabelSpelling[];
+  differences: LabelDifference[];
+  /** The invisible characters involved, named ("U+200B zero-width space"). */
+  invisible: string[];
+  /** The auditor's word; null while undecided (the import refuses to start). */
+  decision: LabelDecision | null;
+}
+
+/** A label written more than one way where NFC and trimming make it one without asking (meaning cannot change): recorded, not asked. */
+export interface UnifiedLabel {
+  column: string;
+  kind: 'speaker' | 'group';
+  value: string;
+  count: number;
+  written: { text: string; count: number }[];
+  /** What was done: accents composed (NFC; names from Macs are decomposed), spaces at the ends removed. */
+  how: ('composed' | 'trimmed')[];
+}
+
+/** Files a folder import did not take as recordings: what operating systems leave in folders, and hidden files. */
+export interface SkippedFiles {
+  count: number;
+  /** The first few, relative to the folder. */
+  examples: string[];
+}
+
+/** What the label check found in a source under a mapping, with the auditor's choices applied. */
+export interface LabelCheck {
+  /** The sets of variants (at most LABEL_SETS_SHOWN, most rows first); `setsTotal` counts them all. */
+  sets: LabelVariantSet[];
+  setsTotal: number;
+  /** Sets without a decision, among all of them: the import needs every one decided. */
+  undecided: number;
+  /** Labels unified without asking (at most LABEL_SETS_SHOWN); `unifiedTotal` counts them all. */
+  unified: UnifiedLabel[];
+  unifiedTotal: number;
+  /** Choices given that decide no set in the data (a typo, or the data changed). */
+  unusedChoices: LabelChoice[];
+}
+
+/** What a dataset keeps of its label check: the decided sets and the unified labels, and the files a folder import skipped. */
+export interface LabelRecord {
+  sets: LabelVariantSet[];
+  setsTotal: number;
+  unified: UnifiedLabel[];
+  unifiedTotal: number;
+  skippedFiles?: SkippedFiles;
+}
+
+/** How many sets (and unified labels) a check or a record lists; the counts cover all of them. */
+export const LABEL_SETS_SHOWN = 500;
+
 export type IssueSeverity = 'error' | 'warning' | 'info';
 export type IssueCode =
   | 'missing_file'
@@ -49,6 +148,8 @@ export type IssueCode =
   | 'zero_length'
   | 'truncated'
   | 'silent'
+  | 'non_finite'
+  | 'out_of_range'
   | 'too_short'
   | 'too_long'
   | 'duplicate'
@@ -103,6 +204,8 @@ export const ImportRequest = z.strictObject({
   mappingName: z.string().min(1).max(200).optional(),
   name: z.string().trim().min(1).max(200).optional(),
   limits: ValidationLimits.optional(),
+  /** The auditor's word on labels that differ only in case, spaces or invisible characters (see `datasets.checkLabels`); those of the dataset being re-imported apply too. */
+  labelChoices: LabelChoices.optional(),
 });
 export type ImportRequest = z.input<typeof ImportRequest>;
 
@@ -139,6 +242,8 @@ export interface ImportResult {
   warningCount: number;
   /** A CSV (row, path, status, code, severity, message) listing every problem of every row, beside the project database; null when there is none. */
   problemsFile: string | null;
+  /** The label variants and how each was decided, the labels unified without asking, the files a folder import skipped. */
+  labels: LabelRecord;
   status: 'ready' | 'cancelled';
 }
 
@@ -170,7 +275,7 @@ export interface GroupFacts {
 }
 
 export interface DatasetFacts {
-  dataset: DatasetSummary & { mapping: ColumnMapping; limits: Required<ValidationLimits> };
+  dataset: DatasetSummary & { mapping: ColumnMapping; limits: Required<ValidationLimits>; labels: LabelRecord };
   totals: { clips: number; usable: number; withWarnings: number; excluded: number; excludedByUser: number; speakers: number; totalDurationS: number; meanDurationS: number };
   /** Per group label, per value: usable clips only. */
   groups: GroupFacts[];
@@ -225,6 +330,20 @@ export const datasetOperations = {
     paths: ['source.manifest', 'source.folder'],
     result: null as unknown as { jobId: string; datasetId: string },
     summary: 'Start importing a manifest, folder or Common Voice release as a dataset (a background job)',
+  },
+  'datasets.checkLabels': {
+    input: z.strictObject({
+      /** With a project, the choices kept by the dataset this source would fill apply too, and `mappingName` can be used. */
+      projectId: Id.optional(),
+      source: ImportSource,
+      role: DatasetRole.optional(),
+      mapping: ColumnMapping.optional(),
+      mappingName: z.string().min(1).max(200).optional(),
+      labelChoices: LabelChoices.optional(),
+    }),
+    paths: ['source.manifest', 'source.folder'],
+    result: null as unknown as LabelCheck,
+    summary: 'Labels of the speaker and group columns that differ only in case, spaces or invisible characters, for the auditor to decide before importing',
   },
   'datasets.list': {
     input: z.strictObject({ projectId: Id }),

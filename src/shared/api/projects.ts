@@ -13,7 +13,7 @@ export const projectOperations = {
   'projects.list': {
     input: z.strictObject({}),
     result: null as unknown as Project[],
-    summary: 'Recent projects, most recently opened first; a project whose folder is gone is marked missing',
+    summary: 'Recent projects, most recently opened first; a project whose folder is gone, or whose file was refused, is marked missing (with the problem)',
   },
   'projects.open': {
     input: z.strictObject({

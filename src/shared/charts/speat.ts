@@ -156,7 +156,7 @@ export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFA
 
 /**
  * Which markers the agreement count uses: all of them, or (when a model's downstream
- * regressor did not learn valence, METHODS.md § Verdicts that hold) only the other
+ * regressor could not be shown to have learned valence, METHODS.md § Verdicts that hold) only the other
  * models' pairs, so the caption never claims a count the agreement sentence does not make.
  */
 function countedText(results: AuditResults, points: { m: { modelId: string }; tests: unknown[] }[], n: number): string {
@@ -166,7 +166,7 @@ function countedText(results: AuditResults, points: { m: { modelId: string }; te
   const k = left.reduce((acc, p) => acc + p.tests.length, 0);
   const used = n - k;
   const names = left.map((p) => modelName(results, p.m.modelId)).join(', ');
-  return `the agreement count uses ${used} of them; the ${k} pair${k === 1 ? '' : 's'} of ${names} ${k === 1 ? 'is' : 'are'} shown but not counted, because ${left.length === 1 ? 'its downstream model' : 'their downstream models'} did not learn valence`;
+  return `the agreement count uses ${used} of them; the ${k} pair${k === 1 ? '' : 's'} of ${names} ${k === 1 ? 'is' : 'are'} shown but not counted, because ${left.length === 1 ? 'its downstream model' : 'their downstream models'} could not be shown to have learned valence`;
 }
 
 export function speatSerChart(results: AuditResults, style: ChartStyle = DEFAULT_STYLE): ChartSpec | null {

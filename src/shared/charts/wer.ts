@@ -10,6 +10,7 @@ export function werGroupChart(results: AuditResults, style: ChartStyle = DEFAULT
   const groups = Object.keys(wer.groups).sort((a, b) => a.localeCompare(b, 'en'));
   if (groups.length === 0) return null;
   const colour = groupColourMap(results);
+  const ref = wer.config.referenceGroup;
   const values = groups.map((g) => (wer.groups[g]!.wer ?? 0) * 100);
   const cis = groups.map((g, i) => {
     const ci = wer.groups[g]!.ci95;
@@ -26,7 +27,7 @@ export function werGroupChart(results: AuditResults, style: ChartStyle = DEFAULT
         type: 'bar',
         name: 'WER',
         barMaxWidth: 46,
-        data: groups.map((g, i) => ({ value: values[i]!, itemStyle: { color: colour(g), opacity: g === wer.config.referenceGroup ? 0.55 : 0.9 } })),
+        data: groups.map((g, i) => ({ value: values[i]!, itemStyle: { color: colour(g), opacity: g === ref ? 0.55 : 0.9 } })),
       },
       whiskerSeries('95% CI', cis, '#000000') as NonNullable<EChartsOption['series']> extends (infer S)[] ? S : never,
     ],
@@ -34,7 +35,7 @@ export function werGroupChart(results: AuditResults, style: ChartStyle = DEFAULT
   return {
     id: 'wer-groups',
     title: 'Word error rate per group',
-    caption: `Each bar is one group's word error rate (errors per reference word, pooled over its ${wer.config.by === 'speaker' ? 'speakers' : 'utterances'}); whiskers are bootstrap 95% confidence intervals. Higher is worse: a group with a higher bar than the reference group (${wer.config.referenceGroup}, lighter bar) is served worse by the speech recogniser.`,
+    caption: `Each bar is one group's word error rate (errors per reference word, pooled over its ${wer.config.by === 'speaker' ? 'speakers' : 'utterances'}); whiskers are bootstrap 95% confidence intervals. Higher is worse: ${ref !== null ? `a group with a higher bar than the reference group (${ref}, lighter bar) is served worse by the speech recogniser` : 'a group with a higher bar is served worse by the speech recogniser (every pair of groups is compared; no group is the reference)'}.`,
     option: withAxisFont(option, style),
     height: 220,
   };

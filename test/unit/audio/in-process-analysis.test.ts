@@ -61,7 +61,7 @@ describe('WAV measured in process gives ffmpeg’s numbers', () => {
   }
 
   for (const channels of [3, 4, 5, 6, 7, 8]) {
-    it(`16-bit and float32, ${channels} channels (ffmpeg's default downmix for that count)`, async () => {
+    it(`16-bit and float32, ${channels} channels (averaged to mono)`, async () => {
       // ffmpeg writes these as WAVE_FORMAT_EXTENSIBLE with its default layout's speaker mask.
       await expectSameAsFfmpeg(ffmpegWav(`s16-${channels}.wav`, { codec: 'pcm_s16le', channels, rate: 22050 }), 'wav');
       await expectSameAsFfmpeg(ffmpegWav(`f32-${channels}.wav`, { codec: 'pcm_f32le', channels, rate: 48000 }), 'wav');

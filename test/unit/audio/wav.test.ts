@@ -11,6 +11,7 @@ import { decodeAudio } from '../../../src/main/audio';
 import { openAudio } from '../../../src/main/audio/source';
 import { parseWav, readWavFile } from '../../../src/main/audio/wav';
 import { tempDir } from '../inference/helpers';
+import { numpyMix } from './numpy-audio';
 
 let dir: string;
 beforeAll(() => {
@@ -25,11 +26,14 @@ function ffmpegWav(name: string, codec: string, extra: string[] = [], rate = 160
   return file;
 }
 
-/** ffmpeg's own decode, independently of Equivox's code. */
-function ffmpegF32(file: string): Float32Array {
-  const r = spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', file, '-f', 'f32le', '-ac', '1', '-ar', '16000', '-'], { maxBuffer: 1 << 26 });
+/**
+ * ffmpeg's own decode, independently of Equivox's code: each channel at 16 kHz, averaged
+ * by numpy (Equivox's mono is the channels' average, never ffmpeg's `-ac 1` matrix).
+ */
+function ffmpegF32(file: string, channels = 1): Float32Array {
+  const r = spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', file, '-f', 'f32le', '-ar', '16000', '-'], { maxBuffer: 1 << 26 });
   expect(r.status).toBe(0);
-  const b = r.stdout as Buffer;
+  const b = channels === 1 ? (r.stdout as Buffer) : numpyMix(r.stdout as Buffer, channels);
   return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 }
 
@@ -87,10 +91,10 @@ describe('in-process WAV reading', () => {
     expect(why(junk)).toMatch(/no fmt chunk/);
   });
 
-  it('decodeAudio gives ffmpeg’s samples for files it hands on (stereo, 44.1 kHz) and its own for plain WAVs', async () => {
-    for (const file of [ffmpegWav('st2.wav', 'pcm_s16le', [], 16000, 2), ffmpegWav('44k2.wav', 'pcm_s16le', [], 44100), ffmpegWav('m.wav', 'pcm_s16le')]) {
+  it('decodeAudio gives ffmpeg’s samples for files it hands on (stereo averaged, 44.1 kHz) and its own for plain WAVs', async () => {
+    for (const [file, channels] of [[ffmpegWav('st2.wav', 'pcm_s16le', [], 16000, 2), 2], [ffmpegWav('44k2.wav', 'pcm_s16le', [], 44100), 1], [ffmpegWav('m.wav', 'pcm_s16le'), 1]] as const) {
       const d = await decodeAudio(file);
-      const ref = ffmpegF32(file);
+      const ref = ffmpegF32(file, channels);
       expect(Buffer.from(d.samples.buffer, d.samples.byteOffset, d.samples.byteLength).equals(Buffer.from(ref.buffer))).toBe(true);
     }
   });

@@ -122,6 +122,12 @@ describe('FDI audit pipeline', () => {
     expect(trials.filter((t) => t.labels.gender === 'x')).toEqual([]);
     expect(warned).toEqual(['FDI: group x has no impostor (two-speaker) pairs and was left out.']);
     for (const t of trials) expect(t.score).toBe(t.genuine === 1 ? 1 : 0);
+    // Each trial names its two speakers (the first clip enrols): the same one for a genuine trial, two of its group otherwise.
+    for (const t of trials) {
+      expect(t.speakers).toHaveLength(2);
+      if (t.genuine === 1) expect(t.speakers![0]).toBe(t.speakers![1]);
+      else expect(t.speakers![0]).not.toBe(t.speakers![1]);
+    }
 
     // Through runFdi: counts, and the warning survives a resumed run that reads the stored unit.
     const fdi = await runFdi(b.ctx);
@@ -135,6 +141,14 @@ describe('FDI audit pipeline', () => {
     expect(warned).toContain('resumed: FDI: group x has no impostor (two-speaker) pairs and was left out.');
     // A perfect verifier (genuine 1, impostor 0): AUC 1, EER 0, informative.
     expect(fdi.groupings[0]!.verifier).toMatchObject({ auc: 1, eer: 0, informative: true, genuine: 12, impostor: 12 });
+    // Speakers known: the null shuffles speakers; results and report data carry pseudonyms in the order of the real ids, never the ids.
+    const g = fdi.groupings[0]!;
+    expect(g.null!.unit).toBe('speaker');
+    const pseudonyms = [...new Set(g.trials!.flatMap((t) => t.speakers!))].sort();
+    expect(pseudonyms).toEqual(['S01', 'S02', 'S03', 'S04', 'S05']);
+    const real = [...new Set(trials.flatMap((t) => t.speakers!))].sort();
+    g.trials!.forEach((t, i) => expect(t.speakers!.map((x) => real[Number(x.slice(1)) - 1])).toEqual(trials[i]!.speakers));
+    expect(JSON.stringify(fdi)).not.toMatch(/spk\d/);
 
     // Before a run, from the cached embeddings alone: the same trials (same seed), so the same quality.
     const q = verifierQualityFromEmbeddings(db, fakeManifest(model), { datasetId: ds.id, groupBy: ['gender'], trialsPerGroup: 20, seed: b.ctx.seed });
@@ -143,6 +157,42 @@ describe('FDI audit pipeline', () => {
     // A model with no cached embeddings for the dataset: nothing to judge.
     expect(verifierQualityFromEmbeddings(db, fakeManifest({ ...model, id: 'e'.repeat(64) }), { datasetId: ds.id, groupBy: ['gender'] })).toBeNull();
     store.close();
+  });
+});
+
+describe('FDI on imported scores with enrol_speaker and test_speaker', () => {
+  function run(header: string, rows: string[], extra: Record<string, unknown> = {}) {
+    const file = join(tempDir('fdi-speakers'), 'scores.csv');
+    writeFileSync(file, [header, ...rows].join('\n') + '\n');
+    const { db, store } = fixtureProject('FDI speakers');
+    const b = buildContext(db, { title: 'FDI', sections: ['fdi'], fdi: { source: { kind: 'imported', file }, groupings: [['group']], threshold: 0.5, bootstrap: 50, nullPermutations: 50, ...extra } });
+    return { promise: runFdi(b.ctx), close: () => store.close() };
+  }
+  // Golden rows with speakers: per group, 5 speakers; a row's enrolment speaker from its index, a genuine trial's test speaker the same.
+  const rows = golden.rows.map((r, i) => {
+    const k = i % 5;
+    return `${r.group},${r.label},${r.score},${r.group}-s${k},${r.label === 1 ? `${r.group}-s${k}` : `${r.group}-s${(k + 1) % 5}`}`;
+  });
+
+  it('the speaker columns are not groupings; the CI resamples and the null shuffles speakers; the rates are the golden ones', async () => {
+    const r = run('group,label,score,enrol_speaker,test_speaker', rows);
+    const fdi = await r.promise;
+    const g = fdi.groupings[0]!;
+    expect(Object.keys(g.groups).sort()).toEqual(Object.keys(golden.thresholds['0.5']!.groups).sort());
+    expect(g.fdi).toBeCloseTo(golden.thresholds['0.5']!.fdi, 12);
+    expect(g.fdiCi!.unit).toBe('speaker');
+    expect(g.null!.unit).toBe('speaker');
+    expect(g.trials![0]!.speakers).toHaveLength(2);
+    r.close();
+  });
+
+  it('one speaker column without the other, or an empty cell, is refused naming the column or line', async () => {
+    const one = run('group,label,score,enrol_speaker', rows.map((x) => x.split(',').slice(0, 4).join(',')));
+    await expect(one.promise).rejects.toThrow(/give both enrol_speaker and test_speaker/);
+    one.close();
+    const empty = run('group,label,score,enrol_speaker,test_speaker', [...rows.slice(0, 3), 'a,1,0.9,,a-s1']);
+    await expect(empty.promise).rejects.toThrow(/line 5: enrol_speaker is empty/);
+    empty.close();
   });
 });
 

@@ -26,7 +26,7 @@ async function project() {
   return { store, db };
 }
 
-const werPlan = { title: 'WER only', sections: ['wer'], wer: { dataset: 'asr1', hypotheses: { source: 'column', recogniser: { name: 'pocketsphinx_continuous', version: '0.8+5prealpha+1-15', settings: 'en-us acoustic model' } }, groupBy: ['accent'] } };
+const werPlan = { title: 'WER only', sections: ['wer'], wer: { dataset: 'asr1', hypotheses: { source: 'column', recogniser: { name: 'pocketsphinx_continuous', version: '0.8+5prealpha+1-15', settings: 'en-us acoustic model' } }, groupBy: ['accent'], referenceGroup: 'us' } };
 
 describe('audit plans', () => {
   it('fills defaults, and canonical JSON sorts keys at every depth', async () => {

@@ -69,7 +69,7 @@ const werPlan = (recogniser: Recogniser | null = SPHINX) => ({
   title: 'Own data',
   sections: ['wer'] as const,
   seed: 3,
-  wer: { dataset: clipsId, hypotheses: { source: 'column' as const, ...(recogniser ? { recogniser } : {}) }, groupBy: ['accent'], bootstrap: 100, permutations: 200 },
+  wer: { dataset: clipsId, hypotheses: { source: 'column' as const, ...(recogniser ? { recogniser } : {}) }, groupBy: ['accent'], referenceGroup: 'us', bootstrap: 100, permutations: 200 },
 });
 
 describe('section requirements before lock', () => {
@@ -82,11 +82,13 @@ describe('section requirements before lock', () => {
       ['wer.references', true],
       ['wer.hypotheses', false],
       ['wer.groups', true],
+      ['wer.reference', true],
     ]);
     expect(reqs[0]!.detail).toBe('“clips.csv”: 24 recordings with a reference transcript');
     expect(reqs[1]!.fixes.map((f) => f.kind)).toEqual(['map-column', 'step', 'untick']);
     expect(reqs[1]!.fixes[0]).toMatchObject({ datasetId: clipsId, column: 'hypothesis' });
     expect(reqs[2]!.detail).toBe('accent: scotland, uk, us');
+    expect(reqs[3]!.detail).toBe('Reference group chosen before the run: us, named by the auditor.');
   });
 
   it('refuses to lock, one reason per line, through lockPlan and the CLI', () => {
@@ -171,7 +173,7 @@ describe('section requirements before lock', () => {
       models: ['acoustic-baseline'],
       speat: { targetDataset: clipsId, attributeDataset: ratingsId, attributePerSpeaker: 5, tests: [{ id: 't1', name: 'female vs male', targetDataset: clipsId, x: { label: 'gender', value: 'female' }, y: { label: 'gender', value: 'male' } }] },
       ser: { valenceDataset: ratingsId },
-      wer: { dataset: clipsId, hypotheses: { source: 'column', recogniser: SPHINX }, groupBy: ['accent'] },
+      wer: { dataset: clipsId, hypotheses: { source: 'column', recogniser: SPHINX }, groupBy: ['accent'], referenceGroup: { kind: 'every-pair' } },
       fdi: { source: { kind: 'verification', modelId: 'acoustic-baseline' }, groupings: [['gender']] },
     });
     expect(r.reasons).toEqual(['FDI: no recordings for speaker-verification trials have been imported']);
@@ -187,7 +189,7 @@ describe('section requirements before lock', () => {
   it('FDI: groups need two speakers; the same spreadsheet serves as verification data when it has them', async () => {
     const db = store.db(projectId);
     await importDataset(db, { source: { kind: 'manifest', manifest: join(dir, 'clips.csv') }, role: 'verification', mapping: { ...noHypothesis, hypothesis: 'hypothesis' } });
-    const plan = (groupings: string[][]) => ({ sections: ['fdi'], fdi: { source: { kind: 'verification', dataset: clipsId, modelId: 'acoustic-baseline' }, groupings } });
+    const plan = (groupings: string[][]) => ({ sections: ['fdi'], fdi: { source: { kind: 'verification', dataset: clipsId, modelId: 'acoustic-baseline' }, groupings, references: groupings.map((groupBy) => ({ groupBy, reference: { kind: 'every-pair' } })) } });
     expect(checkRequirements(db, plan([['gender']])).ready).toBe(true);
     // Grouping by speaker leaves one speaker per group: no impostor pairs within a group.
     const bySpeaker = checkRequirements(db, plan([['speaker']]));

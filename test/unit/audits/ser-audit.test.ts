@@ -8,6 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { runSer } from '../../../src/main/audits/ser-audit';
 import { designTests, runSpeat } from '../../../src/main/audits/speat-audit';
 import { Rng } from '../../../src/main/stats';
+import type { AuditResults } from '../../../src/shared/results';
+import { serModelFindings } from '../../../src/shared/ser-agreement';
+import { serComparisonVerdict } from '../../../src/shared/verdicts';
 import { buildContext, fakeManifest, fixtureProject, insertDataset, insertEmbedding, type FakeModel } from './fixture';
 
 const D = 4;
@@ -22,8 +25,12 @@ function pooledD(x: number[], y: number[]): number {
   return (m(x) - m(y)) / Math.sqrt((ss(x) + ss(y)) / (x.length + y.length - 2));
 }
 
-/** `noiseValence`: ratings unrelated to the embeddings (a downstream model cannot learn them). */
-function serFixture(options: { noiseValence?: boolean } = {}) {
+/**
+ * `noiseValence`: ratings unrelated to the embeddings (a downstream model cannot learn them).
+ * `targetSpeakers`: each target its own speaker (default), two targets per speaker, or
+ * speakers unknown for one target.
+ */
+function serFixture(options: { noiseValence?: boolean; targetSpeakers?: 'one-each' | 'pairs' | 'one-missing' } = {}) {
   const { db, store } = fixtureProject('SER fixture');
   const rng = new Rng(42);
   const vec = (shift = 0) => Array.from({ length: D }, () => Math.fround(rng.nextFloat() * 2 - 1 + shift));
@@ -36,7 +43,8 @@ function serFixture(options: { noiseValence?: boolean } = {}) {
     const last = vec(0).map((v, k) => Math.fround(v + (g === 'x' ? 0.4 * Math.sign(W[k]!) : 0)));
     return { g, noise: vec(), last };
   });
-  const target = insertDataset(db, 'target', targets.map((t, i) => ({ speaker: `t${i}`, groups: { g: t.g } })));
+  const speakerOf = (i: number): string | null => (options.targetSpeakers === 'pairs' ? `t${Math.floor(i / 2)}` : options.targetSpeakers === 'one-missing' && i === 3 ? null : `t${i}`);
+  const target = insertDataset(db, 'target', targets.map((t, i) => ({ speaker: speakerOf(i), groups: { g: t.g } })));
   targets.forEach((t, i) => insertEmbedding(db, MODEL, target.shas[i]!, { mean: [t.noise, t.last] }));
   const models = new Map([['fixture', fakeManifest(MODEL)]]);
   const plan = (seed: number) => ({
@@ -58,7 +66,7 @@ function serFixture(options: { noiseValence?: boolean } = {}) {
     const b = buildContext(db, plan(seed), models);
     const tests = designTests(b.ctx);
     const speat = await runSpeat(b.ctx, tests);
-    return { ser: await runSer(b.ctx, tests, speat), speat, tests };
+    return { ser: await runSer(b.ctx, tests, speat), speat, tests, warnings: b.warnings };
   };
   return { store, targets, run, modelId: MODEL.id };
 }
@@ -106,6 +114,24 @@ describe('SER audit pipeline', () => {
     // The paper's pooled statistic: all regressors' predictions together, one entry per test.
     expect(m.pooled).toHaveLength(1);
     expect(ser.agreementPooled!.total).toBe(1);
+    // Predicted valence compared on speaker means (one target per speaker here, so the speaker
+    // means are the recordings): the verdict's p is the only one of the audit, so unadjusted.
+    const c = row.comparison!;
+    expect(c).toMatchObject({ unit: 'speaker', test: 'welch-t', units: { x: 8, y: 8 }, clips: { x: 8, y: 8 } });
+    expect(c.difference).toBeCloseTo(row.meanX - row.meanY, 10);
+    expect(c.ci95[0]).toBeLessThan(c.difference);
+    expect(c.ci95[1]).toBeGreaterThan(c.difference);
+    // With one recording per speaker and 8 per group, Welch's SE is the pooled SD × sqrt(2/8): t = Cohen's d × 2.
+    expect(c.t).toBeCloseTo(row.cohensD * Math.sqrt(8 / 2), 9);
+    expect(c.pAdjusted).toBe(c.pValue);
+    expect(ser.config.comparison).toEqual({ alpha: speat.config.alpha, correction: speat.config.correction, tests: 1 });
+    // The sentence the report and the app print: Cohen's d over recordings, the verdict from the speaker means.
+    const [sentence] = serModelFindings({ ser, speat, models: [] } as unknown as AuditResults);
+    expect(sentence).toContain(`(Cohen's d over recordings = `);
+    expect(sentence).toContain(`the difference in mean predicted valence (x minus y), ${serComparisonVerdict(c, ser)!.detail}, `);
+    expect(sentence).toMatch(/Welch t-test on speaker means, 8 and 8 speakers\), (is unlikely to be chance|could be chance) \(p [<=] [0-9.]+, adjusted for 1 test, Holm\)/);
+    // Other regressors' rows carry the comparison but no verdict p.
+    for (const t of m.tests.filter((x) => x.learningRate !== 1e-3)) expect(t.comparison!.pAdjusted).toBeUndefined();
     // Standardisation and the validation schedule are stated for the report.
     expect(ser.config.preprocessing).toMatch(/standardised per dimension with the training split/);
     expect(ser.config.earlyStopping).toBeNull();
@@ -121,12 +147,35 @@ describe('SER audit pipeline', () => {
     expect(m.downstream!.informative).toBe(false);
     expect(m.downstream!.testR2).toBeCloseTo(selected.r2, 10);
     expect(m.downstream!.testR2Lower).toBeLessThanOrEqual(0);
-    expect(m.downstream!.reason).toMatch(/did not learn valence from this encoder; no propagation conclusion/);
+    expect(m.downstream!.reason).toMatch(/could not be shown to have learned valence from this encoder; no propagation conclusion/);
     // Cohen's d is still computed (tables), but no pair counts towards agreement.
     expect(m.tests.length).toBeGreaterThan(0);
     expect(ser.agreement).toMatchObject({ agree: 0, total: 0, skipped: 1, skippedModels: [f.modelId] });
     expect(ser.agreementPooled).toMatchObject({ agree: 0, total: 0, skipped: 1, skippedModels: [f.modelId] });
     f.store.close();
+  });
+
+  it('two recordings per speaker: the comparison averages each speaker first (4 and 4 speakers); a target without a speaker id falls back to recordings, with a warning', async () => {
+    const pairs = serFixture({ targetSpeakers: 'pairs' });
+    const { ser } = await pairs.run(1);
+    const m = ser.models[0]!;
+    const lr = m.regressors.find((r) => r.selected)!.learningRate;
+    const row = m.tests.find((t) => t.learningRate === lr)!;
+    const c = row.comparison!;
+    expect(c).toMatchObject({ unit: 'speaker', units: { x: 4, y: 4 }, clips: { x: 8, y: 8 } });
+    // Two recordings per speaker everywhere: the mean of speaker means is the mean of recordings.
+    expect(c.meanX).toBeCloseTo(row.meanX, 10);
+    expect(c.meanY).toBeCloseTo(row.meanY, 10);
+    // Welch with 4 + 4 units: at most 6 degrees of freedom, never the 14 of 16 recordings.
+    expect(c.df).toBeLessThanOrEqual(6);
+    pairs.store.close();
+
+    const missing = serFixture({ targetSpeakers: 'one-missing' });
+    const out = await missing.run(1);
+    const c2 = out.ser.models[0]!.tests[0]!.comparison!;
+    expect(c2).toMatchObject({ unit: 'clip', units: { x: 8, y: 8 } });
+    expect(out.warnings.some((w) => /no speaker id, so predicted valence was compared over recordings treated as independent/.test(w))).toBe(true);
+    missing.store.close();
   });
 
   it('gives identical output for the same seed and different output for another', async () => {

@@ -18,7 +18,7 @@ describe('audit CLI: lock, run, deviations', () => {
       '--map', 'path=path,speaker=speaker,accent=group,gender=group,transcript=transcript,hypothesis=hypothesis']);
     expect(imported.code, imported.stderr).toBe(0);
     const datasetId = imported.json().datasetId as string;
-    const plan = { title: 'WER by accent', sections: ['wer'], seed: 7, wer: { dataset: datasetId, hypotheses: { source: 'column', recogniser: { name: 'pocketsphinx_continuous', version: '0.8+5prealpha+1-15', settings: 'en-us acoustic model' } }, groupBy: ['accent'], bootstrap: 200, permutations: 500 } };
+    const plan = { title: 'WER by accent', sections: ['wer'], seed: 7, wer: { dataset: datasetId, hypotheses: { source: 'column', recogniser: { name: 'pocketsphinx_continuous', version: '0.8+5prealpha+1-15', settings: 'en-us acoustic model' } }, groupBy: ['accent'], referenceGroup: 'us', bootstrap: 200, permutations: 500 } };
     const planFile = join(home, 'plan.json');
     writeFileSync(planFile, JSON.stringify(plan));
 

@@ -6,6 +6,9 @@
  * command is parsed in every position around the positionals and the other options, and
  * must mean the same. A few commands' real `run` then show the flag reaching the API.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Api } from '../../../src/main/api';
 import { runCli } from '../../../src/main/cli';
@@ -251,5 +254,47 @@ describe('flags reach the API from their commands’ real run, wherever they are
     const flag = before.find((w) => w.startsWith('--') && COMMAND_SPECS[`${before[0]} ${before[1]}`]!.options[w.slice(2)] === 'boolean')!;
     const without = await runWith(before.filter((w) => w !== flag));
     expect(without.find((c) => c.op === op)?.input[field]).toBe(!value);
+  }, 120_000);
+});
+
+describe('--labels FILE.json reaches the label check and the import from wherever it is written', () => {
+  const calls: { op: string; input: Record<string, unknown> }[] = [];
+  const fakeApi = {
+    invoke: async (op: string, input: Record<string, unknown>) => {
+      calls.push({ op, input });
+      if (op === 'projects.open') return { id: 'p-1', path: '/nowhere' };
+      if (op === 'datasets.checkLabels') return { sets: [], setsTotal: 0, undecided: 0, unified: [], unifiedTotal: 0, unusedChoices: [] };
+      if (op === 'datasets.preview') return { file: 'x.csv', delimiter: ',', header: ['path'], rows: [], totalRows: 0, suggestedMapping: { path: 'path', groups: [], ignore: [] }, suggestions: [] };
+      if (op === 'datasets.import') return { jobId: 'no-such-job', datasetId: 'd-1' };
+      return {};
+    },
+  } as unknown as Api;
+  const ctx: CliContext = { log: () => {}, progress: () => {} };
+  const choices = [{ column: 'gender', spellings: ['Female', 'female'], into: 'Female' }];
+
+  async function runWith(argv: string[]) {
+    const p = parseCommandLine(argv);
+    const group = await loadCommands(argv[0], () => fakeApi, argv[1]);
+    const cmd = group.find((c) => c.path.join(' ') === p.command)!;
+    calls.length = 0;
+    // The fake starts no job, so the import's wait fails after the calls this test reads.
+    await cmd.run(new Options(p), p.positionals, ctx).catch((err: Error) => expect(err.message).toMatch(/no import job no-such-job/));
+    return calls.map((c) => ({ ...c }));
+  }
+
+  it.each([
+    [['datasets', 'import', '--labels', 'LABELS', '--project', 'p-1', '--manifest', 'x.csv'], ['datasets', 'import', '--project=p-1', '--manifest', 'x.csv', '--labels=LABELS'], ['datasets.checkLabels', 'datasets.import']],
+    [['datasets', 'preview', '--labels', 'LABELS', '--manifest', 'x.csv'], ['datasets', 'preview', '--manifest=x.csv', '--labels=LABELS'], ['datasets.checkLabels']],
+  ] as const)('%j and its mirror image', async (before, after, ops) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'equivox-labels-arg-')), 'labels.json');
+    writeFileSync(file, JSON.stringify(choices));
+    const fill = (argv: readonly string[]) => argv.map((w) => w.replace('LABELS', file));
+    const a = await runWith(fill(before));
+    const b = await runWith(fill(after));
+    expect(a).toEqual(b);
+    for (const op of ops) expect(a.find((c) => c.op === op)?.input.labelChoices, op).toEqual(choices);
+    // Without it, no choices are passed.
+    const without = await runWith(fill(before).filter((w, i, all) => w !== '--labels' && all[i - 1] !== '--labels'));
+    for (const op of ops) expect(without.find((c) => c.op === op)?.input.labelChoices, op).toBeUndefined();
   }, 120_000);
 });

@@ -6,11 +6,12 @@
  * deleted. No command may answer `internal` (issues 20.3 and 23.4).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { craftFolder } from '../../support/crafted-projects';
 
 const temp = (p: string) => mkdtempSync(join(tmpdir(), `equivox-folders-${p}-`));
 
@@ -26,6 +27,7 @@ interface Listed {
   name: string;
   path: string;
   missing: boolean;
+  problem?: string;
 }
 
 function onDisk(folder: string): { id: string; name: string } {
@@ -121,5 +123,33 @@ describe('equivox CLI: project folders', () => {
     const listed = JSON.parse(cli(home, ['projects', 'list']).stdout) as Listed[];
     expect(listed).toEqual([expect.objectContaining({ name: 'Equivox demo', path: join(out, 'project'), missing: false })]);
     expect(listed[0]!.id).not.toBe(firstId);
+  });
+
+  it('refuses a received folder holding the sender’s SQL (exit 1, user error naming it and the file); lists a crafted folder with its problem and removes it', { timeout: 240_000 }, () => {
+    const home = temp('home');
+    const received = craftFolder('clips-trigger', join(temp('in'), 'received'));
+    for (const args of [['projects', 'open', '--dir', received.dir], ['datasets', 'list', '--project', received.dir], ['embed', '--project', received.dir, '--dataset', 'd', '--model', 'acoustic-baseline']]) {
+      const r = cli(home, args);
+      expect(r.code, args.join(' ')).toBe(1);
+      const e = r.json().error!;
+      expect(e).toMatchObject({ code: 'user', field: 'path' });
+      expect(e.message).toContain(received.file);
+      expect(e.message).toContain('contains database code Equivox did not write (trigger clips_after_insert)');
+    }
+    expect(readdirSync(received.dir)).toEqual(['project.sqlite']);
+    expect(JSON.parse(cli(home, ['projects', 'list']).stdout)).toEqual([]);
+
+    // A listed project whose file was then replaced by one with a view that never ends.
+    const p = cli(home, ['projects', 'create', '--name', 'Pilot', '--dir', join(temp('p'), 'pilot')]).json() as unknown as Listed;
+    rmSync(join(p.path, 'project.sqlite'));
+    cpSync(craftFolder('endless-view', join(temp('c'), 'crafted')).file, join(p.path, 'project.sqlite'));
+    const listed = cli(home, ['projects', 'list']);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout) as Listed[]).toEqual([expect.objectContaining({ id: p.id, missing: true, problem: expect.stringContaining('(view project)') })]);
+    expect(cli(home, ['projects', 'open', '--id', p.id]).json().error).toMatchObject({ code: 'user', message: expect.stringContaining('(view project)') });
+    const removed = cli(home, ['projects', 'delete', '--id', p.id, '--delete-files']);
+    expect(removed.code).toBe(0);
+    expect(removed.json()).toEqual({ id: p.id, deletedFiles: false });
+    expect(JSON.parse(cli(home, ['projects', 'list']).stdout)).toEqual([]);
   });
 });

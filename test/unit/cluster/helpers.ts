@@ -41,11 +41,11 @@ export async function demoTargetProject(home: string, dir: string): Promise<{ di
  * opened as a copy in `home` the way an auditor would (`projects open --as-copy`), so that it has
  * its own identity: a plain copy is refused as "a copy of the project" once the original is known.
  */
-export function copyProject(from: string, to: string, home: string): string {
+export async function copyProject(from: string, to: string, home: string): Promise<string> {
   cpSync(join(from, PROJECT_FILE), join(to, PROJECT_FILE));
   const store = new ProjectStore(home);
   try {
-    store.openPath(to, { asCopy: true });
+    await store.openPath(to, { asCopy: true });
   } finally {
     store.close();
   }

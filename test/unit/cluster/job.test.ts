@@ -53,7 +53,7 @@ afterAll(removeTempDirs);
 
 describe('cluster export', () => {
   it('writes a self-contained job: job.json, balanced manifests with the files’ SHA-256, the model, submit.sbatch and run-local.sh', async () => {
-    const project = copyProject(pristine, tempDir('export'), home);
+    const project = await copyProject(pristine, tempDir('export'), home);
     const out = join(tempDir('job'), 'job');
     const args = ['cluster', 'export', '--project', project, '--dataset', datasetId, '--model', modelId, '--shards', '3', '--out', out];
     const r = ok<ClusterExportSummary>(await cli([...args, '--partition', 'gpu', '--time', '01:30:00', '--gpus-per-task', '1', '--cpus-per-task', '2'], home));
@@ -104,7 +104,7 @@ describe('cluster export', () => {
 
 describe('running a job without a scheduler', () => {
   it('run-local.sh on a moved job: a recording changed after export is recorded, import names it, a re-run with the file restored completes', { timeout: 240_000 }, async () => {
-    const project = copyProject(pristine, tempDir('local'), home);
+    const project = await copyProject(pristine, tempDir('local'), home);
     const exported = join(tempDir('job'), 'job');
     const r = ok<ClusterExportSummary>(await cli(['cluster', 'export', '--project', project, '--dataset', datasetId, '--model', modelId, '--shards', '2', '--cpus-per-task', '1', '--out', exported], home));
     // The job and the audio move to "the cluster"; one recording is changed there.
@@ -176,7 +176,7 @@ describe('running a job without a scheduler', () => {
     expect(imp.stderr).toContain(`${original.path} (dataset "Demo target speech (accent x gender x rate)", row ${original.row_index}): SHA-256 mismatch`);
 
     // The merged vectors equal embedDataset run here with the same thread count.
-    const reference = copyProject(pristine, tempDir('reference'), home);
+    const reference = await copyProject(pristine, tempDir('reference'), home);
     const refDb = openDatabase(join(reference, PROJECT_FILE), projectMigrations);
     await embedDataset(refDb, { dataDir: home, datasetId, model: modelId, provider: 'cpu', threads: 1 }, inlineContext());
     refDb.close();
@@ -206,7 +206,7 @@ describe('running a job without a scheduler', () => {
 
 describe('run-shard and SIGTERM (what Slurm sends at the time limit or on preemption)', () => {
   it('stops after the recording it is on, keeps what is done in the .partial file, and the next run resumes', { timeout: 120_000 }, async () => {
-    const db = openDatabase(join(copyProject(pristine, tempDir('term-p'), home), PROJECT_FILE), projectMigrations);
+    const db = openDatabase(join(await copyProject(pristine, tempDir('term-p'), home), PROJECT_FILE), projectMigrations);
     const job = join(tempDir('term'), 'job');
     await exportJob(db, home, { datasetIds: [datasetId], model: modelId, shards: 1, cpusPerTask: 1, out: job });
     db.close();
@@ -243,11 +243,11 @@ describe('run-shard and SIGTERM (what Slurm sends at the time limit or on preemp
 
 describe('a tampered or foreign job folder', () => {
   it('is refused with the file named: changed model, changed manifest, broken job.json, another job’s output', async () => {
-    const project = copyProject(pristine, tempDir('bad'), home);
+    const project = await copyProject(pristine, tempDir('bad'), home);
     // The same export the CLI and the app run, in this process.
     const make = async (name: string) => {
       const out = join(tempDir(name), 'job');
-      const db = openDatabase(join(copyProject(pristine, tempDir(`${name}-p`), home), PROJECT_FILE), projectMigrations);
+      const db = openDatabase(join(await copyProject(pristine, tempDir(`${name}-p`), home), PROJECT_FILE), projectMigrations);
       await exportJob(db, home, { datasetIds: [datasetId], model: modelId, shards: 2, cpusPerTask: 1, out });
       db.close();
       return out;
@@ -286,5 +286,36 @@ describe('a tampered or foreign job folder', () => {
     const st = await cli(['cluster', 'status', '--job', a], home);
     expect(st.code).toBe(1);
     expect(st.stderr).toMatch(new RegExp(`${join(a, 'job.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a valid Equivox job description: jobId: `));
+  });
+});
+
+describe('a shard database from the cluster is data, never code (issue 33.1)', () => {
+  it('a finished shard with a view that never ends in place of its embeddings is refused naming it and its file, without reading it; the other shard merges', { timeout: 240_000 }, async () => {
+    const job = join(tempDir('view'), 'job');
+    const exporting = openDatabase(join(await copyProject(pristine, tempDir('view-e'), home), PROJECT_FILE), projectMigrations);
+    await exportJob(exporting, home, { datasetIds: [datasetId], model: modelId, shards: 2, cpusPerTask: 1, out: job });
+    exporting.close();
+    await runShard({ jobDir: job, shard: 0, log: () => {} });
+    await runShard({ jobDir: job, shard: 1, log: () => {} });
+    const shard0 = join(job, 'out', '0.sqlite');
+    const raw = new Database(shard0);
+    raw.exec(`ALTER TABLE embeddings RENAME TO embeddings_data;
+      CREATE VIEW embeddings AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT e.* FROM embeddings_data e, c WHERE c.x = 0;`);
+    raw.close();
+    const before = sha256(shard0);
+
+    const db = openDatabase(join(await copyProject(pristine, tempDir('view-p'), home), PROJECT_FILE), projectMigrations);
+    try {
+      const r = await importJob(db, home, job, inlineContext());
+      expect(r.shards[0]).toMatchObject({ state: 'refused', merged: 0 });
+      expect(r.shards[0]!.refused.map((x) => x.reason)).toEqual([expect.stringContaining(`${shard0}: this cluster shard contains database code Equivox did not write (view embeddings); none of it was run`)]);
+      const second = readManifest(job, readJob(job), 1).clips.length;
+      expect(r.shards[1]).toMatchObject({ state: 'finished', merged: second });
+      expect((db.prepare('SELECT COUNT(*) AS n FROM embeddings').get() as { n: number }).n).toBe(second);
+    } finally {
+      db.close();
+    }
+    expect(jobStatus(job, { scheduler: false }).shards[0]!.error).toContain('(view embeddings)');
+    expect(sha256(shard0)).toBe(before);
   });
 });

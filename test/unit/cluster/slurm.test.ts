@@ -102,7 +102,7 @@ beforeAll(async () => {
   const made = await demoTargetProject(home, join(tempDir('pristine'), 'project'));
   pristine = made.dir;
   datasetId = made.datasetId;
-  local = copyProject(pristine, tempDir('local'), home);
+  local = await copyProject(pristine, tempDir('local'), home);
   const e = ok<EmbedSummary>(await cli(['embed', '--project', local, '--dataset', datasetId, '--model', 'speech-embedding', '--threads', '1'], home));
   expect(e).toMatchObject({ clips: 48, computed: 48, failed: [], provider: 'cpu threads=1 ort=1.30.0' });
   modelSha = e.modelId;
@@ -116,7 +116,7 @@ afterAll(async () => {
 describe('embedding extraction as a Slurm array job', () => {
   it('4 shards of the demo target: the job succeeds, import merges all 48, bit for bit equal to a local embed; a second import merges nothing', { timeout: 300_000 }, async (ctx) => {
     skipUnless(skip, (r) => ctx.skip(r));
-    const project = copyProject(pristine, tempDir('a'), home);
+    const project = await copyProject(pristine, tempDir('a'), home);
     const job = join(tempDir('job-a'), 'job');
     const exported = await exportJob(project, 4, job);
     expect(exported.clips).toBe(48);
@@ -161,7 +161,7 @@ describe('embedding extraction as a Slurm array job', () => {
 
   it('a task killed mid-shard shows as partial; resubmitting only its index completes the job', { timeout: 300_000 }, async (ctx) => {
     skipUnless(skip, (r) => ctx.skip(r));
-    const project = copyProject(pristine, tempDir('b'), home);
+    const project = await copyProject(pristine, tempDir('b'), home);
     const job = join(tempDir('job-b'), 'job');
     const exported = await exportJob(project, 2, job);
     const command = (JSON.parse(readFileSync(join(job, 'job.json'), 'utf8')) as { cli: { command: string[] } }).cli.command.join(' ');
@@ -196,7 +196,7 @@ describe('embedding extraction as a Slurm array job', () => {
     if (skip) ctx.skip(skip);
     const nproc = Number(spawnSync('nproc', { encoding: 'utf8' }).stdout.trim());
     const job = join(tempDir('job-c'), 'job');
-    await exportJob(copyProject(pristine, tempDir('c'), home), 2, job, ['--cpus-per-task', String(nproc + 1)]);
+    await exportJob(await copyProject(pristine, tempDir('c'), home), 2, job, ['--cpus-per-task', String(nproc + 1)]);
     expect(readFileSync(join(job, 'submit.sbatch'), 'utf8')).toContain(`#SBATCH --cpus-per-task=${nproc + 1}\n`);
     const jobName = (JSON.parse(readFileSync(join(job, 'job.json'), 'utf8')) as { jobName: string }).jobName;
     // sbatch accepts it (a partition limit, not a hardware one: EnforcePartLimits is off by default) and it waits forever.

@@ -96,7 +96,9 @@ describe('the demo corpus', () => {
         expect(x.groups.accent).toBe(d.Y[i]!.groups.accent);
         expect(x.groups.gender).toBe(d.Y[i]!.groups.gender);
       });
-      // Slowed speech is longer: the duration confound check must see it.
+      // Slowed speech is longer: the duration confound check must see it. Both groups read the
+      // demo's 8 sentences, so it pairs by sentence (df 7), not X[i] with Y[i].
+      expect(d.durationCheck).toMatchObject({ test: 'paired-t', unit: 'sentence', units: { x: 8, y: 8 }, df: 7 });
       expect(d.durationCheck!.meanDifference).toBeLessThan(0);
       expect(d.durationCheck!.pValue).toBeLessThan(0.01);
       expect(d.warnings).toEqual([]);

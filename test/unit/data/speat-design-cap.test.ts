@@ -24,7 +24,7 @@ describe('capped SpEAT designs', () => {
       expect(side.filter((c) => c.groups.gender === 'f')).toHaveLength(15);
       expect(side.filter((c) => c.groups.gender === 'm')).toHaveLength(15);
     }
-    // Pairs stay within a cell, so the duration check stays a paired test.
+    // Pairs stay within a cell (the duration check pairs by sentence, not X[i] with Y[i]: duration-check.test.ts).
     d.X.forEach((x, i) => expect(x.groups.gender).toBe(d.Y[i]!.groups.gender));
     expect(d.cells.map((c) => c.sampled)).toEqual([15, 15]);
     expect(d.warnings.some((w) => /capped at 30 stimuli per group: a seeded random sample of 30 of 60 pairs/.test(w))).toBe(true);

@@ -177,7 +177,7 @@ describe('SIGKILL during database writes', () => {
 });
 
 describe('migrations', () => {
-  it('opening a project at an older schema version backs the file up before migrating', () => {
+  it('opening a project at an older schema version backs the file up before migrating', async () => {
     const home = tempDir('mig-home');
     const project = join(tempDir('mig'), 'p');
     const dbFile = join(project, PROJECT_FILE);
@@ -190,7 +190,7 @@ describe('migrations', () => {
     expect(projectMigrations.some((m) => m.version === 10)).toBe(true);
 
     const store = new ProjectStore(home);
-    const p = store.openPath(project);
+    const p = await store.openPath(project);
     expect(p.id).toBe('old-project');
     const db = store.db(p.id);
     expect((db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as { version: number }[]).map((r) => r.version)).toEqual(projectMigrations.map((m) => m.version));

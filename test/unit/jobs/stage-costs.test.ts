@@ -50,7 +50,8 @@ describe('SpEAT is costed by permutations × stimuli per group', () => {
 
 describe('WER is costed by its power simulations', () => {
   const groups = (n: number, utterances: number, speakers: number): WerGroupFacts[] => Array.from({ length: n }, (_, i) => ({ group: `g${i}`, utterances, speakers }));
-  const w = (mdeSimulations: number) => ({ bootstrap: 1000, permutations: 10_000, mdeSimulations, referenceGroup: undefined });
+  // Measured with a reference group (k − 1 comparisons), as the measured runs compared.
+  const w = (mdeSimulations: number) => ({ bootstrap: 1000, permutations: 10_000, mdeSimulations, referenceGroup: 'g0' });
 
   it('refits the mixed model per simulated audit when the groups have five speakers or more', () => {
     const mixed = werCost(144, w(200), groups(3, 48, 12));
@@ -72,6 +73,15 @@ describe('WER is costed by its power simulations', () => {
     const g = [...groups(2, 40, 10), { group: 'ref', utterances: 40, speakers: 3 }];
     expect(werCost(120, { ...w(200), referenceGroup: 'ref' }, g)).toBeCloseTo(werCost(120, w(200), groups(3, 40, 3)), 10);
   });
+
+  it('every pair (also a plan without a reference) costs k(k − 1)/2 comparisons', () => {
+    const one = (s: number) => werCost(160, w(200), groups(2, 80, s)) - werCost(160, w(0), groups(2, 80, s));
+    const all = (s: number, referenceGroup?: { kind: 'every-pair' }) => werCost(320, { ...w(200), referenceGroup }, groups(4, 80, s)) - werCost(320, { ...w(0), referenceGroup }, groups(4, 80, s));
+    // Four groups: 6 pairs against 3 comparisons with a reference; each simulation's cost scales with the utterances (twice as many).
+    expect(all(3, { kind: 'every-pair' })).toBeCloseTo(6 * one(3), 10);
+    expect(all(3)).toBeCloseTo(6 * one(3), 10);
+    expect(all(12, { kind: 'every-pair' })).toBeCloseTo(6 * 2 * one(12), 10);
+  });
 });
 
 describe('the own-data audit of bench:eta is costed as it runs', () => {
@@ -83,7 +93,7 @@ describe('the own-data audit of bench:eta is costed as it runs', () => {
     sections: ['speat', 'wer'],
     models: ['acoustic-baseline', 'speech-embedding'],
     speat: { attributeDataset: 'a', attributePerSpeaker: 5, permutations: 200_000, bootstrap: 10_000, tests: [{ id: 't1', name: 'f vs m', targetDataset: 't', x: { label: 'Gender', value: 'female' }, y: { label: 'Gender', value: 'male' } }] },
-    wer: { dataset: 't', groupBy: ['Accent'], bootstrap: 5000, permutations: 20_000, hypotheses: { source: 'column' } },
+    wer: { dataset: 't', groupBy: ['Accent'], referenceGroup: 'us', bootstrap: 5000, permutations: 20_000, hypotheses: { source: 'column' } },
   });
   const facts: WorkFacts = {
     datasetName: () => 'clips.csv',

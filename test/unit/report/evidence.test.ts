@@ -93,7 +93,14 @@ beforeAll(async () => {
   // FDI: 400 scored trials in two groups, the equal-error-rate threshold and the observed sweep, as runFdi does.
   const fdiNames = Array.from({ length: 400 }, (_, i) => (i % 2 === 0 ? 'female' : 'male'));
   const fdiLabels = Int8Array.from({ length: 400 }, (_, i) => (i % 4 < 2 ? 1 : 0));
-  const items: FdiItems = { groups: fdiNames, labels: fdiLabels, scores: Float64Array.from(fdiNames, (g, i) => (fdiLabels[i] ? 0.65 : 0.35) + (g === 'male' ? 0.05 : 0) + 0.3 * (rand() - 0.5)) };
+  // Ten speakers per group, each in 20 trials: the CI resamples and the null shuffles speakers, and the CSV must carry them (as pseudonyms).
+  const speaker = (i: number, shift: number) => `spk-${fdiNames[i]}-${String((Math.floor(i / 2) + shift) % 10).padStart(2, '0')}`;
+  const items: FdiItems = {
+    groups: fdiNames,
+    labels: fdiLabels,
+    scores: Float64Array.from(fdiNames, (g, i) => (fdiLabels[i] ? 0.65 : 0.35) + (g === 'male' ? 0.05 : 0) + 0.3 * (rand() - 0.5)),
+    speakers: { enrol: fdiNames.map((_, i) => speaker(i, 0)), test: fdiNames.map((_, i) => speaker(i, fdiLabels[i] ? 0 : 3)) },
+  };
   const f = base.fdi!;
   const tau = equalErrorThreshold(items.scores, items.labels);
   const grouping = fdiGrouping(items, ['gender'], tau, null, { alpha: f.config.alpha, orientation: f.config.orientation, bootstrap: 200, nullPermutations: 300 }, unitSeed(base.audit.seed, 'fdi/gender'));
@@ -203,7 +210,7 @@ describe('evidence inside the report', () => {
     }
   });
 
-  it('stats fdi on the attached trials gives the report’s FDI, per-group rates, CI and null p', async () => {
+  it('stats fdi on the attached trials gives the report’s FDI, per-group rates, CI and null p (speakers resampled and shuffled, as pseudonyms)', async () => {
     const out = join(dir, 'extracted');
     const reproduce = JSON.parse(readFileSync(join(out, 'reproduce.json'), 'utf8')) as { steps: { section: string; argv: string[] }[] };
     const step = reproduce.steps.find((s) => s.section === 'fdi')!;
@@ -224,10 +231,18 @@ describe('evidence inside the report', () => {
     expect(again.wasserstein).toEqual(g.wasserstein);
     expect(again.fdiCi95).toEqual(g.fdiCi95);
     expect(again.null.pValue).toBe(g.null!.pValue);
-    // The attached CSV holds the scores exactly (no rounding) and no trial or speaker ids.
-    const csv = parseCsvTable(readFileSync(join(out, 'fdi-trials-1-gender.csv'), 'utf8'), { requiredColumns: ['group', 'label', 'score'] });
-    expect(csv.header).toEqual(['group', 'label', 'score']);
+    // Speakers as the unit in the audit and in the rerun alike.
+    expect(g.fdiCi!.unit).toBe('speaker');
+    expect((again as unknown as { fdiCi: { unit: string }; null: { unit: string } }).fdiCi.unit).toBe('speaker');
+    expect((again as unknown as { null: { unit: string } }).null.unit).toBe('speaker');
+    // The attached CSV holds the scores exactly (no rounding), no trial ids, and the speakers only as pseudonyms.
+    const text = readFileSync(join(out, 'fdi-trials-1-gender.csv'), 'utf8');
+    const csv = parseCsvTable(text, { requiredColumns: ['group', 'label', 'score'] });
+    expect(csv.header).toEqual(['group', 'label', 'score', 'enrol_speaker', 'test_speaker']);
     expect(csv.rows.map((r) => Number(r.values.score))).toEqual(g.trials!.map((t) => t.score));
+    expect(new Set(csv.rows.flatMap((r) => [r.values.enrol_speaker, r.values.test_speaker])).size).toBe(20);
+    expect(csv.rows.every((r) => /^S\d\d$/.test(r.values.enrol_speaker!) && /^S\d\d$/.test(r.values.test_speaker!))).toBe(true);
+    expect(text).not.toContain('spk-');
   });
 
   it('report verify fails when one attached CSV is replaced, naming it', async () => {

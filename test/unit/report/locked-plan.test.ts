@@ -33,7 +33,7 @@ describe('the locked plan in a report', () => {
       role: 'asr',
       mapping: { path: 'path', speaker: 'speaker', groups: ['accent'], transcript: 'transcript', hypothesis: 'hypothesis', ignore: [] },
     });
-    const plan = savePlan(db, { config: { title: 'Locked audit', sections: ['wer'], wer: { dataset: ds.datasetId, hypotheses: { source: 'column', recogniser: { name: 'fixture', version: '1', settings: 'none' } }, groupBy: ['accent'], bootstrap: 50, permutations: 100 } } });
+    const plan = savePlan(db, { config: { title: 'Locked audit', sections: ['wer'], wer: { dataset: ds.datasetId, hypotheses: { source: 'column', recogniser: { name: 'fixture', version: '1', settings: 'none' } }, groupBy: ['accent'], referenceGroup: 'us', bootstrap: 50, permutations: 100 } } });
     // A second, unlocked plan, so the report has to pick the locked one by its hash.
     savePlan(db, { config: { title: 'Draft', sections: ['wer'], wer: { dataset: ds.datasetId, groupBy: ['accent'] } } });
     const locked = lockPlan(db, plan.id);

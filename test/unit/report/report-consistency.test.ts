@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lockPlan, savePlan } from '../../../src/main/audits/plans';
+import { checkRequirements } from '../../../src/main/audits/requirements';
+import { defaultReference, referenceSentence } from '../../../src/shared/reference-group';
 import { createAudit, runAudit } from '../../../src/main/audits/run';
 import { importDataset } from '../../../src/main/data/import';
 import { createIdentity, loadSigningIdentity, type SigningIdentity } from '../../../src/main/identity';
@@ -18,9 +20,11 @@ import { inlineContext } from '../../../src/main/jobs/task';
 import { buildReport } from '../../../src/main/report';
 import { createEngine } from '../../../src/main/engine';
 import { runDemo } from '../../../src/main/audits/demo';
-import { speatControlNote, speatVerdict } from '../../../src/shared/verdicts';
+import { fdiVerdict, speatControlNote, speatVerdict } from '../../../src/shared/verdicts';
+import { durationCheckText } from '../../../src/shared/duration-check';
+import { serModelFindings } from '../../../src/shared/ser-agreement';
 import { magnitude } from '../../../src/shared/interpret';
-import { caveats } from '../../../src/main/report/narrative';
+import { caveats, fdiFindings } from '../../../src/main/report/narrative';
 import { ProjectStore } from '../../../src/main/store/projects';
 import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtDeltaPpWords, fmtRate, fmtRelative } from '../../../src/shared/format';
 import type { AuditResults } from '../../../src/shared/results';
@@ -72,14 +76,10 @@ async function run(spec: OwnDataSpec, home: string): Promise<Built> {
   const project = store.create(spec.name, join(home, spec.name, 'project'));
   const db = store.db(project.id);
   const ds = await importDataset(db, { source: { kind: 'manifest', manifest }, role: 'asr', mapping: { path: 'path', speaker: 'speaker', groups: ['accent'], transcript: 'transcript', hypothesis: 'hypothesis', ignore: [] } });
-  const plan = savePlan(db, {
-    config: {
-      title: `Own data ${spec.name}`,
-      sections: ['wer'],
-      seed: 11,
-      wer: { dataset: ds.datasetId, hypotheses: { source: 'column', recogniser: sphinxRecogniser() }, groupBy: ['accent'], bootstrap: 200, permutations: 500, mdeSimulations: 20 },
-    },
-  });
+  const wer = { dataset: ds.datasetId, hypotheses: { source: 'column' as const, recogniser: sphinxRecogniser() }, groupBy: ['accent'], bootstrap: 200, permutations: 500, mdeSimulations: 20 };
+  // The reference the app's Groups step offers: the largest group, counted by the requirement check.
+  const sizes = checkRequirements(db, { sections: ['wer'], wer }).groupSizes!.find((g) => g.section === 'wer')!.sizes;
+  const plan = savePlan(db, { config: { title: `Own data ${spec.name}`, sections: ['wer'], seed: 11, wer: { ...wer, referenceGroup: defaultReference(sizes)! } } });
   const locked = lockPlan(db, plan.id);
   const audit = createAudit(db, locked.id);
   const results = await runAudit({ db, dataDir: join(home, 'data'), auditId: audit.id, task: inlineContext(), projectId: project.id, projectName: spec.name });
@@ -180,6 +180,44 @@ describe('report consistency on own-data runs and the demo', () => {
       const v = speatVerdict(r, t, demo.results.speat!);
       expect(demo.flat).toContain(flatten(`${v.phrase}${v.power}. ${speatControlNote({ family: 'acoustic-baseline' })}`));
     }
+  });
+
+  it('the demo names the unit of its SER comparisons, FDI intervals and nulls and duration checks, in the words the app uses (issue 32.4)', () => {
+    const demo = built.find((b) => b.name === 'demo')!;
+    const r = demo.results;
+    // SER: the selected regressors' comparisons are on speaker means, and each model's sentence (shared with the app) is printed.
+    const selected = r.ser!.models.flatMap((m) => m.tests.filter((t) => t.learningRate === m.regressors.find((x) => x.selected)!.learningRate));
+    expect(selected.length).toBeGreaterThan(0);
+    for (const t of selected) expect(t.comparison?.unit, t.testId).toBe('speaker');
+    for (const sentence of serModelFindings(r)) expect(demo.flat).toContain(flatten(sentence));
+    expect(demo.flat).toContain('Welch t-test on speaker means');
+    // FDI: verification trials name their speakers, so the CI and the null are by speaker; two groups get no test.
+    const findings = fdiFindings(r);
+    r.fdi!.groupings.forEach((g, i) => {
+      expect(g.fdiCi?.unit).toBe('speaker');
+      expect(g.null?.unit).toBe('speaker');
+      expect(findings[i]).toContain(`(95% CI ${fmtCi(g.fdiCi95)}, resampling speakers)`);
+      if (Object.keys(g.groups).length === 2) expect(findings[i]).toContain(': FDI cannot be tested with two groups; see the per-metric disparities.');
+      else if (!fdiVerdict(g).conclusive) expect(findings[i]).toContain('not distinguishable from noise with this test (speaker-label shuffle null');
+      expect(demo.flat).toContain(flatten(findings[i]!));
+    });
+    // Duration: the demo's groups read the same 8 sentences, so every check pairs by sentence.
+    for (const t of r.speat!.tests) {
+      expect(t.confounds.duration?.unit, t.name).toBe('sentence');
+      expect(demo.flat).toContain(flatten(durationCheckText(t.confounds.duration!)));
+    }
+  });
+
+  it('says how the reference group was chosen: offered as the largest (own data), named by the auditor or every pair (the demo)', () => {
+    for (const b of built) {
+      const ref = b.results.wer!.config.reference!;
+      expect(ref.kind, b.name).toBe('group');
+      expect(b.flat, b.name).toContain(flatten(referenceSentence(ref, { holm: true })));
+    }
+    for (const b of built.filter((x) => x.name !== 'demo')) expect(b.results.wer!.config.reference).toMatchObject({ chosen: 'largest', by: 'speakers' });
+    const demo = built.find((b) => b.name === 'demo')!;
+    expect(demo.flat).toContain(flatten('Reference group chosen before the run: us, named by the auditor.'));
+    expect(demo.flat).toContain(flatten('gender: Every pair of groups compared, chosen before the run.'));
   });
 
   it('prints each caveat once', () => {

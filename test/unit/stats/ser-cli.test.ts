@@ -58,10 +58,26 @@ describe('stats ser CLI', () => {
     expect(r.cohensD.selected).toBeGreaterThan(0);
     expect(Number.isFinite(r.cohensD.pooled)).toBe(true);
     expect(r.items).toEqual({ train: p.split.train.length, validation: p.split.validation.length, test: p.split.test.length, X: 80, Y: 80 });
+    // No speaker ids in the file: the comparison is over recordings, and says so.
+    expect((r as unknown as { comparison: { unit: string; units: { x: number; y: number } } }).comparison).toMatchObject({ unit: 'clip', units: { x: 80, y: 80 } });
     expect(progress.some((s) => s.startsWith('SER training, learning rate 0.001: 1500/1500'))).toBe(true);
     // Same seed, same numbers.
     const again = await cli(['stats', 'ser', '--input', file, '--learning-rates', '1e-3,1e-4', '--steps', '1500', '--seed', '2']);
     expect(again.regressors).toEqual(r.regressors);
+  }, 120_000);
+
+  it('targets.speakersX / speakersY: predicted valence compared on speaker means (two recordings per speaker: 40 and 40 speakers)', async () => {
+    const withSpeakers = join(dir, 'speakers.json');
+    writeFileSync(withSpeakers, JSON.stringify({ ...doc, targets: { ...doc.targets, speakersX: doc.targets.X.map((_, i) => `x${i >> 1}`), speakersY: doc.targets.Y.map((_, i) => `y${i >> 1}`) } }));
+    expect(readSerInput(withSpeakers).targets!.speakersX).toHaveLength(80);
+    const r = (await cli(['stats', 'ser', '--input', withSpeakers, '--learning-rates', '1e-3', '--steps', '200', '--seed', '2'])) as { comparison: { unit: string; units: { x: number; y: number }; clips: { x: number; y: number }; df: number; ci95: [number, number]; difference: number } };
+    expect(r.comparison).toMatchObject({ unit: 'speaker', units: { x: 40, y: 40 }, clips: { x: 80, y: 80 } });
+    expect(r.comparison.df).toBeLessThanOrEqual(78);
+    expect(r.comparison.ci95[0]).toBeLessThan(r.comparison.difference);
+    // A list that does not match its items is refused, naming it.
+    const short = join(dir, 'short.json');
+    writeFileSync(short, JSON.stringify({ ...doc, targets: { ...doc.targets, speakersX: ['a'], speakersY: doc.targets.Y.map((_, i) => `y${i}`) } }));
+    expect(() => readSerInput(short)).toThrow(/targets.speakersX has 1 ids for 80 items of targets.X/);
   }, 120_000);
 
   it('reads the file into one Float32Array per item, in order, values as written', () => {

@@ -169,7 +169,7 @@ describe('stats ser: the downstream gate', () => {
     const r = (await cli(['stats', 'ser', '--input', write('noise.json', noise), '--learning-rates', '1e-3,1e-4', '--steps', '1500', '--seed', '1'])) as unknown as Out;
     expect(r.downstream.informative).toBe(false);
     expect(r.downstream.testR2Lower).toBeLessThanOrEqual(0);
-    expect(r.downstream.reason).toMatch(/did not learn valence from this encoder; no propagation conclusion/);
+    expect(r.downstream.reason).toMatch(/could not be shown to have learned valence from this encoder; no propagation conclusion/);
     expect(r.caveats).toEqual([]);
     // Caveats: 6 test items and a batch of 32 over 20 training items.
     const small = join(dir, 'small.json');

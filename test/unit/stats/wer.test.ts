@@ -89,11 +89,13 @@ describe('group WER analysis', () => {
     row(5, 'b', 'it is raining today', 'is raining to day', 's4'),
     row(6, 'b', '', 'uh', 's4'),
   ];
-  it('pools errors over words (not a mean of utterance WERs), picks the lowest-WER reference', () => {
+  it('pools errors over words (not a mean of utterance WERs); with no reference named, compares the pair', () => {
     const r = analyseWer(rows, { bootstrap: 200, permutations: 200, seed: 1 });
     expect(r.groups.a!.wer).toBeCloseTo(2 / 12, 15);
     expect(r.groups.b!.wer).toBeCloseTo((2 + 3 + 1) / 8, 15);
-    expect(r.referenceGroup).toBe('a');
+    // Every pair (here one): no reference group is picked, least of all the lowest-WER one.
+    expect(r.referenceGroup).toBeNull();
+    expect(r.comparisons.map((x) => [x.group, x.referenceGroup])).toEqual([['b', 'a']]);
     const c = r.comparisons[0]!;
     expect(c.absoluteDelta).toBeCloseTo(6 / 8 - 2 / 12, 15);
     expect(c.relativeDelta).toBeCloseTo((6 / 8 - 2 / 12) / (2 / 12), 13);

@@ -12,7 +12,7 @@ import { projectMigrations } from '../../../src/main/store/schema';
 const temp = () => mkdtempSync(join(tmpdir(), 'equivox-store-'));
 
 describe('ProjectStore', () => {
-  it('creates a project folder with a WAL, foreign-keyed SQLite file and lists it after reopening', () => {
+  it('creates a project folder with a WAL, foreign-keyed SQLite file and lists it after reopening', async () => {
     const home = temp();
     const dir = join(temp(), 'pilot');
     const store = new ProjectStore(home);
@@ -26,22 +26,22 @@ describe('ProjectStore', () => {
 
     const again = new ProjectStore(home);
     expect(again.list().map((x) => x.name)).toEqual(['Pilot audit']);
-    const reopened = again.openPath(dir);
+    const reopened = await again.openPath(dir);
     expect(reopened.id).toBe(p.id);
     const row = again.db(p.id).prepare('SELECT name FROM project').get() as { name: string };
     expect(row.name).toBe('Pilot audit');
     again.close();
   });
 
-  it('renames and deletes, removing files only when asked', () => {
+  it('renames and deletes, removing files only when asked', async () => {
     const store = new ProjectStore(temp());
     const a = store.create('A', join(temp(), 'a'));
     const b = store.create('B', join(temp(), 'b'));
     expect(store.rename(a.id, 'Alpha').name).toBe('Alpha');
     expect(store.list().find((p) => p.id === a.id)?.name).toBe('Alpha');
-    store.delete(a.id, false);
+    await store.delete(a.id, false);
     expect(existsSync(join(a.path, 'project.sqlite'))).toBe(true);
-    store.delete(b.id, true);
+    await store.delete(b.id, true);
     expect(existsSync(b.path)).toBe(false);
     expect(store.list()).toEqual([]);
     store.close();
@@ -57,18 +57,18 @@ describe('ProjectStore', () => {
     store.close();
   });
 
-  it('replaces the database of a creation an earlier version left without its project row, and keeps a real one', () => {
+  it('replaces the database of a creation an earlier version left without its project row, and keeps a real one', async () => {
     const store = new ProjectStore(temp());
     const dir = join(temp(), 'half');
     mkdirSync(dir);
     // What a kill between migrating and inserting the project row used to leave: the real schema, no row.
     openDatabase(join(dir, PROJECT_FILE), projectMigrations).close();
     expect(isAbandonedCreation(join(dir, PROJECT_FILE))).toBe(true);
-    expect(() => store.openPath(dir)).toThrow(/not a complete Equivox project/);
-    const p = store.openOrCreate('Again', dir);
+    await expect(store.openPath(dir)).rejects.toThrow(/not a complete Equivox project/);
+    const p = await store.openOrCreate('Again', dir);
     expect(store.db(p.id).prepare('SELECT name FROM project').get()).toEqual({ name: 'Again' });
     expect(isAbandonedCreation(join(dir, PROJECT_FILE))).toBe(false);
-    expect(store.openOrCreate('Ignored', dir).id).toBe(p.id);
+    expect((await store.openOrCreate('Ignored', dir)).id).toBe(p.id);
     store.close();
   });
 

@@ -14,10 +14,10 @@ import { PROJECT_FILE, ProjectStore } from '../../../src/main/store/projects';
 
 const temp = () => mkdtempSync(join(tmpdir(), 'equivox-registry-'));
 
-/** The error a call throws, as a host would send it. */
-function shapeOf(f: () => unknown) {
+/** The error a call throws (or its promise rejects with), as a host would send it. */
+async function shapeOf(f: () => unknown) {
   try {
-    f();
+    await f();
   } catch (err) {
     return toErrorShape(err);
   }
@@ -37,44 +37,44 @@ function onDisk(folder: string) {
 }
 
 describe('the registry follows the folders', () => {
-  it('creates a project again at a path whose project folder was deleted', () => {
+  it('creates a project again at a path whose project folder was deleted', async () => {
     const store = new ProjectStore(temp());
     const dir = join(temp(), 'p');
     const first = store.create('First', dir);
     rmSync(dir, { recursive: true });
-    expect(store.recent()).toEqual([expect.objectContaining({ id: first.id, missing: true })]);
+    expect(await store.recent()).toEqual([expect.objectContaining({ id: first.id, missing: true })]);
     const second = store.create('Second', dir);
     expect(second.id).not.toBe(first.id);
     // One entry for the folder, the new project, and its database is the new file.
-    expect(store.recent()).toEqual([expect.objectContaining({ id: second.id, name: 'Second', path: dir, missing: false })]);
+    expect(await store.recent()).toEqual([expect.objectContaining({ id: second.id, name: 'Second', path: dir, missing: false })]);
     store.rename(second.id, 'Second, renamed');
     expect(onDisk(dir)).toMatchObject({ id: second.id, name: 'Second, renamed' });
-    expect(shapeOf(() => store.get(first.id)).code).toBe('not_found');
+    expect((await shapeOf(() => store.get(first.id))).code).toBe('not_found');
     store.close();
   });
 
-  it('marks a deleted folder missing, says what to do when it is used, and removes it from the list', () => {
+  it('marks a deleted folder missing, says what to do when it is used, and removes it from the list', async () => {
     const store = new ProjectStore(temp());
     const keep = store.create('Kept', join(temp(), 'kept'));
     const gone = store.create('Gone', join(temp(), 'gone'));
     store.db(gone.id); // cached connection: must not hide the deletion
     rmSync(gone.path, { recursive: true });
-    const listed = store.recent();
+    const listed = await store.recent();
     expect(listed.find((p) => p.id === gone.id)).toMatchObject({ missing: true, path: gone.path });
     expect(listed.find((p) => p.id === keep.id)).toMatchObject({ missing: false });
     for (const use of [() => store.db(gone.id), () => store.openId(gone.id), () => store.rename(gone.id, 'x'), () => store.resolve(gone.id)]) {
-      const e = shapeOf(use);
+      const e = await shapeOf(use);
       expect(e.code).toBe('user');
       expect(e.message).toContain(gone.path);
       expect(e.message).toMatch(/moved or deleted/);
     }
     // Remove from list (files or not: there are none).
-    expect(store.delete(gone.id, true)).toEqual({ id: gone.id, deletedFiles: false });
-    expect(store.recent().map((p) => p.id)).toEqual([keep.id]);
+    expect(await store.delete(gone.id, true)).toEqual({ id: gone.id, deletedFiles: false });
+    expect((await store.recent()).map((p) => p.id)).toEqual([keep.id]);
     store.close();
   });
 
-  it('follows a moved project to its new folder and records the move in the project', () => {
+  it('follows a moved project to its new folder and records the move in the project', async () => {
     const home = temp();
     const store = new ProjectStore(home);
     const from = join(temp(), 'from');
@@ -82,10 +82,10 @@ describe('the registry follows the folders', () => {
     const p = store.create('Moved', from);
     store.db(p.id);
     renameSync(from, to);
-    expect(store.recent()[0]).toMatchObject({ id: p.id, missing: true });
-    const opened = store.openPath(to);
+    expect((await store.recent())[0]).toMatchObject({ id: p.id, missing: true });
+    const opened = await store.openPath(to);
     expect(opened).toMatchObject({ id: p.id, path: to, name: 'Moved' });
-    expect(store.recent()).toEqual([expect.objectContaining({ id: p.id, path: to, missing: false })]);
+    expect(await store.recent()).toEqual([expect.objectContaining({ id: p.id, path: to, missing: false })]);
     store.rename(p.id, 'Moved, renamed');
     expect(onDisk(to)).toMatchObject({ id: p.id, name: 'Moved, renamed', events: ['project.created', 'project.moved', 'project.renamed'] });
     store.close();
@@ -95,7 +95,7 @@ describe('the registry follows the folders', () => {
     again.close();
   });
 
-  it('lists a folder that now holds another project as missing and registers the new one when it is opened', () => {
+  it('lists a folder that now holds another project as missing and registers the new one when it is opened', async () => {
     const home = temp();
     const store = new ProjectStore(home);
     const dir = join(temp(), 'p');
@@ -105,19 +105,19 @@ describe('the registry follows the folders', () => {
     const other = new ProjectStore(temp());
     const replacement = other.create('Replacement', dir);
     other.close();
-    expect(store.recent()).toEqual([expect.objectContaining({ id: old.id, missing: true })]);
-    const e = shapeOf(() => store.db(old.id));
+    expect(await store.recent()).toEqual([expect.objectContaining({ id: old.id, missing: true })]);
+    const e = await shapeOf(() => store.db(old.id));
     expect(e).toMatchObject({ code: 'user' });
     expect(e.message).toMatch(/now holds another project \(“Replacement”\)/);
     // Files of the other project are never deleted in the old one's name.
-    expect(shapeOf(() => store.delete(old.id, true)).code).toBe('user');
+    expect((await shapeOf(() => store.delete(old.id, true))).code).toBe('user');
     expect(onDisk(dir).id).toBe(replacement.id);
-    expect(store.openPath(dir).id).toBe(replacement.id);
-    expect(store.recent()).toEqual([expect.objectContaining({ id: replacement.id, missing: false })]);
+    expect((await store.openPath(dir)).id).toBe(replacement.id);
+    expect(await store.recent()).toEqual([expect.objectContaining({ id: replacement.id, missing: false })]);
     store.close();
   });
 
-  it('serves a folder deleted and created again from the new file, never from the cached connection', () => {
+  it('serves a folder deleted and created again from the new file, never from the cached connection', async () => {
     const store = new ProjectStore(temp());
     const dir = join(temp(), 'p');
     const a = store.create('A', dir);
@@ -131,7 +131,7 @@ describe('the registry follows the folders', () => {
 });
 
 describe('a project is its folder', () => {
-  it('refuses a copied folder naming both folders, opens it as a copy with a new id, and leaves the original unchanged', () => {
+  it('refuses a copied folder naming both folders, opens it as a copy with a new id, and leaves the original unchanged', async () => {
     const store = new ProjectStore(temp());
     const original = join(temp(), 'original');
     const copy = join(temp(), 'copy');
@@ -139,49 +139,49 @@ describe('a project is its folder', () => {
     store.rename(p.id, 'Pilot audit');
     execFileSync('cp', ['-a', original, copy]);
 
-    const refused = shapeOf(() => store.openPath(copy));
+    const refused = await shapeOf(() => store.openPath(copy));
     expect(refused).toMatchObject({ code: 'user', field: 'asCopy' });
     expect(refused.message).toContain(copy);
     expect(refused.message).toContain(original);
     expect(refused.message).toContain('--as-copy');
     // So does every command that names the folder (`--project DIR`).
-    expect(shapeOf(() => store.resolve(copy))).toMatchObject({ code: 'user', field: 'asCopy' });
+    expect(await shapeOf(() => store.resolve(copy))).toMatchObject({ code: 'user', field: 'asCopy' });
 
-    const opened = store.openPath(copy, { asCopy: true });
+    const opened = await store.openPath(copy, { asCopy: true });
     expect(opened.id).not.toBe(p.id);
     expect(opened).toMatchObject({ name: 'Pilot audit', path: copy });
     store.rename(opened.id, 'Pilot audit (copy)');
     expect(onDisk(copy)).toMatchObject({ id: opened.id, name: 'Pilot audit (copy)', events: ['project.created', 'project.renamed', 'project.copied', 'project.renamed'] });
     expect(onDisk(original)).toMatchObject({ id: p.id, name: 'Pilot audit', events: ['project.created', 'project.renamed'] });
     // Both are listed, each at its own folder; reopening either is plain.
-    expect(store.recent().map((x) => [x.id, x.path, x.missing]).sort()).toEqual([[opened.id, copy, false], [p.id, original, false]].sort());
-    expect(store.openPath(copy).id).toBe(opened.id);
-    expect(store.openPath(original).id).toBe(p.id);
+    expect((await store.recent()).map((x) => [x.id, x.path, x.missing]).sort()).toEqual([[opened.id, copy, false], [p.id, original, false]].sort());
+    expect((await store.openPath(copy)).id).toBe(opened.id);
+    expect((await store.openPath(original)).id).toBe(p.id);
     // --as-copy on a folder that is no copy changes nothing.
-    expect(store.openPath(copy, { asCopy: true }).id).toBe(opened.id);
+    expect((await store.openPath(copy, { asCopy: true })).id).toBe(opened.id);
     store.close();
   });
 
-  it('keys open databases by the real folder: a symlinked spelling is the same project, not a copy', () => {
+  it('keys open databases by the real folder: a symlinked spelling is the same project, not a copy', async () => {
     const store = new ProjectStore(temp());
     const dir = join(temp(), 'real');
     const link = join(temp(), 'link');
     const p = store.create('Linked', dir);
     symlinkSync(dir, link);
-    expect(store.openPath(link).id).toBe(p.id);
+    expect((await store.openPath(link)).id).toBe(p.id);
     expect(store.db(p.id)).toBe(store.db(p.id));
     store.close();
   });
 
-  it('opens a copy whose original folder is gone as the project itself (it was moved, not copied)', () => {
+  it('opens a copy whose original folder is gone as the project itself (it was moved, not copied)', async () => {
     const store = new ProjectStore(temp());
     const original = join(temp(), 'original');
     const copy = join(temp(), 'copy');
     const p = store.create('Solo', original);
     execFileSync('cp', ['-a', original, copy]);
     rmSync(original, { recursive: true });
-    expect(store.openPath(copy).id).toBe(p.id);
-    expect(store.recent()).toEqual([expect.objectContaining({ id: p.id, path: copy, missing: false })]);
+    expect((await store.openPath(copy)).id).toBe(p.id);
+    expect(await store.recent()).toEqual([expect.objectContaining({ id: p.id, path: copy, missing: false })]);
     store.close();
   });
 });

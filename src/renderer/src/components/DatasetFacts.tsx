@@ -5,6 +5,7 @@ import { ErrorNote } from './ErrorNote';
 import { Num } from './Num';
 import { WindowedList } from './WindowedList';
 import { ROLE_PLAIN } from '../../../shared/roles';
+import { decisionText, spellingsText } from '../../../shared/label-text';
 
 /** How a row of the validation report is treated: left out by validation, a warning, a note, or excluded by the auditor. */
 export function rowKind(r: { status: string; excludedByUser: boolean; issues: { severity: string }[] }): 'left-out' | 'warning' | 'note' | 'excluded' {
@@ -135,6 +136,30 @@ export function DatasetFacts({ projectId, datasetId, onChanged }: { projectId: s
             ))}
           </tbody>
         </table>
+      )}
+      {d.labels.setsTotal > 0 && (
+        <div className="label-record">
+          <h4>Labels that differed only in case, spaces or invisible characters</h4>
+          <ul aria-label={`Label decisions for ${d.name}`}>
+            {d.labels.sets.map((set) => (
+              <li key={`${set.column}:${set.spellings.map((x) => x.value).join('|')}`}>
+                {set.kind === 'speaker' ? 'Speaker' : `“${set.column}”`} {spellingsText(set)}: {decisionText(set)}
+              </li>
+            ))}
+            {d.labels.setsTotal > d.labels.sets.length && <li>…and {d.labels.setsTotal - d.labels.sets.length} more.</li>}
+          </ul>
+        </div>
+      )}
+      {d.labels.unifiedTotal > 0 && (
+        <p className="hint">
+          {d.labels.unifiedTotal} {d.labels.unifiedTotal === 1 ? 'label was' : 'labels were'} written in more than one way and made the same without asking (accents written as separate marks, spaces at the start or end).
+        </p>
+      )}
+      {d.labels.skippedFiles && (
+        <p className="hint">
+          {d.labels.skippedFiles.count} {d.labels.skippedFiles.count === 1 ? 'file' : 'files'} in the folder {d.labels.skippedFiles.count === 1 ? 'is' : 'are'} not recordings and {d.labels.skippedFiles.count === 1 ? 'was' : 'were'} skipped ({d.labels.skippedFiles.examples.join(', ')}
+          {d.labels.skippedFiles.count > d.labels.skippedFiles.examples.length ? ', …' : ''}): what operating systems leave in folders, and hidden files.
+        </p>
       )}
       {facts.warnings.length > 0 && (
         <ul className="warnings" aria-label={`Import warnings for ${d.name}`}>

@@ -1,5 +1,5 @@
 import { type JSX } from 'react';
-import { etaText, type JobView } from '../lib/jobs';
+import { etaText, jobActive, type JobView } from '../lib/jobs';
 
 /** Progress of a background job: the current stage with a bar and time left, and the stages done. */
 export function JobProgress({ job, label }: { job: JobView; label: string }): JSX.Element {
@@ -13,7 +13,10 @@ export function JobProgress({ job, label }: { job: JobView; label: string }): JS
   return (
     <div className="job">
       <p className="job-stage" aria-live="polite">
-        {job.state === 'running' || job.state === 'unknown' ? (
+        {job.state === 'queued' ? (
+          // Its place in line and how many of its kind run at once (the engine's words).
+          <strong>{p?.label ?? 'Waiting to start…'}</strong>
+        ) : job.state === 'running' || job.state === 'unknown' ? (
           <>
             <strong>{p ? (p.label ?? p.stage) : 'Starting…'}</strong>
             {p ? ` — ${[count, p.etaSeconds !== null || p.total > 0 ? etaText(p.etaSeconds) : ''].filter(Boolean).join(', ')}` : ''}
@@ -26,8 +29,8 @@ export function JobProgress({ job, label }: { job: JobView; label: string }): JS
           <strong>Stopped with a problem.</strong>
         )}
       </p>
-      {(job.state === 'running' || job.state === 'unknown') && (
-        <progress className="bar" max={100} value={pct ?? undefined} aria-label={label}>
+      {jobActive(job) && (
+        <progress className="bar" max={100} value={job.state === 'queued' ? undefined : (pct ?? undefined)} aria-label={label}>
           {pct === null ? 'working' : `${pct}%`}
         </progress>
       )}

@@ -2,7 +2,8 @@ import { type JSX, useMemo, useState } from 'react';
 import { fdiDisparityChart, fdiSweepChart } from '../../../shared/charts';
 import type { AuditResults, FdiSection } from '../../../shared/results';
 import { wassersteinPairs } from '../../../shared/fdi-pairs';
-import { fdiVerdict } from '../../../shared/verdicts';
+import { fdiCiUnitText, fdiVerdict } from '../../../shared/verdicts';
+import { referenceSentence } from '../../../shared/reference-group';
 import { Term } from '../components/Term';
 import { ChartFigure } from './ChartFigure';
 import { fdiAlphaChart } from './charts/fdi';
@@ -102,13 +103,19 @@ function FdiGroupingView({ results, fdi, index }: { results: AuditResults; fdi: 
         {g.fdiCi95 ? (
           <>
             {' '}
-            (95% <Term k="ci">CI</Term> <Ci ci={g.fdiCi95} />)
+            (95% <Term k="ci">CI</Term> <Ci ci={g.fdiCi95} />
+            {fdiCiUnitText(g)})
           </>
         ) : null}
         : {g.fdi === 0 && g.verifier?.informative !== false ? 'the metrics agree on who is worse served.' : `${verdict.sentence}.`} Worst-group accuracy:{' '}
         <Num value={g.worstGroupAccuracy} kind="percent" />.
       </p>
       <h3>Error rates per group ({by})</h3>
+      {g.reference ? (
+        <p className="muted small" data-testid="fdi-reference">
+          {referenceSentence(g.reference, { holm: false })}
+        </p>
+      ) : null}
       <div className="dash-table-wrap" tabIndex={0} role="region" aria-label={`FDI per group metrics, ${by}`}>
         <table className="dash-table" data-testid="fdi-groups">
           <thead>
@@ -125,7 +132,10 @@ function FdiGroupingView({ results, fdi, index }: { results: AuditResults; fdi: 
               const m = g.groups[name]!;
               return (
                 <tr key={name}>
-                  <th scope="row">{name}</th>
+                  <th scope="row">
+                    {name}
+                    {g.reference?.kind === 'group' && g.reference.group === name ? <span className="muted"> (reference)</span> : null}
+                  </th>
                   <td className="num">{m.n.toLocaleString('en')}</td>
                   <td className="num">
                     <Num value={m.fpr} kind="percent" />

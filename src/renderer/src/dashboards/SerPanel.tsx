@@ -1,12 +1,12 @@
 import { type JSX, useMemo } from 'react';
 import { testLabel } from '../../../shared/charts';
 import type { AuditResults, SerSection } from '../../../shared/results';
-import { agreementCell, serAgreementSentence } from '../../../shared/ser-agreement';
-import { serGate } from '../../../shared/verdicts';
+import { agreementCell, serAgreementSentence, serModelFindings } from '../../../shared/ser-agreement';
+import { serComparisonCell, serComparisonUnitText } from '../../../shared/verdicts';
 import { Term } from '../components/Term';
 import { ChartFigure } from './ChartFigure';
 import { lrLabel, serAgreementChart, serLayerWeightChart, serRegressorChart } from './charts/ser';
-import { Num } from './format';
+import { Ci, Num } from './format';
 
 function modelName(results: AuditResults, id: string): string {
   return results.models.find((m) => m.id === id)?.name ?? id;
@@ -20,19 +20,17 @@ export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSect
         This tab shows <strong>behaviour of a downstream system</strong>: an emotion recogniser that predicts how pleasant a recording sounds (its{' '}
         <Term k="valence">valence</Term>), trained on each model’s <Term k="layer">layers</Term>. If it rates one group’s recordings as more pleasant in the
         same direction as the <Term k="speat">SpEAT</Term> association, the <Term k="embedding">embedding</Term>’s bias carries into the product. The difference
-        between the groups is measured with <Term k="cohen">Cohen’s d</Term>.
+        between the groups is measured with <Term k="cohen">Cohen’s d</Term> over recordings; whether it could be chance is judged on the
+        speakers’ average predictions, because recordings of one speaker are not independent.
       </p>
       <p className="dash-headline" data-testid="ser-agreement">
         {serAgreementSentence(results)}
       </p>
-      {ser.models.map((m) => {
-        const gate = serGate(m);
-        return gate.informative ? null : (
-          <p key={m.modelId} className="dash-headline" data-testid="ser-gate">
-            {modelName(results, m.modelId)}: {gate.sentence}.
-          </p>
-        );
-      })}
+      {serModelFindings(results).map((text, i) => (
+        <p key={i} className="dash-headline" data-testid="ser-finding">
+          {text}
+        </p>
+      ))}
 
       {agreement ? (
         <ChartFigure
@@ -46,7 +44,7 @@ export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSect
                   <th scope="col">Test</th>
                   <th scope="col">Learning rate</th>
                   <th scope="col" className="num">SpEAT d</th>
-                  <th scope="col" className="num">SER Cohen’s d</th>
+                  <th scope="col" className="num">SER Cohen’s d (recordings)</th>
                   <th scope="col" className="num">Mean valence X / Y</th>
                   <th scope="col">Same direction?</th>
                 </tr>
@@ -93,9 +91,66 @@ export function SerPanel({ results, ser }: { results: AuditResults; ser: SerSect
         />
       ) : null}
 
+      <SerComparisons results={results} ser={ser} />
+
       {ser.models.map((m) => (
         <SerModel key={m.modelId} results={results} modelId={m.modelId} ser={ser} />
       ))}
+    </div>
+  );
+}
+
+/** The speaker-level comparison behind each verdict (the report's ser-comparisons table). */
+function SerComparisons({ results, ser }: { results: AuditResults; ser: SerSection }): JSX.Element | null {
+  const rows = ser.models.flatMap((m) => {
+    const lr = m.regressors.find((r) => r.selected)?.learningRate;
+    return m.tests.filter((t) => t.learningRate === lr && t.comparison !== undefined).map((t) => ({ m, t }));
+  });
+  if (rows.length === 0) return null;
+  return (
+    <div className="dash-table-wrap" tabIndex={0} role="region" aria-label="Predicted valence compared between the groups">
+      <table className="dash-table" data-testid="ser-comparisons">
+        <caption>
+          Does predicted valence differ between the groups? The selected regressor’s predictions averaged per speaker, the speaker means compared
+          (Welch t-test; recordings only where speakers are unknown)
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Model</th>
+            <th scope="col">Test</th>
+            <th scope="col">Compared</th>
+            <th scope="col" className="num">Difference X − Y (95% CI)</th>
+            <th scope="col" className="num">
+              <Term k="adjusted">p adjusted</Term>
+            </th>
+            <th scope="col">Verdict</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(({ m, t }) => {
+            const c = t.comparison;
+            const verdict = serComparisonCell(m, c, ser);
+            return (
+              <tr key={`${m.modelId}-${t.testId}`}>
+                <th scope="row">{modelName(results, m.modelId)}</th>
+                <td>{testLabel(results, t.testId)}</td>
+                <td>{c ? serComparisonUnitText(c) : 'fewer than 2 speakers in a group'}</td>
+                <td className="num">
+                  {c ? (
+                    <>
+                      <Num value={c.difference} kind="signed" /> <Ci ci={c.ci95} />
+                    </>
+                  ) : (
+                    '–'
+                  )}
+                </td>
+                <td className="num">{c?.pAdjusted !== undefined ? <Num value={c.pAdjusted} kind="p" /> : '–'}</td>
+                <td>{verdict}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
     </div>
   );
 }

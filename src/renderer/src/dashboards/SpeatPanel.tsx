@@ -2,6 +2,7 @@ import { Fragment, type JSX, useMemo, useState } from 'react';
 import { speatSeChart, testLabel } from '../../../shared/charts';
 import type { AuditResults, SpeatSection } from '../../../shared/results';
 import { ChartFigure } from './ChartFigure';
+import { durationTestName } from '../../../shared/duration-check';
 import { Term } from '../components/Term';
 import { LAYER_ORDER, largestSe, speatEffectDashboardChart, speatGridChart, TEMPORAL_ORDER } from './charts/speat';
 import { Num } from './format';
@@ -110,7 +111,16 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                         <td className="num">
                           {t.x.n} / {t.y.n}; {t.attributes.nA} / {t.attributes.nB}
                         </td>
-                        <td className="num">{t.confounds.duration ? <Num value={t.confounds.duration.p} kind="p" /> : '–'}</td>
+                        <td className="num">
+                          {t.confounds.duration ? (
+                            <>
+                              <Num value={t.confounds.duration.p} kind="p" />
+                              <div className="muted small">{durationTestName(t.confounds.duration)}</div>
+                            </>
+                          ) : (
+                            '–'
+                          )}
+                        </td>
                       </tr>
                       <tr className="dash-row-plain">
                         <td colSpan={9}>

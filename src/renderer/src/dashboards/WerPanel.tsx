@@ -2,6 +2,7 @@ import { Fragment, type JSX, useMemo } from 'react';
 import { fmtDeltaPp, fmtRelative } from '../../../shared/format';
 import type { AuditResults, WerComparison, WerGroupResult, WerSection } from '../../../shared/results';
 import { werAbove100Text, werPowerText } from '../../../shared/verdicts';
+import { werReferenceSentence } from '../../../shared/reference-group';
 import { WER_TEST_SHORT, WER_VERDICT_MIN_SPEAKERS, werOverallStatement, werPrimaryStatement, werRateRatio, werVerdicts, type WerVerdict } from '../../../shared/wer-verdict';
 import { Term } from '../components/Term';
 import { languageName } from '../lib/language';
@@ -23,13 +24,26 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
   const ref = wer.config.referenceGroup;
   const warned = groups.filter((g) => wer.groups[g]!.warnings.length > 0 || wer.groups[g]!.speakers < 50 || wer.groups[g]!.utterances < 500);
   const verdicts = werVerdicts(wer);
+  // Every pair: each row names its two groups.
+  const rowName = (c: WerComparison) => (ref !== null ? c.group : `${c.group} vs ${c.referenceGroup}`);
+  const comparedTitle = ref !== null ? `Each group compared with ${ref}` : 'Every pair of groups compared';
   return (
     <div className="dash-section">
       <p className="dash-intro">
         This tab shows <strong>behaviour of a downstream system</strong>: how often the speech recogniser gets words wrong for each group
-        ({wer.config.groupBy.join(' × ')}), compared with the reference group <strong>{ref}</strong>. Transcripts compared with{' '}
+        ({wer.config.groupBy.join(' × ')}), {ref !== null ? (
+          <>
+            compared with the reference group <strong>{ref}</strong>
+          </>
+        ) : (
+          'every pair of groups compared'
+        )}
+        . Transcripts compared with{' '}
         {NORMALIZE[wer.config.normalize]}; confidence intervals by resampling {wer.config.by === 'speaker' ? 'speakers' : 'utterances'} (<Term k="bootstrap">bootstrap</Term>).{' '}
         {recogniserText(wer)}
+      </p>
+      <p className="muted small" data-testid="wer-reference">
+        {werReferenceSentence(wer.config)}
       </p>
       <p className="dash-headline" data-testid="wer-overall">
         {werOverallStatement(wer).text}
@@ -116,12 +130,12 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
 
       {wer.comparisons.length > 0 ? (
         <>
-          <h3>Each group compared with {ref}</h3>
-          <div className="dash-table-wrap" tabIndex={0} role="region" aria-label={`Each group compared with ${ref}`}>
+          <h3>{comparedTitle}</h3>
+          <div className="dash-table-wrap" tabIndex={0} role="region" aria-label={comparedTitle}>
             <table className="dash-table" data-testid="wer-comparisons">
               <thead>
                 <tr>
-                  <th scope="col">Group</th>
+                  <th scope="col">{ref !== null ? 'Group' : 'Groups'}</th>
                   <th scope="col" className="num">
                     <Term k="wer">WER</Term> difference
                   </th>
@@ -143,9 +157,9 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
                   const v = verdicts[i]!;
                   const rr = werRateRatio(c);
                   return (
-                    <Fragment key={c.group}>
+                    <Fragment key={`${c.group}|${c.referenceGroup}`}>
                       <tr className="dash-row-main">
-                        <th scope="row">{c.group}</th>
+                        <th scope="row">{rowName(c)}</th>
                         <td className="num" title={String(c.absoluteDelta)}>
                           {fmtDeltaPp(c.absoluteDelta)}
                         </td>
@@ -168,8 +182,8 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
                         <td>{v.label}</td>
                       </tr>
                       <tr className="dash-row-plain">
-                        <td colSpan={7} className="dash-plain" data-testid={`wer-verdict-${c.group}`}>
-                          {werSentence(c.group, ref, c.absoluteDelta, rr.value, v, c, wer.groups[c.group])}
+                        <td colSpan={7} className="dash-plain" data-testid={ref !== null ? `wer-verdict-${c.group}` : `wer-verdict-${c.group}-vs-${c.referenceGroup}`}>
+                          {werSentence(c.group, c.referenceGroup, c.absoluteDelta, rr.value, v, c, wer.groups[c.group], ref !== null)}
                         </td>
                       </tr>
                     </Fragment>
@@ -178,13 +192,15 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
               </tbody>
             </table>
           </div>
-          <p className="muted small">WER difference in percentage points: the group's word error rate minus {ref}'s.</p>
+          <p className="muted small">
+            {ref !== null ? `WER difference in percentage points: the group's word error rate minus ${ref}'s.` : "WER difference in percentage points: the first group's word error rate minus the second's."}
+          </p>
           <h4>Secondary tests, for transparency</h4>
           <div className="dash-table-wrap" tabIndex={0} role="region" aria-label="Secondary tests of each comparison">
             <table className="dash-table" data-testid="wer-secondary">
               <thead>
                 <tr>
-                  <th scope="col">Group</th>
+                  <th scope="col">{ref !== null ? 'Group' : 'Groups'}</th>
                   <th scope="col" className="num">Mixed model p</th>
                   <th scope="col" className="num">Poisson regression p</th>
                   <th scope="col" className="num">{wer.config.by === 'speaker' ? 'Speaker' : 'Recording'} shuffle p</th>
@@ -195,8 +211,8 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
                   const v = verdicts[i]!;
                   const permTest = wer.config.by === 'speaker' ? 'speaker-permutation' : 'utterance-permutation';
                   return (
-                    <tr key={c.group}>
-                      <th scope="row">{c.group}</th>
+                    <tr key={`${c.group}|${c.referenceGroup}`}>
+                      <th scope="row">{rowName(c)}</th>
                       <td className="num">{v.test === 'mixed-poisson' ? 'primary (above)' : <Num value={c.mixed?.pValue ?? null} kind="p" />}</td>
                       <td className="num">
                         <Num value={c.poisson.pValue} kind="p" />
@@ -270,9 +286,9 @@ function recogniserText(wer: WerSection): string {
   return `The recordings were transcribed on this computer by ${c.asrModel}, listening for ${language}${c.asrTask === 'translate' ? ' and writing an English translation' : ''}.`;
 }
 
-function werSentence(group: string, ref: string, delta: number, ratio: number, v: WerVerdict, c: WerComparison, g: WerGroupResult | undefined): string {
+function werSentence(group: string, ref: string, delta: number, ratio: number, v: WerVerdict, c: WerComparison, g: WerGroupResult | undefined, isReference: boolean): string {
   const verdict = `this ${v.unlikely ? 'is ' : ''}${v.phrase}${werPowerText(c, v.unlikely)}${werAbove100Text(group, g) ? `.${werAbove100Text(group, g).replace(/\.$/, '')}` : ''}`;
   if (delta === 0) return `${group} and ${ref} have the same error rate; ${verdict}.`;
-  const times = Number.isFinite(ratio) && ratio > 0 ? ` (${ratio.toFixed(2)} times the reference group's errors per word)` : '';
+  const times = Number.isFinite(ratio) && ratio > 0 ? ` (${ratio.toFixed(2)} times ${isReference ? "the reference group's" : `${ref}'s`} errors per word)` : '';
   return `The recogniser makes ${delta > 0 ? 'more' : 'fewer'} errors for ${group} than for ${ref}${times}; ${verdict}.`;
 }

@@ -7,6 +7,7 @@
 import { pText } from '../../../shared/charts';
 import { chancePhrase, magnitude } from '../../../shared/interpret';
 import type { Correction, ModelSummary, Section, SpeatResult, SpeatSection, SpeatTestDesign } from '../../../shared/results';
+import { durationTestName } from '../../../shared/duration-check';
 import { speatControlNote, speatVerdict } from '../../../shared/verdicts';
 
 export const SECTION_NAMES: Record<Section, string> = {
@@ -43,7 +44,7 @@ export function speatRowText(r: SpeatResult, t: SpeatTestDesign, s: SpeatSection
   const n = Math.min(t.x.n, t.y.n);
   if (n < 10) parts.push(`Very uncertain: only ${n} stimuli per group.`);
   const dur = t.confounds.duration;
-  if (dur && dur.p < s.config.alpha) parts.push(`The two groups' recordings differ in length (${pText(dur.p)}), which may account for part of the effect.`);
+  if (dur && dur.p < s.config.alpha) parts.push(`The two groups' recordings differ in length (${durationTestName(dur)}, ${pText(dur.p)}), which may account for part of the effect.`);
   const control = speatControlNote(model);
   if (control) parts.push(control);
   return parts.join(' ');

@@ -133,6 +133,11 @@ export const GLOSSARY = {
     means: "How many times as many errors per word a group gets as the reference group: 1 means the same, 1.2 means 20% more.",
     notMeans: 'It does not say why one group gets more errors.',
   },
+  referenceGroup: {
+    term: 'Reference group',
+    means: 'The group every other group is compared with, chosen before any result is seen (the largest group is offered), or none when every pair of groups is compared.',
+    notMeans: 'It is not the best-served group, nor a standard the others ought to meet: choosing the group that did best after seeing the results makes chance differences look real.',
+  },
   adjusted: {
     term: 'Adjusted p-value',
     means: 'A p-value made larger to allow for running several tests at once (Holm, Bonferroni or Benjamini–Hochberg), so that running many tests does not produce false alarms.',

@@ -5,7 +5,7 @@ import { asUiError, call, type UiError } from '../api';
 import type { Nav } from '../nav';
 import { ErrorNote } from '../components/ErrorNote';
 import { JobProgress } from '../components/JobProgress';
-import { useJob } from '../lib/jobs';
+import { jobActive, useJob } from '../lib/jobs';
 
 /**
  * The one-click demo after the click: import, plan and run as one job with its progress
@@ -47,7 +47,7 @@ export function DemoRun({ project, jobId: firstJob, nav }: { project: Project; j
       <section className="card" aria-labelledby="demo-progress-heading">
         <h2 id="demo-progress-heading">Progress</h2>
         <JobProgress job={job} label="Demo progress" />
-        {(job.state === 'running' || job.state === 'unknown') && (
+        {jobActive(job) && (
           <button type="button" onClick={() => void call('jobs.cancel', { jobId })}>
             Cancel the demo
           </button>

@@ -222,11 +222,15 @@ export function Home({ nav }: { nav: Nav }): JSX.Element {
             {projects.map((p) =>
               p.missing ? (
                 <li key={p.id} className="project-missing">
-                  <span>{p.name}</span> <span className="badge badge-warn">Folder missing</span>
+                  <span>{p.name}</span> <span className="badge badge-warn">{p.problem ? 'Cannot be opened' : 'Folder missing'}</span>
                   <br />
-                  <span className="muted">
-                    It was in <code className="path">{p.path}</code>, which no longer holds it: the folder was moved or deleted. If you moved it, open it from its new place below.
-                  </span>
+                  {p.problem ? (
+                    <span className="muted">{p.problem}</span>
+                  ) : (
+                    <span className="muted">
+                      It was in <code className="path">{p.path}</code>, which no longer holds it: the folder was moved or deleted. If you moved it, open it from its new place below.
+                    </span>
+                  )}
                   <br />
                   <button type="button" onClick={() => void removeFromList(p)} aria-label={`Remove from list: ${p.name}`}>
                     Remove from list

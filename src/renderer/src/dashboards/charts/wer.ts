@@ -9,7 +9,7 @@ export function werDashboardChart(results: AuditResults): ChartSpec | null {
   const wer = results.wer;
   if (!base || !wer) return null;
   const groups = Object.keys(wer.groups).sort((a, b) => a.localeCompare(b, 'en'));
-  const ref = wer.groups[wer.config.referenceGroup];
+  const ref = wer.config.referenceGroup !== null ? wer.groups[wer.config.referenceGroup] : undefined;
   const series = [...((base.option.series ?? []) as Record<string, unknown>[])];
   if (ref?.wer !== null && ref?.wer !== undefined && series[0]) {
     series[0] = {
@@ -34,7 +34,7 @@ export function werDashboardChart(results: AuditResults): ChartSpec | null {
   };
   return {
     ...base,
-    caption: `${base.caption} The dashed line is the reference group's word error rate.`,
+    caption: ref ? `${base.caption} The dashed line is the reference group's word error rate.` : base.caption,
     option: { ...base.option, tooltip: tooltip as unknown as EChartsOption['tooltip'], series: series as EChartsOption['series'] },
   };
 }

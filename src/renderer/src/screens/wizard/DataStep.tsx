@@ -1,5 +1,5 @@
 import { type FormEvent, type JSX, useEffect, useRef, useState } from 'react';
-import type { ColumnMappingInput, ColumnSuggestion, DatasetRole, DatasetSummary, ManifestPreview } from '../../../../shared/api/datasets';
+import type { ColumnMappingInput, ColumnSuggestion, DatasetRole, DatasetSummary, LabelCheck, ManifestPreview } from '../../../../shared/api/datasets';
 import type { DemoInfo } from '../../../../shared/api/audits';
 import type { AuditPlanInput } from '../../../../shared/plan';
 import { type RequirementReport, SECTION_SHORT } from '../../../../shared/requirements';
@@ -8,6 +8,7 @@ import { asUiError, call, type UiError } from '../../api';
 import { DatasetFacts } from '../../components/DatasetFacts';
 import { ErrorNote } from '../../components/ErrorNote';
 import { JobProgress } from '../../components/JobProgress';
+import { choicesOf, type LabelAnswers, LabelVariants, NO_ANSWERS, undecidedCount } from '../../components/LabelVariants';
 import { PathInput } from '../../components/PathInput';
 import { missingAt } from '../../components/RequirementsPanel';
 import { ClusterOrigins } from '../../components/cluster/ClusterOrigins';
@@ -174,7 +175,7 @@ export function DataStep({ project, draft, update, requirements, onImported }: S
             </div>
           </div>
           {!demoReady && (
-            <button type="button" className="primary" onClick={() => void importDemo()} disabled={job.state === 'running'}>
+            <button type="button" className="primary" onClick={() => void importDemo()} disabled={job.state === 'running' || job.state === 'queued'}>
               Import the demo recordings
             </button>
           )}
@@ -325,6 +326,11 @@ function CsvImport({
   const [importError, setImportError] = useState<UiError | null>(null);
   const [pending, setPending] = useState<{ jobId: string; datasetId: string; roles: DatasetRole[] } | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  // Labels of the chosen speaker and group columns that differ only in case, spaces or invisible characters, and the auditor's answers.
+  const [labels, setLabels] = useState<LabelCheck | null>(null);
+  const [labelsError, setLabelsError] = useState<UiError | null>(null);
+  const [answers, setAnswers] = useState<LabelAnswers>(NO_ANSWERS);
+  const labelAsk = useRef(0);
   const job = useJob(pending?.jobId ?? null);
   const sectionRef = useRef<HTMLElement>(null);
   const still = neededRoles(draft.sections).filter((r) => !draft.datasets[r]);
@@ -375,6 +381,8 @@ function CsvImport({
       setRoles(null);
       setRolesTouched(false);
       setName('');
+      setLabels(null);
+      setAnswers(NO_ANSWERS);
     }
   }, [job.state]);
 
@@ -404,6 +412,29 @@ function CsvImport({
     if (chosen) void loadPreview(chosen);
   };
 
+  // The label check reads the whole spreadsheet again whenever the speaker or group columns change; answers belong to the sets they were given for.
+  const labelColumnsKey = preview && mapping ? JSON.stringify([path, mapping.path, mapping.speaker ?? null, mapping.groups ?? []]) : '';
+  useEffect(() => {
+    setAnswers(NO_ANSWERS);
+    setLabels(null);
+    setLabelsError(null);
+    if (!labelColumnsKey || !mapping) return;
+    const ask = ++labelAsk.current;
+    const timer = setTimeout(() => {
+      call('datasets.checkLabels', { projectId, source: { kind: 'manifest', manifest: path }, mapping: { groups: [], ignore: [], ...mapping } }).then(
+        (c) => {
+          if (ask === labelAsk.current) setLabels(c);
+        },
+        (err: unknown) => {
+          if (ask === labelAsk.current) setLabelsError(asUiError(err));
+        },
+      );
+    }, 250);
+    return () => clearTimeout(timer);
+  }, [labelColumnsKey]);
+  const labelsLeft = labels ? undecidedCount(labels, answers) : 0;
+  const labelsReady = labels !== null && labelsLeft === 0;
+
   // The roles its columns support, proposed for the sections still missing data.
   const supported = mapping ? rolesSupportedBy(mapping) : [];
   // Every role the columns support and the audit still needs is ticked (FDI too: a speaker column makes verification trials).
@@ -416,10 +447,11 @@ function CsvImport({
   const sameFile = datasets.find((d) => d.sourcePath === path && d.status !== 'importing');
 
   const start = async () => {
-    if (!mapping || chosenRoles.length === 0) return;
+    if (!mapping || chosenRoles.length === 0 || !labels || !labelsReady) return;
     setImportError(null);
     try {
       const [role, ...rest] = chosenRoles;
+      const labelChoices = choicesOf(labels, answers);
       const r = await call('datasets.import', {
         projectId,
         source: { kind: 'manifest', manifest: path },
@@ -427,6 +459,7 @@ function CsvImport({
         ...(rest.length > 0 ? { roles: chosenRoles } : {}),
         mapping,
         ...(name.trim() ? { name: name.trim() } : {}),
+        ...(labelChoices.length > 0 ? { labelChoices } : {}),
       });
       setPending({ ...r, roles: chosenRoles });
     } catch (err) {
@@ -539,6 +572,13 @@ function CsvImport({
               </div>
             </fieldset>
           </fieldset>
+          {labels && <LabelVariants check={labels} answers={answers} onChange={setAnswers} />}
+          {!labels && !labelsError && (mapping.speaker || (mapping.groups ?? []).length > 0) && (
+            <p className="hint" aria-live="polite">
+              Reading every speaker and group label of the file…
+            </p>
+          )}
+          <ErrorNote error={labelsError} what="Could not read the labels of that file:" next="Check the column choices above; your choices are kept." />
           <fieldset>
             <legend>What these recordings are for</legend>
             <p className="hint">One import can serve several sections. The ones this file’s columns support and the audit still needs are ticked.</p>
@@ -575,10 +615,18 @@ function CsvImport({
             </div>
           </div>
           <div>
-            <button type="button" className="primary" onClick={() => void start()} disabled={chosenRoles.length === 0 || (pending !== null && job.state !== 'failed' && job.state !== 'cancelled')}>
+            <button
+              type="button"
+              className="primary"
+              onClick={() => void start()}
+              disabled={chosenRoles.length === 0 || !labelsReady || (pending !== null && job.state !== 'failed' && job.state !== 'cancelled')}
+            >
               Import these recordings
             </button>
             {chosenRoles.length === 0 && <span className="hint"> Tick what these recordings are for first.</span>}
+            {chosenRoles.length > 0 && labels && labelsLeft > 0 && (
+              <span className="hint"> Say for each set of labels above whether it is one label or several first ({labelsLeft} left).</span>
+            )}
           </div>
           {pending && <JobProgress job={job} label="Importing recordings" />}
           {job.state === 'failed' && <ErrorNote error={{ code: 'job', message: job.error ?? 'the import stopped' }} what="The import stopped:" next="Fix the problem named above and import again; rows already read are kept." />}

@@ -6,6 +6,9 @@ import { ErrorNote } from '../../components/ErrorNote';
 import type { Draft } from './draft';
 import type { RequirementsProps, StepProps } from './step-props';
 import { Term } from '../../components/Term';
+import { defaultReference, fdiReferenceFor, type GroupSize, type ReferenceChoiceInput } from '../../../../shared/reference-group';
+import type { RequirementReport } from '../../../../shared/requirements';
+import { ReferenceChoiceField } from './ReferenceChoiceField';
 
 type SpeatTest = NonNullable<AuditPlanInput['speat']>['tests'][number];
 
@@ -30,6 +33,12 @@ export function groupsProblem(d: Draft): string | null {
   if (d.sections.includes('wer') && (p.wer?.groupBy ?? []).length === 0) return 'Choose at least one label to group recognition errors by.';
   if (d.sections.includes('fdi') && (p.fdi?.groupings ?? []).length === 0) return 'Add at least one attribute set for the fairness measures.';
   return null;
+}
+
+/** The group sizes the requirement check counted for a grouping, undefined until it has. */
+function sizesFor(report: RequirementReport | null, section: 'wer' | 'fdi', groupBy: readonly string[]): GroupSize[] | undefined {
+  const key = JSON.stringify(groupBy);
+  return report?.groupSizes?.find((g) => g.section === section && JSON.stringify(g.groupBy) === key)?.sizes;
 }
 
 function labelsOf(facts: DatasetFacts | undefined): string[] {
@@ -91,6 +100,28 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
     if (draft.sections.includes('fdi') && ver && plan.fdi && plan.fdi.groupings.length === 0 && labelsOf(ver)[0]) setPlan((p) => ({ ...p, fdi: { ...p.fdi!, groupings: [[labelsOf(ver)[0]]] } }));
     // Only once the facts have arrived.
   }, [target, asr, ver]);
+
+  // The reference group is offered before any result exists: the largest group (by speakers
+  // where they are known), once the requirement check has counted the groups; never the best.
+  // Only where none is chosen (a new grouping: changing the labels clears a named group); a
+  // choice the data no longer have is shown as such and refused by the lock, never replaced here.
+  const report = requirements.report;
+  useEffect(() => {
+    if (!plan) return;
+    if (draft.sections.includes('wer') && plan.wer && plan.wer.groupBy.length > 0) {
+      const sizes = sizesFor(report, 'wer', plan.wer.groupBy);
+      const offer = sizes && defaultReference(sizes);
+      if (offer && plan.wer.referenceGroup === undefined) setPlan((p) => ({ ...p, wer: { ...p.wer!, referenceGroup: offer } }));
+    }
+    if (draft.sections.includes('fdi') && plan.fdi) {
+      const missing = plan.fdi.groupings.flatMap((by) => {
+        const sizes = sizesFor(report, 'fdi', by);
+        const offer = sizes && defaultReference(sizes);
+        return offer && fdiReferenceFor(plan.fdi!.references, by) === undefined ? [{ groupBy: by, reference: offer }] : [];
+      });
+      if (missing.length > 0) setPlan((p) => ({ ...p, fdi: { ...p.fdi!, references: setReferences(p.fdi!.references, missing) } }));
+    }
+  }, [report]);
 
   if (!plan) return <p>Go back to the Data step: the plan is not ready yet.</p>;
   const tests = plan.speat?.tests ?? [];
@@ -229,7 +260,14 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
                     type="checkbox"
                     id={`wer-by-${l}`}
                     checked={plan.wer!.groupBy.includes(l)}
-                    onChange={(e) => setPlan((p) => ({ ...p, wer: { ...p.wer!, groupBy: e.target.checked ? [...p.wer!.groupBy, l] : p.wer!.groupBy.filter((x) => x !== l) } }))}
+                    onChange={(e) =>
+                      setPlan((p) => {
+                        // New groups: a named reference group is offered again; every pair stays.
+                        const { referenceGroup, ...rest } = p.wer!;
+                        const keep = typeof referenceGroup === 'object' && referenceGroup.kind === 'every-pair';
+                        return { ...p, wer: { ...rest, ...(keep ? { referenceGroup } : {}), groupBy: e.target.checked ? [...p.wer!.groupBy, l] : p.wer!.groupBy.filter((x) => x !== l) } };
+                      })
+                    }
                   />
                   <label htmlFor={`wer-by-${l}`}>{l}</label>
                 </span>
@@ -237,16 +275,66 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
             </div>
           </fieldset>
           {asr && <SmallGroupWarning groups={asr.groups.filter((g) => plan.wer!.groupBy.includes(g.label))} what="the recognition data" />}
+          {plan.wer.groupBy.length > 0 && (
+            <ReferenceChoiceField
+              id="wer-reference"
+              title="Compare the error rates with"
+              sizes={sizesFor(report, 'wer', plan.wer.groupBy)}
+              value={plan.wer.referenceGroup}
+              holm
+              onChange={(referenceGroup) => setPlan((p) => ({ ...p, wer: { ...p.wer!, referenceGroup } }))}
+            />
+          )}
         </section>
       )}
 
-      {draft.sections.includes('fdi') && plan.fdi && <FdiGroupings labels={labelsOf(ver)} groupings={plan.fdi.groupings} groups={ver?.groups ?? []} onChange={(groupings) => setPlan((p) => ({ ...p, fdi: { ...p.fdi!, groupings } }))} />}
+      {draft.sections.includes('fdi') && plan.fdi && (
+        <FdiGroupings
+          labels={labelsOf(ver)}
+          groupings={plan.fdi.groupings}
+          groups={ver?.groups ?? []}
+          references={plan.fdi.references}
+          sizes={(by) => sizesFor(report, 'fdi', by)}
+          onChange={(groupings) =>
+            setPlan((p) => {
+              // A removed attribute set takes its reference with it.
+              const kept = (p.fdi!.references ?? []).filter((r) => groupings.some((g) => JSON.stringify(g) === JSON.stringify(r.groupBy)));
+              return { ...p, fdi: { ...p.fdi!, groupings, references: kept } };
+            })
+          }
+          onReference={(groupBy, reference) => setPlan((p) => ({ ...p, fdi: { ...p.fdi!, references: setReferences(p.fdi!.references, [{ groupBy, reference }]) } }))}
+        />
+      )}
       {requirements.panel('groups')}
     </div>
   );
 }
 
-function FdiGroupings({ labels, groupings, groups, onChange }: { labels: string[]; groupings: string[][]; groups: GroupFacts[]; onChange: (g: string[][]) => void }): JSX.Element {
+type FdiReferences = NonNullable<NonNullable<AuditPlanInput['fdi']>['references']>;
+
+/** The references with these attribute sets' set or replaced, in the order the sets were given. */
+function setReferences(refs: FdiReferences | undefined, set: FdiReferences): FdiReferences {
+  const keys = new Set(set.map((r) => JSON.stringify(r.groupBy)));
+  return [...(refs ?? []).filter((r) => !keys.has(JSON.stringify(r.groupBy))), ...set];
+}
+
+function FdiGroupings({
+  labels,
+  groupings,
+  groups,
+  references,
+  sizes,
+  onChange,
+  onReference,
+}: {
+  labels: string[];
+  groupings: string[][];
+  groups: GroupFacts[];
+  references: FdiReferences | undefined;
+  sizes: (groupBy: string[]) => GroupSize[] | undefined;
+  onChange: (g: string[][]) => void;
+  onReference: (groupBy: string[], reference: ReferenceChoiceInput) => void;
+}): JSX.Element {
   const [pick, setPick] = useState<string[]>([]);
   return (
     <section className="card" aria-labelledby="fdi-groups-heading">
@@ -254,11 +342,21 @@ function FdiGroupings({ labels, groupings, groups, onChange }: { labels: string[
       <p className="hint">Each attribute set is one way of splitting speakers into groups; the fairness measures are compared within each set.</p>
       <ul className="item-list" aria-label="Attribute sets">
         {groupings.map((g, i) => (
-          <li key={g.join('+')} className="row spread">
-            <span>{g.join(' × ')}</span>
-            <button type="button" onClick={() => onChange(groupings.filter((_, j) => j !== i))}>
-              Remove<span className="visually-hidden"> attribute set {g.join(' × ')}</span>
-            </button>
+          <li key={g.join('+')}>
+            <div className="row spread">
+              <span>{g.join(' × ')}</span>
+              <button type="button" onClick={() => onChange(groupings.filter((_, j) => j !== i))}>
+                Remove<span className="visually-hidden"> attribute set {g.join(' × ')}</span>
+              </button>
+            </div>
+            <ReferenceChoiceField
+              id={`fdi-reference-${i}`}
+              title={`Reference group for ${g.join(' × ')}`}
+              sizes={sizes(g)}
+              value={fdiReferenceFor(references, g)}
+              holm={false}
+              onChange={(r) => onReference(g, r)}
+            />
           </li>
         ))}
       </ul>

@@ -3,7 +3,7 @@ import type { AuditRunInfo } from '../../../../shared/api/audits';
 import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { JobProgress } from '../../components/JobProgress';
-import { useJob } from '../../lib/jobs';
+import { jobActive, useJob } from '../../lib/jobs';
 import type { StepProps } from './step-props';
 import { completeness, completenessText, type Completeness } from '../../../../shared/completeness';
 import { SECTION_SHORT } from '../../../../shared/requirements';
@@ -74,7 +74,7 @@ export function RunStep({ project, draft, update, onFinished }: StepProps & { on
     }
   };
 
-  const running = draft.jobId !== null && (job.state === 'running' || job.state === 'unknown') && !finished;
+  const running = draft.jobId !== null && jobActive(job) && !finished;
   const stopped = !running && !finished && draft.auditId !== null && (job.state === 'cancelled' || job.state === 'failed' || run?.resumable === true);
 
   return (

@@ -100,6 +100,7 @@ export function requirementDraft(d: Draft): PlanDraftInput {
       ...(ds.asr ? { dataset: ds.asr } : {}),
       ...(p?.wer?.hypotheses ? { hypotheses: p.wer.hypotheses.source === 'model' ? { source: 'model' as const, modelId: p.wer.hypotheses.modelId } : { source: 'column' as const, ...(p.wer.hypotheses.recogniser ? { recogniser: p.wer.hypotheses.recogniser } : {}) } } : {}),
       groupBy: p?.wer?.groupBy ?? [],
+      ...(p?.wer?.referenceGroup !== undefined ? { referenceGroup: p.wer.referenceGroup } : {}),
     },
     fdi: {
       source:
@@ -107,6 +108,7 @@ export function requirementDraft(d: Draft): PlanDraftInput {
           ? { kind: 'imported', file: fdiSource.file }
           : { kind: 'verification', ...(ds.verification ? { dataset: ds.verification } : {}), modelId: fdiSource?.kind === 'verification' ? fdiSource.modelId : 'acoustic-baseline' },
       groupings: p?.fdi?.groupings ?? [],
+      ...(p?.fdi?.references ? { references: p.fdi.references } : {}),
     },
   };
 }
