@@ -1,5 +1,8 @@
 /**
- * GPU check (`npm run bench:gpu`), one command of a few minutes, no network:
+ * GPU check (`npm run bench:gpu`), one command of a few minutes, no network. On Windows
+ * (DirectML) and macOS (CoreML): when onnxruntime-node offers the provider and a session
+ * starts on it, the same parity check as below against the CPU; otherwise one line saying
+ * it is not present (and why), exit 0. On Linux (CUDA):
  *
  * - no NVIDIA GPU: one line saying so, exit 0;
  * - a GPU but something missing: names exactly what (the NVIDIA driver, onnxruntime-node's
@@ -25,7 +28,7 @@ import * as ort from '../src/main/inference/ort';
 import { StatsAccumulator } from '../src/main/inference/embedder';
 import { exposeLayers } from '../src/main/inference/expose';
 import { normalizeWaveform } from '../src/main/inference/frontends';
-import { createSession, ortVersion } from '../src/main/inference/providers';
+import { bundledBackends, createSession, ortVersion, type ProviderName, type RunInfo } from '../src/main/inference/providers';
 import { buildWav2vec2Fixture } from '../test/fixtures/models/build';
 
 function arg(name: string, fallback: number): number {
@@ -98,8 +101,20 @@ async function runAll(session: ort.InferenceSession, outputs: string[], clips: F
 async function main(): Promise<number> {
   const nClips = arg('clips', 16);
   const seconds = arg('seconds', 4);
+  const osGpu = OS_GPU[process.platform];
+  for (const [platform, g] of Object.entries(OS_GPU)) {
+    if (platform !== process.platform) console.log(`${g.name}: not present (${platform === 'win32' ? 'Windows' : 'macOS'} only; this is ${process.platform})`);
+  }
+  if (osGpu) {
+    console.log(`onnxruntime-node ${ortVersion()} on ${process.platform}/${process.arch}`);
+    if (!bundledBackends().includes(osGpu.provider)) {
+      console.log(`${osGpu.name}: not present (this onnxruntime-node build offers ${bundledBackends().join(', ')}): nothing to check.`);
+      return 0;
+    }
+    return parity(osGpu.provider, osGpu.name, nClips, seconds);
+  }
   if (process.platform !== 'linux') {
-    console.log(`No CUDA check on ${process.platform}: onnxruntime-node's CUDA provider exists for Linux x64 only (Windows uses DirectML, macOS CoreML).`);
+    console.log(`No GPU check on ${process.platform}: onnxruntime-node has CUDA for Linux, DirectML for Windows and CoreML for macOS.`);
     return 0;
   }
   const nv = nvidiaPresent();
@@ -119,26 +134,38 @@ async function main(): Promise<number> {
     return 2;
   }
 
+  return parity('cuda', 'CUDA', nClips, seconds);
+}
+
+/** The GPU provider of this OS other than CUDA, with its name in words. */
+const OS_GPU: Partial<Record<NodeJS.Platform, { provider: ProviderName; name: string }>> = { win32: { provider: 'dml', name: 'DirectML' }, darwin: { provider: 'coreml', name: 'CoreML' } };
+
+/**
+ * A base-size wav2vec2 on `provider` and on the CPU: speed, and every layer's pooled vectors
+ * compared (relative 1e-3 of the layer's largest CPU value). 0 when they agree, 1 when not,
+ * 2 when the provider does not start or onnxruntime fell back from it.
+ */
+async function parity(provider: ProviderName, name: string, nClips: number, seconds: number): Promise<number> {
   const exposed = exposeLayers(buildWav2vec2Fixture({ dim: 768, layers: 12, heads: 12, ffn: 3072, convDim: 512, seed: 11 }));
   if (!exposed.ok) throw new Error(exposed.reason);
   const outputs = exposed.map.states;
   const n = Math.round(seconds * 16000);
   const clips = Array.from({ length: nClips }, (_, k) => normalizeWaveform(Float32Array.from({ length: n }, (_, i) => 0.3 * Math.sin((i * (90 + 7 * k)) / 16000 * 2 * Math.PI) + 0.2 * Math.sin(i / (40 + k)))));
-  let cuda;
+  let gpu: { session: ort.InferenceSession; info: RunInfo };
   try {
-    cuda = await createSession(exposed.derived, { provider: 'cuda' });
+    gpu = await createSession(exposed.derived, { provider });
   } catch (err) {
-    console.log(`The CUDA execution provider failed to start: ${err instanceof Error ? err.message : String(err)}`);
+    console.log(`The ${name} execution provider failed to start: ${err instanceof Error ? err.message : String(err)}`);
     return 2;
   }
-  if (cuda.info.provider !== 'cuda') {
-    console.log(`onnxruntime fell back to ${cuda.info.provider}: the CUDA provider did not load.`);
+  if (gpu.info.provider !== provider) {
+    console.log(`onnxruntime fell back to ${gpu.info.provider}: the ${name} provider did not load.`);
     return 2;
   }
   const cpu = await createSession(exposed.derived, { provider: 'cpu' });
   console.log(`base-size wav2vec2 (12 blocks × 768, ${outputs.length} states exposed), ${nClips} clips of ${seconds} s, each provider warmed up first`);
   const c = await runAll(cpu.session, outputs, clips);
-  const g = await runAll(cuda.session, outputs, clips);
+  const g = await runAll(gpu.session, outputs, clips);
   let worst = { rel: 0, where: '' };
   for (let k = 0; k < nClips; k += 1) {
     for (const stat of ['mean', 'min', 'max'] as const) {
@@ -158,12 +185,12 @@ async function main(): Promise<number> {
   }
   const audio = nClips * seconds;
   console.log(`CPU  (${cpu.info.threads} threads): ${(audio / c.seconds).toFixed(1)} audio s/s`);
-  console.log(`CUDA: ${(audio / g.seconds).toFixed(1)} audio s/s (${(c.seconds / g.seconds).toFixed(1)}× the CPU)`);
+  console.log(`${name}: ${(audio / g.seconds).toFixed(1)} audio s/s (${(c.seconds / g.seconds).toFixed(1)}× the CPU)`);
   const ok = worst.rel <= 1e-3;
-  console.log(`pooled vectors (mean, min, max of all ${outputs.length} states, every clip), CUDA against CPU: largest relative difference ${worst.rel.toExponential(2)}${worst.where ? ` (${worst.where})` : ''}: ${ok ? 'within' : 'OUTSIDE'} 1e-3`);
-  console.log(`the report's provider line: Execution providers: ${cuda.info.provider} (${cuda.info.threads} threads)`);
+  console.log(`pooled vectors (mean, min, max of all ${outputs.length} states, every clip), ${name} against CPU: largest relative difference ${worst.rel.toExponential(2)}${worst.where ? ` (${worst.where})` : ''}: ${ok ? 'within' : 'OUTSIDE'} 1e-3`);
+  console.log(`the report's provider line: Execution providers: ${gpu.info.provider} (${gpu.info.threads} threads)`);
   await cpu.session.release();
-  await cuda.session.release();
+  await gpu.session.release();
   return ok ? 0 : 1;
 }
 

@@ -35,7 +35,7 @@ export const ROOMS = {
   types: { folders: ['types'], may: [], why: 'ambient declarations of untyped packages' },
 
   hosts: {
-    files: ['index', 'ipc', 'web', 'cli', 'engine-process', 'engine-fork', 'engine-transport', 'job-worker'],
+    files: ['index', 'ipc', 'web', 'cli', 'engine-process', 'engine-fork', 'engine-transport', 'job-worker', 'single-instance'],
     may: ['cli', 'composition'],
     why: 'the processes and threads that start the engine or a part of it (Electron main, web server, CLI, engine process, a job worker thread); *.electron.ts files anywhere in src/main are hosts too',
   },
@@ -55,7 +55,7 @@ export const ROOMS = {
   identity: { folders: ['main/identity'], may: ['security'], why: 'signing identities and trusted certificates' },
   security: { folders: ['main/security'], may: ['base'], why: 'path policy, input files, telemetry off' },
   base: {
-    files: ['atomic-write', 'error-shape', 'ffmpeg', 'version', 'events', 'web-security'],
+    files: ['atomic-write', 'error-shape', 'ffmpeg', 'packaged-path', 'version', 'events', 'web-security'],
     may: ['shared'],
     why: 'small utilities with no engine state',
   },

@@ -2,15 +2,17 @@
 // (the desktop app). ensureNative rebuilds it for the runtime about to start when the last
 // build was for the other one, so `npm test` and `npm start` work in any order. The
 // common case (already built for this runtime) reads one marker file and returns.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCommand } from './spawn-command.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const marker = join(root, 'node_modules/.equivox-native-target');
+// EQUIVOX_NATIVE_MARKER: tests point it at a temporary file (test/unit/ci/spawn-windows.test.ts).
+const marker = process.env.EQUIVOX_NATIVE_MARKER || join(root, 'node_modules/.equivox-native-target');
 
 function electronVersion() {
   try {
@@ -36,13 +38,13 @@ export function ensureNative(target) {
       return;
     }
     console.error(`[equivox] rebuilding better-sqlite3 for Node (was ${have || 'unknown'})`);
-    execFileSync('npm', ['rebuild', 'better-sqlite3'], { stdio: 'inherit', cwd: root });
+    runCommand('npm', ['rebuild', 'better-sqlite3'], { stdio: 'inherit', cwd: root });
     writeFileSync(marker, want);
   } else {
     if (have === want) return;
     console.error(`[equivox] rebuilding better-sqlite3 for Electron ${electronVersion()}`);
     // @electron/rebuild ships with electron-builder; it downloads Electron's headers.
-    execFileSync('npx', ['--no-install', 'electron-builder', 'install-app-deps'], { stdio: 'inherit', cwd: root });
+    runCommand('npx', ['--no-install', 'electron-builder', 'install-app-deps'], { stdio: 'inherit', cwd: root });
     writeFileSync(marker, want);
   }
 }

@@ -5,28 +5,27 @@
 // (Playwright). Each later step runs even when an earlier one failed, so one run shows
 // everything; the run ends with each step's outcome and every skipped test's reason.
 // With EQUIVOX_REQUIRE_ALL=1 (CI) a skip CI should have prevented fails the run.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnCommand } from './spawn-command.mjs';
 
 const skipsDir = mkdtempSync(join(tmpdir(), 'equivox-skips-'));
 const env = { ...process.env, EQUIVOX_SKIPS_DIR: skipsDir };
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** [label, command, args, stop the run when it fails] */
 const steps = [
   ['system packages', process.execPath, ['scripts/test-prereqs.mjs'], true],
   ['native modules', process.execPath, ['scripts/ensure-native.mjs', 'node'], true],
-  ['lint', npm, ['run', '--silent', 'lint'], false],
-  ['typecheck', npm, ['run', '--silent', 'typecheck'], false],
-  ['unit tests', npm, ['run', '--silent', 'test:unit'], false],
-  ['end-to-end tests', npm, ['run', '--silent', 'test:e2e'], false],
+  ['lint', 'npm', ['run', '--silent', 'lint'], false],
+  ['typecheck', 'npm', ['run', '--silent', 'typecheck'], false],
+  ['unit tests', 'npm', ['run', '--silent', 'test:unit'], false],
+  ['end-to-end tests', 'npm', ['run', '--silent', 'test:e2e'], false],
 ];
 
 const outcomes = [];
 for (const [label, cmd, args, stopOnFailure] of steps) {
-  const r = spawnSync(cmd, args, { stdio: 'inherit', env });
+  const r = spawnCommand(cmd, args, { stdio: 'inherit', env });
   const status = r.status ?? 1;
   outcomes.push(`${label} ${status === 0 ? 'ok' : `FAILED (exit ${r.status ?? r.signal})`}`);
   if (status !== 0 && stopOnFailure) {

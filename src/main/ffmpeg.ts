@@ -4,18 +4,25 @@
  * 1. `EQUIVOX_FFMPEG`: the auditor's explicit choice (a distribution's patched build, the
  *    one an institution validated). When it is set but names nothing runnable, that is an
  *    error: silently decoding with another binary would betray the choice.
- * 2. The bundled binary (`@ffmpeg-installer/<platform>-<arch>`, installed by `npm ci` from
- *    the npm registry alone and shipped inside the desktop app): the same build on every
- *    machine, so two auditors decode the same files to the same samples.
- * 3. `ffmpeg` on `PATH`: where no platform package exists or npm left optional packages
- *    out (`--omit=optional`).
+ * 2. The bundled binary, shipped inside the desktop app (outside app.asar):
+ *    a. `ffmpeg-static` (an optional dependency): its install script downloads a current
+ *       build (FFmpeg 6.1) where the network allows, as on the machines that make installers;
+ *    b. `@ffmpeg-installer/<platform>-<arch>`: a 2018 build carried inside the npm package,
+ *       so `npm ci` from the npm registry alone still gets one (offline machines, CI);
+ *    c. on Windows on Arm, which neither package builds for, the win32-x64 binary of either,
+ *       which Windows 11 runs under its x64 emulation.
+ *    The same build on every machine of a platform, so two auditors decode the same files
+ *    to the same samples; results name the package and version.
+ * 3. `ffmpeg` on `PATH`: where no bundled binary exists or npm left optional packages out
+ *    (`--omit=optional`).
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import type { RunDecoder } from '../shared/results';
+import { unpackedPath } from './packaged-path';
 
 export type FfmpegSource = 'EQUIVOX_FFMPEG' | 'bundled' | 'PATH';
 
@@ -23,19 +30,22 @@ export interface FfmpegLocation {
   path: string | null;
   source: FfmpegSource | null;
   error: string | null;
+  /** For a bundled binary: the npm package and version it came from, e.g. "ffmpeg-static 5.3.0". */
+  package?: string;
+}
+
+/** A bundled ffmpeg binary and the npm package (with version) that carried it. */
+export interface BundledFfmpeg {
+  path: string;
+  package: string;
 }
 
 /** Where to look; tests pass fakes, the product uses the defaults. */
 export interface FfmpegLookup {
   env?: NodeJS.ProcessEnv;
-  /** The bundled binary, or null when its package is not installed. */
-  bundled?: () => string | null;
+  /** The bundled binary, or null when no package carrying one is installed. */
+  bundled?: () => BundledFfmpeg | null;
   platform?: NodeJS.Platform;
-}
-
-/** Packaged apps keep the binary outside the asar archive (electron-builder.yml asarUnpack): the OS cannot run a file inside it. */
-export function asarUnpacked(path: string): string {
-  return path.replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
 }
 
 /** True when `path` is a regular file this process may execute. */
@@ -49,16 +59,52 @@ export function isRunnable(path: string): boolean {
   }
 }
 
-/** The binary of @ffmpeg-installer's package for this platform, or null when none is installed. */
-export function bundledFfmpegPath(): string | null {
+function packageDir(name: string, from: string): string | null {
   try {
-    const require = createRequire(import.meta.url);
-    // The package throws a string (not an Error) on platforms it has no build for.
-    const found = require('@ffmpeg-installer/ffmpeg') as { path?: unknown };
-    return typeof found.path === 'string' ? asarUnpacked(found.path) : null;
+    return dirname(createRequire(from).resolve(`${name}/package.json`));
   } catch {
     return null;
   }
+}
+
+function packageVersion(dir: string): string {
+  try {
+    return String((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: unknown }).version ?? '?');
+  } catch {
+    return '?';
+  }
+}
+
+/**
+ * The bundled binaries that exist for this platform, most preferred first (see the top of
+ * this file), each mapped out of app.asar. Neither package's own index is used:
+ * ffmpeg-static's answers null on Windows on Arm and follows FFMPEG_BIN, and
+ * @ffmpeg-installer's throws a string on platforms it has no package for.
+ */
+export function bundledFfmpegCandidates(platform: NodeJS.Platform = process.platform, arch: string = process.arch, from: string = import.meta.url): BundledFfmpeg[] {
+  const exe = platform === 'win32' ? 'ffmpeg.exe' : 'ffmpeg';
+  const out: BundledFfmpeg[] = [];
+  const staticDir = packageDir('ffmpeg-static', from);
+  if (staticDir) out.push({ path: join(staticDir, exe), package: `ffmpeg-static ${packageVersion(staticDir)}` });
+  // The platform packages are optional dependencies of @ffmpeg-installer/ffmpeg: look beside it too.
+  const installerDir = packageDir('@ffmpeg-installer/ffmpeg', from);
+  const platforms = [`${platform}-${arch}`, ...(platform === 'win32' && arch === 'arm64' ? ['win32-x64'] : [])];
+  for (const p of platforms) {
+    const name = `@ffmpeg-installer/${p}`;
+    const dir = packageDir(name, from) ?? (installerDir ? packageDir(name, join(installerDir, 'index.js')) : null);
+    if (dir) out.push({ path: join(dir, exe), package: `${name} ${packageVersion(dir)}` });
+  }
+  return out.map((c) => ({ ...c, path: unpackedPath(c.path) }));
+}
+
+/** The first bundled binary that runs; else the first one present (so an error can name it); null when no package carries one. */
+export function bundledFfmpeg(candidates: BundledFfmpeg[] = bundledFfmpegCandidates()): BundledFfmpeg | null {
+  return candidates.find((c) => isRunnable(c.path)) ?? candidates.find((c) => statSync(c.path, { throwIfNoEntry: false })?.isFile()) ?? null;
+}
+
+/** The path of the bundled binary (see bundledFfmpeg), or null. */
+export function bundledFfmpegPath(): string | null {
+  return bundledFfmpeg()?.path ?? null;
 }
 
 /** The first runnable `ffmpeg` in the PATH directories, scanned here rather than by `which` (which need not exist). */
@@ -86,8 +132,8 @@ export function resolveFfmpeg(lookup: FfmpegLookup = {}): FfmpegLocation {
       error: `EQUIVOX_FFMPEG is set to ${fromEnv}, which is not a program this computer can run (no such file, a folder, or not executable). Point it at an ffmpeg binary, or unset it to use the ffmpeg that comes with Equivox.`,
     };
   }
-  const bundled = (lookup.bundled ?? bundledFfmpegPath)();
-  if (bundled !== null && isRunnable(bundled)) return { path: bundled, source: 'bundled', error: null };
+  const bundled = (lookup.bundled ?? bundledFfmpeg)();
+  if (bundled !== null && isRunnable(bundled.path)) return { path: bundled.path, source: 'bundled', error: null, package: bundled.package };
   const fromPath = ffmpegOnPath(env, lookup.platform);
   if (fromPath) return { path: fromPath, source: 'PATH', error: null };
   return {
@@ -95,7 +141,7 @@ export function resolveFfmpeg(lookup: FfmpegLookup = {}): FfmpegLocation {
     source: null,
     error:
       'ffmpeg was not found. Equivox looked at the EQUIVOX_FFMPEG environment variable (not set), ' +
-      (bundled ? `the bundled ffmpeg (${bundled}, which cannot be run)` : 'the bundled ffmpeg (its package @ffmpeg-installer/ffmpeg is not installed: run npm ci)') +
+      (bundled ? `the bundled ffmpeg (${bundled.path}, which cannot be run)` : 'the bundled ffmpeg (neither ffmpeg-static nor an @ffmpeg-installer package for this computer is installed: run npm ci)') +
       ' and the PATH (no ffmpeg). Install ffmpeg or set EQUIVOX_FFMPEG to its full path.',
   };
 }
@@ -145,6 +191,7 @@ export function decoderFacts(location: FfmpegLocation = findFfmpeg()): RunDecode
     source: location.source,
     version: parseFfmpegVersion(firstLine) ?? (firstLine.trim() || 'unknown (ffmpeg -version printed nothing)'),
     sha256: sha256OfFile(location.path),
+    ...(location.package ? { package: location.package } : {}),
   };
   facts.set(key, found);
   return found;

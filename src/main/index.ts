@@ -9,6 +9,7 @@ import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EngineClient, type EngineProcess, type FromEngine } from './engine-transport';
 import { registerIpc } from './ipc';
+import { holdSingleInstance } from './single-instance';
 import { APP_ORIGIN, APP_SCHEME, CONTENT_SECURITY_POLICY, isAppUrl } from './web-security';
 import type { PickPurpose } from '../shared/api/files';
 
@@ -86,6 +87,9 @@ function forkUtilityEngine(): EngineProcess {
 }
 
 async function main(): Promise<void> {
+  const windows: BrowserWindow[] = [];
+  // A second Equivox would run a second engine on the same data folder: it quits, this one comes forward.
+  if (!holdSingleInstance(app, () => windows)) return;
   await app.whenReady();
   const ses = session.defaultSession;
   ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
@@ -95,7 +99,6 @@ async function main(): Promise<void> {
   serveApp();
   app.on('web-contents-created', (_e, contents) => secureContents(contents));
 
-  const windows: BrowserWindow[] = [];
   // Paths from the renderer only through a native dialog in this process (files.pick).
   // The engine (API, jobs, stores, onnxruntime) in a utility process: a native crash there
   // ends that process only, and this one restarts it (EngineClient); the window never waits on it.

@@ -67,6 +67,8 @@ export interface RunDecoder {
   version: string;
   /** SHA-256 of the binary. */
   sha256: string;
+  /** For a bundled binary, the npm package that carried it, e.g. "ffmpeg-static 5.3.0" (absent in results written before it was recorded). */
+  package?: string;
 }
 
 export interface DatasetSummary {
@@ -95,6 +97,8 @@ export interface ModelSummary {
   dims: number[];
   provider: string;
   threads: number;
+  /** The GPU provider that failed while embedding, after which the rest ran on `provider` (the CPU); absent when none did. */
+  providerSwitchedFrom?: string;
   builtin: boolean;
   /** How hidden states are defined for this model (METHODS.md), for the report. */
   hiddenStates: string;

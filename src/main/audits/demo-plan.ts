@@ -2,9 +2,9 @@
  * The demo: the bundled synthetic corpus (resources/demo), the two built-in models and
  * a plan that runs all four sections in a few minutes on a laptop.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { resourceDir, type ResourceLookup } from '../packaged-path';
 import type { ColumnMapping, DatasetRole } from '../../shared/api/datasets';
 import type { AuditPlanInput } from '../../shared/plan';
 
@@ -25,17 +25,12 @@ export interface DemoDescription {
   datasets: DemoDataset[];
 }
 
-/** resources/demo from source, from the bundle, or beside a packaged app. */
-export function demoDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [
-    process.env.EQUIVOX_RESOURCES ? join(process.env.EQUIVOX_RESOURCES, 'demo') : '',
-    (process as { resourcesPath?: string }).resourcesPath ? join((process as { resourcesPath?: string }).resourcesPath!, 'demo') : '',
-    resolve(here, '../../../resources/demo'),
-    resolve(here, '../../resources/demo'),
-    resolve(process.cwd(), 'resources/demo'),
-  ].filter(Boolean);
-  return candidates.find((c) => existsSync(join(c, 'demo.json'))) ?? candidates[candidates.length - 1]!;
+/**
+ * resources/demo from source, from the bundle, or in a packaged app: always the copy on
+ * disk (app.asar.unpacked), since its clips are handed to ffmpeg, which cannot read the archive.
+ */
+export function demoDir(lookup?: ResourceLookup): string {
+  return resourceDir('demo', 'demo.json', lookup);
 }
 
 export function loadDemoDescription(dir = demoDir()): DemoDescription {

@@ -127,9 +127,10 @@ function modelRefs(plan: AuditPlanConfig): string[] {
   return [...refs];
 }
 
-function parseProvider(label: string | undefined): { provider: string; threads: number } {
+function parseProvider(label: string | undefined): { provider: string; threads: number; switchedFrom?: string } {
   const m = (label ?? '').match(/^(\S+) threads=(\d+)/);
-  return m ? { provider: m[1]!, threads: Number(m[2]) } : { provider: 'cpu', threads: 0 };
+  const switched = / switched-from=(\S+)/.exec(label ?? '')?.[1];
+  return m ? { provider: m[1]!, threads: Number(m[2]), ...(switched ? { switchedFrom: switched } : {}) } : { provider: 'cpu', threads: 0 };
 }
 
 function modelSummary(db: Database.Database, m: ModelManifest): ModelSummary {
@@ -144,6 +145,7 @@ function modelSummary(db: Database.Database, m: ModelManifest): ModelSummary {
     dims: m.dims,
     provider: p.provider,
     threads: p.threads,
+    ...(p.switchedFrom ? { providerSwitchedFrom: p.switchedFrom } : {}),
     builtin: m.builtin,
     hiddenStates: m.stateDefinition,
     ...(m.licence ? { licence: m.licence } : {}),

@@ -46,7 +46,8 @@ function split(blob: Buffer, dims: number[]): Float32Array[] {
 
 /** "cpu threads=4 ort=1.30.0": the provider column records all three. */
 export function providerLabel(info: RunInfo): string {
-  return `${info.provider} threads=${info.threads} ort=${info.ortVersion}`;
+  // "switched-from=dml": a GPU provider failed mid-run and the clips after it ran on the CPU (providers.ts).
+  return `${info.provider} threads=${info.threads} ort=${info.ortVersion}${info.switchedFrom ? ` switched-from=${info.switchedFrom}` : ''}`;
 }
 
 export function saveEmbedding(db: Database.Database, audioSha: string, modelSha: string, settingsKey: string, e: ClipEmbedding, provider: string): void {

@@ -120,7 +120,11 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
         pending.set(j, p);
       }
     };
-    const insert = db.transaction((sha: string, e: Parameters<typeof saveEmbedding>[4]) => saveEmbedding(db, sha, manifest.id, manifest.settingsKey, e, summary.provider!));
+    // The label is read per clip: a GPU provider that fails mid-run leaves the rest to the CPU (providers.ts).
+    const insert = db.transaction((sha: string, e: Parameters<typeof saveEmbedding>[4]) => {
+      summary.provider = providerLabel(embedder.info);
+      saveEmbedding(db, sha, manifest.id, manifest.settingsKey, e, summary.provider);
+    });
     const fail = (clip: ClipRow, err: unknown) => {
       summary.failed.push({ clipId: clip.id, path: clip.path, error: err instanceof Error ? err.message : String(err) });
       report();

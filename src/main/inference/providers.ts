@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as ort from './ort';
+import { unpackedPath } from '../packaged-path';
 
 export type ProviderName = 'cuda' | 'dml' | 'coreml' | 'webgpu' | 'cpu';
 export const PROVIDERS: readonly ProviderName[] = ['cuda', 'dml', 'coreml', 'webgpu', 'cpu'];
@@ -20,6 +21,8 @@ export interface RunInfo {
   ortVersion: string;
   /** Providers tried before this one, with why they failed. */
   fallbacks: { provider: ProviderName; error: string }[];
+  /** Set when a GPU provider failed while running and the session went on with the CPU (see createSession). */
+  switchedFrom?: ProviderName;
 }
 
 export function ortVersion(): string {
@@ -44,7 +47,8 @@ export function bundledBackends(): string[] {
 export function cudaLibraryPresent(): boolean {
   try {
     const require = createRequire(import.meta.url);
-    const root = dirname(require.resolve('onnxruntime-node/package.json'));
+    // In a packaged app the provider library sits in app.asar.unpacked (packaged-path.ts).
+    const root = unpackedPath(dirname(require.resolve('onnxruntime-node/package.json')));
     return existsSync(join(root, 'bin', 'napi-v6', 'linux', process.arch, 'libonnxruntime_providers_cuda.so'));
   } catch {
     return false;
@@ -144,7 +148,14 @@ export function sessionCount(): number {
   return sessionsCreated;
 }
 
-/** Create a session on the first provider that works. */
+/**
+ * Create a session on the first provider that works. When providers were chosen
+ * automatically and a GPU one later fails while running (a driver reset, a device removed,
+ * memory exhausted), the session moves to the CPU for the rest of its life: the failed run
+ * is repeated there, `info.provider` becomes 'cpu', and `info.switchedFrom` and
+ * `info.fallbacks` say what failed, so the results name both. A provider the user forced
+ * is never swapped for another.
+ */
 export async function createSession(model: Uint8Array | string, o: SessionOptions = {}): Promise<{ session: ort.InferenceSession; info: RunInfo }> {
   const threads = o.threads ?? defaultThreads();
   const fallbacks: RunInfo['fallbacks'] = [];
@@ -160,16 +171,69 @@ export async function createSession(model: Uint8Array | string, o: SessionOption
         logSeverityLevel: 3,
         extra: { session: { intra_op: { allow_spinning: allowSpinning() ? '1' : '0' } } },
       };
-      const session = typeof model === 'string' ? await ort.InferenceSession.create(model, options) : await ort.InferenceSession.create(model, options);
+      const open = (opts: ort.InferenceSession.SessionOptions) => (typeof model === 'string' ? ort.InferenceSession.create(model, opts) : ort.InferenceSession.create(model, opts));
+      const session = await open(options);
       sessionsCreated += 1;
-      return { session, info: { provider, threads, ortVersion: ortVersion(), fallbacks } };
+      const info: RunInfo = { provider, threads, ortVersion: ortVersion(), fallbacks };
+      if (forcedOne || provider === 'cpu') return { session, info };
+      return { session: withCpuFallback(session, info, () => open({ ...options, executionProviders: ['cpu'] })), info };
     } catch (err) {
       failed.add(provider);
-      fallbacks.push({ provider, error: err instanceof Error ? err.message.split('\n')[0]! : String(err) });
+      fallbacks.push({ provider, error: firstLine(err) });
     }
   }
   const forced = o.provider && o.provider !== 'auto';
   throw new Error(
     `${forced ? `The ${o.provider} execution provider` : 'No execution provider'} could start this model: ` + fallbacks.map((f) => `${f.provider}: ${f.error}`).join('; '),
   );
+}
+
+function firstLine(err: unknown): string {
+  return err instanceof Error ? err.message.split('\n')[0]! : String(err);
+}
+
+/**
+ * `gpu` as a session that, the first time a run fails, opens the same model on the CPU and
+ * repeats the run there. When the CPU fails too, the input or the model is at fault rather
+ * than the provider: the CPU session is dropped and the original error stands.
+ */
+function withCpuFallback(gpu: ort.InferenceSession, info: RunInfo, openCpu: () => Promise<ort.InferenceSession>): ort.InferenceSession {
+  let current = gpu;
+  let onCpu = false;
+  const run = async (...args: unknown[]): Promise<unknown> => {
+    // The arguments are onnxruntime's own (feeds, fetches, options), passed through unchanged.
+    const call = (s: ort.InferenceSession) => (s.run as (...a: unknown[]) => Promise<unknown>).apply(s, args);
+    try {
+      return await call(current);
+    } catch (err) {
+      if (onCpu) throw err;
+      const cpu = await openCpu();
+      let out: unknown;
+      try {
+        out = await call(cpu);
+      } catch {
+        await cpu.release();
+        throw err;
+      }
+      const from = info.provider;
+      failed.add(from);
+      info.fallbacks.push({ provider: from, error: `failed while running (${firstLine(err)}); the rest ran on the CPU` });
+      info.provider = 'cpu';
+      info.switchedFrom = from;
+      onCpu = true;
+      const old = current;
+      current = cpu;
+      sessionsCreated += 1;
+      await old.release().catch(() => undefined);
+      return out;
+    }
+  };
+  // Every other member (inputNames, outputNames, release, …) is the current session's.
+  return new Proxy(gpu, {
+    get(_target, prop) {
+      if (prop === 'run') return run;
+      const value = Reflect.get(current, prop, current) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(current) : value;
+    },
+  });
 }

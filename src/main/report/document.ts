@@ -16,7 +16,7 @@ import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '.
 import { decisionText, spellingsText } from '../../shared/label-text';
 import { durationCheckText } from '../../shared/duration-check';
 import { referenceSentence, werReferenceSentence } from '../../shared/reference-group';
-import { fdiTables, serTables, speatTables, werTables, type Cell, type ReportTable } from './tables';
+import { fdiTables, providerText, serTables, speatTables, werTables, type Cell, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
 import { useXmp } from './xmp';
 
@@ -339,7 +339,8 @@ const DECODER_SOURCES: Record<RunDecoder['source'], string> = { EQUIVOX_FFMPEG: 
 /** The appendix's line on which ffmpeg decoded the audio. */
 export function decoderText(decoder: RunDecoder | null): string {
   if (decoder === null) return 'none found: only WAV files read in process';
-  return `ffmpeg ${decoder.version} (${DECODER_SOURCES[decoder.source]}), SHA-256 ${decoder.sha256}`;
+  const from = decoder.package ? `, from ${decoder.package}` : '';
+  return `ffmpeg ${decoder.version} (${DECODER_SOURCES[decoder.source]}${from}), SHA-256 ${decoder.sha256}`;
 }
 
 /** Label sets listed in the appendix; the rest are counted (every one is in the dataset's record). */
@@ -448,7 +449,7 @@ function appendix(L: Layout, r: AuditResults): void {
       ['ONNX Runtime', r.environment.onnxruntime],
       ['Platform', `${r.environment.platform} ${r.environment.arch}, ${r.environment.cpus} CPUs`],
       ...(r.environment.decoder !== undefined ? [['Audio decoder', decoderText(r.environment.decoder)] as [string, string]] : []),
-      ['Execution providers', [...new Set(r.models.map((m) => `${m.provider} (${m.threads} threads)`))].join(', ') || '–'],
+      ['Execution providers', [...new Set(r.models.map(providerText))].join(', ') || '–'],
     ],
     130,
     8.5,

@@ -3,9 +3,9 @@
  * registered in every PDFKit document and used for ECharts' text measurement, so chart
  * labels are laid out with the metrics of the font that draws them.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findResourceDir, resourceCandidates } from '../packaged-path';
 import PDFDocument from 'pdfkit';
 
 export const FONT_REGULAR = 'DejaVuSans';
@@ -16,19 +16,8 @@ export const CHART_FONT_FAMILY = 'DejaVu Sans';
 let cached: { regular: Buffer; bold: Buffer } | undefined;
 
 function fontsDir(): string {
-  const candidates: string[] = [];
-  if (process.env.EQUIVOX_RESOURCES) candidates.push(join(process.env.EQUIVOX_RESOURCES, 'fonts'));
-  // Electron sets process.resourcesPath in packaged apps; not in Node's typings.
-  const resourcesPath = (process as NodeJS.Process & { resourcesPath?: string }).resourcesPath;
-  if (resourcesPath) candidates.push(join(resourcesPath, 'fonts'), join(resourcesPath, 'resources', 'fonts'));
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 8; i += 1) {
-    candidates.push(join(dir, 'resources', 'fonts'));
-    dir = dirname(dir);
-  }
-  candidates.push(join(process.cwd(), 'resources', 'fonts'));
-  const found = candidates.find((c) => existsSync(join(c, 'DejaVuSans.ttf')));
-  if (!found) throw new Error(`report font DejaVuSans.ttf not found (looked in ${candidates.join(', ')})`);
+  const found = findResourceDir('fonts', 'DejaVuSans.ttf');
+  if (!found) throw new Error(`report font DejaVuSans.ttf not found (looked in ${resourceCandidates('fonts').join(', ')})`);
   return found;
 }
 

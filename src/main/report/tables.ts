@@ -3,7 +3,7 @@
  * formats them for reading (2 significant decimals, p < 0.001); the CSV exports keep
  * full precision. One definition, so the two can never disagree.
  */
-import type { AuditResults, WerPrimaryTest, WerSection } from '../../shared/results';
+import type { AuditResults, ModelSummary, WerPrimaryTest, WerSection } from '../../shared/results';
 import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtP, fmtRate, fmtRelative, pText } from '../../shared/format';
 import { speatSeAtCompared, testLabel } from '../../shared/charts/speat';
 import { CORRECTION_NAMES, magnitude, modelName, recogniserName } from './narrative';
@@ -69,6 +69,12 @@ function groupFacts(results: AuditResults, label: string, value: string, dataset
   return undefined;
 }
 
+/** A model's execution provider as the report prints it, with a GPU that failed mid-run named. */
+export function providerText(m: Pick<ModelSummary, 'provider' | 'threads' | 'providerSwitchedFrom'>): string {
+  const base = `${m.provider} (${m.threads} threads)`;
+  return m.providerSwitchedFrom ? `${base}; ${m.providerSwitchedFrom} failed during embedding and the clips after it ran on the CPU` : base;
+}
+
 export function modelsTable(results: AuditResults, section: ReportTable['section'], ids?: string[]): ReportTable {
   const models = ids ? results.models.filter((m) => ids.includes(m.id)) : results.models;
   return {
@@ -76,7 +82,7 @@ export function modelsTable(results: AuditResults, section: ReportTable['section
     section,
     title: 'Models',
     columns: [col('Model', 'text', 1.6), col('Family', 'text', 1), col('SHA-256', 'hash', 2.6), col('Layers', 'int', 0.6), col('Execution provider', 'text', 0.9)],
-    rows: models.map((m) => [m.name, m.family, m.sha256, m.layers, `${m.provider} (${m.threads} threads)`]),
+    rows: models.map((m) => [m.name, m.family, m.sha256, m.layers, providerText(m)]),
   };
 }
 

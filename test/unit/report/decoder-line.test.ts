@@ -37,7 +37,10 @@ describe('the report names the decoder', () => {
     const text = await reportText({ ...sample, environment: { ...sample.environment, decoder } }, 'bundled.pdf');
     const line = text.split('\n').find((l) => l.includes('Audio decoder'));
     expect(line).toContain(`Audio decoder`);
-    expect(line).toContain(`ffmpeg ${decoder.version} (bundled with Equivox)`);
+    expect(decoder.package).toMatch(/^(ffmpeg-static|@ffmpeg-installer\/\S+) \d+\.\d+\.\d+$/);
+    expect(line).toContain(`ffmpeg ${decoder.version} (bundled with Equivox, from`);
+    // The package name may wrap onto the next line: compare without white space.
+    expect(text.replace(/\s+/g, '')).toContain(`(bundledwithEquivox,from${decoder.package!.replace(/\s+/g, '')})`);
     // A 64-digit hash may wrap: compare without white space.
     expect(text.replace(/\s+/g, '')).toContain(`SHA-256${decoder.sha256}`);
   });

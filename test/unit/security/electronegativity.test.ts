@@ -1,8 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+// npx through spawn-command.mjs: it is npx.cmd on Windows, which needs cmd.exe.
+import { runCommand, spawnCommand } from '../../../scripts/spawn-command.mjs';
 
 /**
  * Checks excluded, each with its reason:
@@ -21,14 +22,14 @@ const EXCLUDED = ['AvailableSecurityFixesGlobalCheck', 'CSPGlobalCheck', 'CSPHTM
 
 describe('electronegativity on the built app', () => {
   it('reports no findings beyond the justified exclusions', () => {
-    execFileSync('npx', ['electron-vite', 'build'], { stdio: 'pipe' });
+    runCommand('npx', ['electron-vite', 'build'], { stdio: 'pipe' });
     const csv = join(mkdtempSync(join(tmpdir(), 'equivox-eng-')), 'findings.csv');
-    const run = spawnSync(
+    const run = spawnCommand(
       'npx',
       ['electronegativity', '-i', 'out', '-o', csv, '-v', 'false', '-r', '-e', '45.5.0', '-x', EXCLUDED.join(',')],
       { encoding: 'utf8' },
     );
-    expect(run.status, run.stderr).toBe(0);
+    expect(run.status, String(run.stderr)).toBe(0);
     // Findings start a line with their check id; samples may span lines.
     const findings = readFileSync(csv, 'utf8').split('\n').slice(1).filter((l) => /^[A-Z_]+_CHECK,/.test(l));
     expect(findings).toEqual([]);

@@ -6,8 +6,8 @@ import { ErrorNote } from '../../components/ErrorNote';
 import type { Draft } from './draft';
 import type { RequirementsProps, StepProps } from './step-props';
 import { Term } from '../../components/Term';
-import { defaultReference, fdiReferenceFor, type GroupSize, type ReferenceChoiceInput } from '../../../../shared/reference-group';
-import type { RequirementReport } from '../../../../shared/requirements';
+import { fdiReferenceFor, type GroupSize, type ReferenceChoiceInput } from '../../../../shared/reference-group';
+import { setReferences, sizesFor, type FdiReferences } from './reference-offer';
 import { ReferenceChoiceField } from './ReferenceChoiceField';
 
 type SpeatTest = NonNullable<AuditPlanInput['speat']>['tests'][number];
@@ -33,12 +33,6 @@ export function groupsProblem(d: Draft): string | null {
   if (d.sections.includes('wer') && (p.wer?.groupBy ?? []).length === 0) return 'Choose at least one label to group recognition errors by.';
   if (d.sections.includes('fdi') && (p.fdi?.groupings ?? []).length === 0) return 'Add at least one attribute set for the fairness measures.';
   return null;
-}
-
-/** The group sizes the requirement check counted for a grouping, undefined until it has. */
-function sizesFor(report: RequirementReport | null, section: 'wer' | 'fdi', groupBy: readonly string[]): GroupSize[] | undefined {
-  const key = JSON.stringify(groupBy);
-  return report?.groupSizes?.find((g) => g.section === section && JSON.stringify(g.groupBy) === key)?.sizes;
 }
 
 function labelsOf(facts: DatasetFacts | undefined): string[] {
@@ -101,28 +95,7 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
     // Only once the facts have arrived.
   }, [target, asr, ver]);
 
-  // The reference group is offered before any result exists: the largest group (by speakers
-  // where they are known), once the requirement check has counted the groups; never the best.
-  // Only where none is chosen (a new grouping: changing the labels clears a named group); a
-  // choice the data no longer have is shown as such and refused by the lock, never replaced here.
   const report = requirements.report;
-  useEffect(() => {
-    if (!plan) return;
-    if (draft.sections.includes('wer') && plan.wer && plan.wer.groupBy.length > 0) {
-      const sizes = sizesFor(report, 'wer', plan.wer.groupBy);
-      const offer = sizes && defaultReference(sizes);
-      if (offer && plan.wer.referenceGroup === undefined) setPlan((p) => ({ ...p, wer: { ...p.wer!, referenceGroup: offer } }));
-    }
-    if (draft.sections.includes('fdi') && plan.fdi) {
-      const missing = plan.fdi.groupings.flatMap((by) => {
-        const sizes = sizesFor(report, 'fdi', by);
-        const offer = sizes && defaultReference(sizes);
-        return offer && fdiReferenceFor(plan.fdi!.references, by) === undefined ? [{ groupBy: by, reference: offer }] : [];
-      });
-      if (missing.length > 0) setPlan((p) => ({ ...p, fdi: { ...p.fdi!, references: setReferences(p.fdi!.references, missing) } }));
-    }
-  }, [report]);
-
   if (!plan) return <p>Go back to the Data step: the plan is not ready yet.</p>;
   const tests = plan.speat?.tests ?? [];
   const setTest = (i: number, t: SpeatTest) => setPlan((p) => ({ ...p, speat: { ...p.speat!, tests: p.speat!.tests.map((x, j) => (j === i ? t : x)) } }));
@@ -308,14 +281,6 @@ export function GroupsStep({ project, draft, update, requirements }: StepProps &
       {requirements.panel('groups')}
     </div>
   );
-}
-
-type FdiReferences = NonNullable<NonNullable<AuditPlanInput['fdi']>['references']>;
-
-/** The references with these attribute sets' set or replaced, in the order the sets were given. */
-function setReferences(refs: FdiReferences | undefined, set: FdiReferences): FdiReferences {
-  const keys = new Set(set.map((r) => JSON.stringify(r.groupBy)));
-  return [...(refs ?? []).filter((r) => !keys.has(JSON.stringify(r.groupBy))), ...set];
 }
 
 function FdiGroupings({

@@ -14,6 +14,7 @@ import { GroupsStep, groupsProblem } from './GroupsStep';
 import { ModelsStep, modelsProblem } from './ModelsStep';
 import { PlanStep } from './PlanStep';
 import { PurposeStep, purposeProblem } from './PurposeStep';
+import { offerReferences } from './reference-offer';
 import { ReportStep } from './ReportStep';
 import { ResultsView } from './ResultsView';
 import { RunStep } from './RunStep';
@@ -49,6 +50,13 @@ export function Wizard({ project, entry, nav }: { project: Project; entry: Wizar
   }, [draft.step]);
 
   const update: StepProps['update'] = (patch) => setDraft((d) => ({ ...d, ...(typeof patch === 'function' ? patch(d) : patch) }));
+  // The largest group is offered as the reference once the groups are counted, whichever step is open.
+  useEffect(() => {
+    setDraft((d) => {
+      const plan = d.plan && offerReferences(d.plan, d.sections, report);
+      return plan ? { ...d, plan, lockedSha: null } : d;
+    });
+  }, [report]);
   // Leaving the Data step drops a pending "import this / choose that column" request.
   const go = (step: number) => update((d) => ({ step, reached: Math.max(d.reached, step), ...(d.step === 1 && step !== 1 ? { intent: null } : {}) }));
 
