@@ -215,7 +215,7 @@ describe('the primary test by speakers per group (compareWerGroups)', () => {
     expect(r.overallPrimary!.test).toBe('mixed-poisson');
   });
 
-  it('Holm runs over the tested comparisons only', () => {
+  it('Holm runs over the tested comparisons only, against a named reference or every pair', () => {
     // Groups a (reference, 6 speakers), b (6), c (3: no verdict).
     const d = design(6, 5, 1.4, 7);
     const extra = design(3, 5, 1, 8);
@@ -234,6 +234,17 @@ describe('the primary test by speakers per group (compareWerGroups)', () => {
     expect(b!.primary!.pHolm).toBe(b!.primary!.pValue);
     // A group below 5 speakers: no overall test either.
     expect(r.overallPrimary).toBeNull();
+    // Every pair: the two pairs with c get no verdict, b vs a is the one tested (the same p as
+    // with a named, its stream fixed by the two groups), and Holm has one p to adjust.
+    const all = compareWerGroups(data, null, { by: 'speaker', permutations: 100, seed: 2, lrBootstrap: 49 });
+    expect(all.comparisons.map((x) => [x.group, x.referenceGroup, x.primary?.test ?? null])).toEqual([
+      ['b', 'a', 'mixed-poisson-lr-bootstrap'],
+      ['c', 'a', null],
+      ['c', 'b', null],
+    ]);
+    expect(all.comparisons[0]!.primary!.pValue).toBe(b!.primary!.pValue);
+    expect(all.comparisons[0]!.primary!.pHolm).toBe(b!.primary!.pValue);
+    expect(all.overallPrimary).toBeNull();
   });
 });
 
