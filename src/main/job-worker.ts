@@ -34,6 +34,9 @@ async function runJob(post: (m: WorkerMessage) => void, start: WorkerStart): Pro
     throwIfCancelled() {
       if (Atomics.load(flag, 0) === 1) throw new CancelledError();
     },
+    budget(budget) {
+      send({ type: 'budget', budget });
+    },
   };
   // The kind arrives as data: only the registry's own keys name a task (not an Object.prototype member).
   const task = Object.hasOwn(taskRegistry, start.kind) ? taskRegistry[start.kind as JobKind] : undefined;
