@@ -55,9 +55,10 @@ export const ROOMS = {
   identity: { folders: ['main/identity'], may: ['security'], why: 'signing identities and trusted certificates' },
   security: { folders: ['main/security'], may: ['base'], why: 'path policy, input files, telemetry off' },
   base: {
-    files: ['atomic-write', 'error-shape', 'ffmpeg', 'packaged-path', 'version', 'events', 'web-security'],
+    folders: ['main/paths'],
+    files: ['atomic-write', 'error-shape', 'file-locks', 'ffmpeg', 'packaged-path', 'version', 'events', 'web-security'],
     may: ['shared'],
-    why: 'small utilities with no engine state',
+    why: 'small utilities with no engine state (paths/: the one path comparison)',
   },
   stats: { folders: ['main/stats'], may: [], why: 'pure numeric functions, no I/O' },
 };

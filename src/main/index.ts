@@ -5,10 +5,11 @@
 // First, before anything can load onnxruntime-node: its native telemetry off.
 import './security/telemetry-off';
 import { app, BrowserWindow, dialog, net, protocol, safeStorage, session, shell, utilityProcess, type OpenDialogOptions, type WebContents } from 'electron';
-import { join, normalize, sep } from 'node:path';
+import { join, normalize } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EngineClient, type EngineProcess, type FromEngine } from './engine-transport';
 import { registerIpc } from './ipc';
+import { isEqualOrInside, samePath } from './paths/same-path';
 import { emptyDir } from './security/empty-dir';
 import { holdSingleInstance } from './single-instance';
 import { APP_ORIGIN, APP_SCHEME, CONTENT_SECURITY_POLICY, isAppUrl } from './web-security';
@@ -24,7 +25,7 @@ function serveApp(): void {
     if (url.host !== 'equivox') return new Response('not found', { status: 404 });
     const rel = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
     const file = normalize(join(rendererRoot, rel));
-    if (!file.startsWith(rendererRoot + sep)) return new Response('forbidden', { status: 403 });
+    if (samePath(file, rendererRoot) || !isEqualOrInside(file, rendererRoot)) return new Response('forbidden', { status: 403 });
     return net.fetch(pathToFileURL(file).toString()).then((res) => {
       const headers = new Headers(res.headers);
       headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);

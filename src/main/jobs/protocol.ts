@@ -29,7 +29,7 @@ import type { ProgressDetail, WorkBudget } from './task';
 export type WorkerMessage =
   | { type: 'progress'; stage: string; done: number; total: number; detail?: ProgressDetail }
   | { type: 'result'; result: unknown }
-  | { type: 'error'; error: { name: string; message: string; code?: string; field?: string } }
+  | { type: 'error'; error: { name: string; message: string; code?: string; field?: string; retry?: boolean } }
   /** The task holds what follows to a budget (null: lifted); the runner ends the worker past it. */
   | { type: 'budget'; budget: WorkBudget | null }
   /** From a job process's own thread, every quarter second: the process's resident memory. */

@@ -356,7 +356,7 @@ export class JobRunner {
           } else {
             const cancelled = m.error.code === 'cancelled';
             end(cancelled ? 'cancelled' : 'failed', true, m.error.message);
-            reject(cancelled ? new CancelledError(m.error.message) : new ApiError((m.error.code as ApiError['code']) ?? 'internal', m.error.message, m.error.field));
+            reject(cancelled ? new CancelledError(m.error.message) : new ApiError((m.error.code as ApiError['code']) ?? 'internal', m.error.message, m.error.field, { retry: m.error.retry }));
           }
         },
         error: (err) => {
@@ -433,6 +433,15 @@ export class JobRunner {
     // Started with this kind's input (start's types), or resumed with it checked (resume).
     const running = [...this.jobs.values()].filter((r) => r.info.kind === kind).map((r) => ({ jobId: r.info.jobId, input: r.input as JobInput<K> }));
     return [...running, ...this.waiting.filter((w) => w.kind === kind).map((w) => ({ jobId: w.info.jobId, input: w.input as JobInput<K> }))];
+  }
+
+  /**
+   * Every job running now or waiting in line to run, with its kind and input (the input as
+   * data: what a caller may look for in it). A queued job will work in its project too.
+   */
+  running(): { jobId: string; kind: string; input: unknown }[] {
+    const running = [...this.jobs.values()].map((r) => ({ jobId: r.info.jobId, kind: r.info.kind, input: r.input }));
+    return [...running, ...this.waiting.map((w) => ({ jobId: w.info.jobId, kind: w.kind as string, input: w.input }))];
   }
 
   /** Running jobs, then those in line (state 'queued', in order), then the last 200 that ended. */
