@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Records the git commit a build is made from in build-info.json beside package.json, for
-// the report's cover (src/main/build-info.ts reads it). Outside a git checkout it writes
+// the report's cover (src/main/report/build-info.ts reads it). Outside a git checkout it writes
 // nothing and removes a stale file, so the cover says the build did not record a commit.
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';

@@ -44,7 +44,7 @@ export interface DocumentMeta {
   keyProtection: 'safeStorage' | 'passphrase' | 'passphrase-file' | 'protector';
   /** Remedial actions and re-audit date from the Report step; "not stated" where absent. */
   followUp?: FollowUpInput;
-  /** The Equivox that builds this report: version and git commit, or that the build recorded none (src/main/build-info.ts). */
+  /** The Equivox that builds this report: version and git commit, or that the build recorded none (src/main/report/build-info.ts). */
   build?: string;
 }
 

@@ -17,7 +17,7 @@ import { toCsv } from '../data/csv';
 import type { SigningIdentity } from '../identity';
 import { CadesSigner } from './cms';
 import { createDocument } from './document';
-import { buildCommit, buildText } from '../build-info';
+import { buildCommit, buildText } from './build-info';
 import { VERSION } from '../version';
 import { allTables } from './tables';
 import { werUtteranceTable } from './wer-normalisation-tables';

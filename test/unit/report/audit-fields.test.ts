@@ -9,7 +9,7 @@ import { METHODS_VERSION } from '../../../src/shared/methods-version';
 import { createIdentity, loadSigningIdentity } from '../../../src/main/identity';
 import { buildReport } from '../../../src/main/report';
 import { checklistRows, effectUncertaintyText, preregistration } from '../../../src/main/report/checklist';
-import { buildCommit, buildText, checkoutCommit } from '../../../src/main/build-info';
+import { buildCommit, buildText, checkoutCommit } from '../../../src/main/report/build-info';
 import { VERSION } from '../../../src/main/version';
 
 // Results without these fields (the sample as it is): test/unit/report/report.test.ts › the audit's own fields.
