@@ -6,6 +6,7 @@
  */
 import type { GroupFacts, LabelRecord } from './api/datasets';
 import type { ReferenceDesign } from './reference-group';
+import type { AuditContextConfig } from './audit-context';
 
 export type { GroupFacts };
 
@@ -19,6 +20,8 @@ export type Correction = 'bonferroni' | 'holm' | 'bh';
 export interface AuditResults {
   schemaVersion: typeof RESULTS_SCHEMA_VERSION;
   equivoxVersion: string;
+  /** The METHODS.md definitions the run followed (src/shared/methods-version.ts); absent in results written before it was recorded. */
+  methodsVersion?: string;
   project: { id: string; name: string };
   audit: AuditRunInfo;
   environment: RunEnvironment;
@@ -48,6 +51,8 @@ export interface AuditRunInfo {
   finishedAt: string;
   /** Differences between the run's plan and the locked version it descends from. */
   deviations: { path: string; locked: unknown; used: unknown }[];
+  /** The plan's system, purpose, provenance and independence statement; absent when the auditor stated none (and in results written before). */
+  context?: AuditContextConfig;
 }
 
 export interface RunEnvironment {
@@ -78,6 +83,8 @@ export interface DatasetSummary {
   /** Every role the dataset served in this audit's project (absent in results written before one dataset could serve several). */
   roles?: ('target' | 'attribute' | 'asr' | 'verification')[];
   manifestSha256: string | null;
+  /** When the dataset was first imported into the project (ISO time): a plan locked before every one of these was pre-registered. Absent in results written before. */
+  importedAt?: string;
   clips: number;
   excluded: number;
   groups: GroupFacts[];

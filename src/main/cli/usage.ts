@@ -54,7 +54,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
     'audit list --project DIR',
   ],
   report: [
-    'report build (--project DIR --run ID | --results FILE.json) --out FILE.pdf [--identity ID] [--passphrase P] [--auditor NAME] [--organisation ORG] [--allow-incomplete]   (--allow-incomplete: sign even though a planned section did not run; the cover says so)',
+    'report build (--project DIR --run ID | --results FILE.json) --out FILE.pdf [--identity ID] [--passphrase P] [--auditor NAME] [--organisation ORG] [--remedial-actions TEXT] [--reaudit-date YYYY-MM-DD] [--allow-incomplete]   (--allow-incomplete: sign even though a planned section did not run; the cover says so)',
     'report verify FILE.pdf [--require-trusted]   (the verdict in one line on stderr, the details as JSON on stdout; exit 0 when the signature is valid, 1 otherwise; with --require-trusted also 1 when the signer is not a trusted identity)',
     'report extract FILE.pdf --out DIR   (write the files attached inside the report: results.json, the locked plan, the statement, the report-data CSVs; exit 1 when the report does not verify, the files are written anyway)',
   ],
@@ -137,6 +137,8 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
       passphrase: 'string',
       auditor: 'string',
       organisation: 'string',
+      'remedial-actions': 'string',
+      'reaudit-date': 'string',
       'allow-incomplete': 'boolean',
     },
   },

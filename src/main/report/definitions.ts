@@ -7,10 +7,11 @@
  * (from results.json) after each; DEFINITIONS_VERSION changes whenever the text does.
  */
 import type { AuditResults } from '../../shared/results';
+import { METHODS_VERSION } from '../../shared/methods-version';
 
 export const DEFINITIONS_ATTACHMENT = 'definitions.md';
-/** The methods page's date this text follows (METHODS.md, § The unit of inference added 2026-12-05). */
-export const DEFINITIONS_VERSION = 'equivox-methods 2026-12-05';
+/** The methods page's date this text follows (METHODS.md, § The unit of inference added 2026-12-05): the methods version a run records and the cover prints. */
+export const DEFINITIONS_VERSION = METHODS_VERSION;
 
 const SPEAT = `## SpEAT
 

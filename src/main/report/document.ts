@@ -19,6 +19,9 @@ import { referenceSentence, werReferenceSentence } from '../../shared/reference-
 import { fdiTables, providerText, serTables, speatTables, werTables, type Cell, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
 import { useXmp } from './xmp';
+import { contextSection } from './audit-context-section';
+import { checklistRows } from './checklist';
+import type { FollowUpInput } from '../../shared/audit-context';
 import { speatUnit } from '../../shared/verdicts';
 
 /** The PDF/A level the report claims; checked by test/unit/report/archival.test.ts with poppler (veraPDF is the formal validator). */
@@ -40,6 +43,10 @@ export interface DocumentMeta {
   fingerprint: string;
   /** How the signing key is protected, for the limitations. */
   keyProtection: 'safeStorage' | 'passphrase' | 'passphrase-file' | 'protector';
+  /** Remedial actions and re-audit date from the Report step; "not stated" where absent. */
+  followUp?: FollowUpInput;
+  /** The Equivox that builds this report: version and git commit, or that the build recorded none (src/main/report/build-info.ts). */
+  build?: string;
 }
 
 export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKit.PDFDocument {
@@ -87,6 +94,7 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
   const L = new Layout(doc);
   const status = completeness(results);
   cover(L, results, meta, status);
+  contextSection(L, results, meta.followUp ?? {});
   summary(L, results, status);
   const builders = { speat: speatSection, ser: serSection, wer: werSection, fdi: fdiSection } as const;
   for (const section of ['speat', 'ser', 'wer', 'fdi'] as const) {
@@ -138,6 +146,9 @@ function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completen
     ['Plan hash (SHA-256)', r.audit.planSha256 ?? 'not locked'],
     ['Plan locked at', r.audit.lockedAt ?? 'not locked'],
     ['Equivox version', r.equivoxVersion],
+    ['Methods version', r.methodsVersion ?? 'not recorded (results written before methods were versioned)'],
+    // The Equivox that made this report, which may be newer than the one that ran the audit (above).
+    ['Equivox build', meta.build ?? 'not recorded'],
     ['Signed by', meta.signerName],
     ['Certificate fingerprint (SHA-256)', meta.fingerprint],
   ]);
@@ -496,7 +507,6 @@ function appendix(L: Layout, r: AuditResults): void {
   if (r.fdi) for (const g of r.fdi.groupings) tests.push(`FDI ${g.groupBy.join(' × ')}: percentile bootstrap CI (${r.fdi.config.bootstrap} resamples) ${g.fdiCi95 ? `[${fmt(g.fdiCi95[0])}, ${fmt(g.fdiCi95[1])}]` : 'not computed'}.`);
   L.bullets(tests, 8);
   L.h2('Reporting checklist');
-  const has = (b: boolean, where: string): string => (b ? `yes: ${where}` : 'not reported');
   L.table({
     id: 'appendix-checklist',
     section: 'appendix',
@@ -505,20 +515,7 @@ function appendix(L: Layout, r: AuditResults): void {
       { title: 'Item', format: 'text', width: 2 },
       { title: 'Reported', format: 'text', width: 2 },
     ],
-    rows: [
-      ['Datasets, sizes and provenance (manifest hashes)', has(r.datasets.length > 0, 'appendix, Datasets')],
-      ['Demographic groups with clips, speakers, durations', has(r.datasets.some((d) => d.groups.length > 0), 'data tables per section')],
-      ['Sampling and matching of stimuli', has(!!r.speat, 'appendix, Sampling')],
-      ['Text normalisation rules', has(!!r.wer, 'section 3, Method')],
-      ['Models with versions (SHA-256) and execution provider', has(r.models.length > 0 && (!r.wer || r.wer.config.asrModel !== null), r.wer ? 'models tables, WER speech recogniser table, appendix' : 'models tables, appendix')],
-      ['Seeds and software versions', has(true, 'appendix, Software')],
-      ['Pre-registration (locked plan hash)', has(r.audit.planSha256 !== null, 'cover')],
-      ['Effect sizes with uncertainty (SE, CIs)', has(true, 'results tables and figures')],
-      ['Statistical tests with statistics and degrees of freedom', has(true, 'appendix, Statistical tests')],
-      ['Correction for multiple comparisons (raw and adjusted p)', has(!!r.speat || !!r.wer, 'results tables')],
-      ['Confound checks', has(!!r.speat?.tests.some((t) => t.confounds.duration), 'section 1, data table')],
-      ['Limitations', has(true, 'Limitations')],
-    ],
+    rows: checklistRows(r),
   });
 }
 

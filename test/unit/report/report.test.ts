@@ -131,6 +131,16 @@ describe('signed PDF report', () => {
     expect(text).not.toMatch(/proves bias/);
   });
 
+  it('the audit’s own fields: "not stated" for every one the results do not hold, and no pre-registration claimed without import times (issue 34.4)', () => {
+    const text = pdftotext(pdfPath).replace(/\s+/g, ' ');
+    for (const f of ['System under audit', 'Intended purpose', 'Out-of-scope uses', 'Data source', 'Consent basis', 'Group labels assigned by', 'Collection dates', 'Auditor’s independence', 'Remedial actions', 'Re-audit date']) {
+      expect(text).toContain(`${f} not stated`);
+    }
+    expect(text).toContain('Methods version not recorded (results written before methods were versioned)');
+    expect(text).toContain('locked before the run, not pre-registered');
+    expect(text).toContain('import times are not recorded');
+  });
+
   it('WER: one verdict per comparison, from the primary test, in the summary, the section and the CSV alike', () => {
     const text = pdftotext(pdfPath).replace(/\s+/g, ' ');
     const verdicts = werVerdicts(results.wer!);
