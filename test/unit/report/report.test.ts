@@ -61,7 +61,7 @@ describe('signed PDF report', () => {
     expect(out).not.toContain('Syntax Error');
   });
 
-  it('verifies with our own CMS check and lists the attachments: results, manifests, every report-data CSV, the statement and the attestation', () => {
+  it('verifies with our own CMS check and lists the attachments: results, manifests, every report-data CSV, the definitions, the statement and the attestation', () => {
     const v = verifyReport(pdf);
     expect(v).toMatchObject({ valid: true, coversWholeFile: true, signer: 'Ada Auditor, Fair Speech Lab', fingerprint: identity.info.fingerprint, signedAt: '2026-11-29T12:00:00.000Z', subFilter: 'ETSI.CAdES.detached' });
     const csvs = readdirSync(join(dir, 'exports-for-names')).filter((f) => f.endsWith('.csv'));
@@ -69,7 +69,7 @@ describe('signed PDF report', () => {
     // Beside those, one associations file per SpEAT result and the reproduce steps that use them.
     const associations = results.speat!.results.map((r, i) => speatAssociationsName(r, i));
     expect(associations).toHaveLength(6);
-    expect(v.attachments.map((a) => a.name).sort()).toEqual(['audit.intoto.json', 'datasets.manifests.json', 'report.statement.json', 'results.json', 'reproduce.json', ...associations, ...csvs].sort());
+    expect(v.attachments.map((a) => a.name).sort()).toEqual(['audit.intoto.json', 'datasets.manifests.json', 'definitions.md', 'report.statement.json', 'results.json', 'reproduce.json', ...associations, ...csvs].sort());
   });
 
   it('openssl cms accepts the signature over the ByteRange bytes', () => {
