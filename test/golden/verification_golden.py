@@ -23,6 +23,8 @@ Decision: score >= threshold. FMR = impostor trials accepted / impostor trials (
 - gini_cases: hand-checkable Gini values.
 - det: per group, (FMR, FNMR) at every distinct score ascending and one step above the highest.
 - probit: scipy.stats.norm.ppf at the rates the DET chart's axes tick at.
+- audit_fdi: the same EER, GARBE and FDR for the rows of test/golden/audit_fdi.json (the FDI
+  audit's imported-scores fixture) at threshold 0.5, for test/unit/audits/fdi-audit.test.ts.
 """
 import itertools
 import json
@@ -163,4 +165,19 @@ out["det"] = det
 
 ticks = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999]
 out["probit"] = [{"p": p, "z": float(stats.norm.ppf(p))} for p in ticks]
+
+import os
+
+rows = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "audit_fdi.json")))["rows"]
+names = sorted({r["group"] for r in rows})
+a_fmr, a_fnmr, a_eer = [], [], {}
+for name in names:
+    rs = [r for r in rows if r["group"] == name]
+    e, thr = eer([r["score"] for r in rs], [r["label"] for r in rs], [1] * len(rs))
+    a_eer[name] = {"eer": e, "threshold": thr}
+    a_fmr.append(float(np.mean([r["score"] >= 0.5 for r in rs if r["label"] == 0])))
+    a_fnmr.append(float(np.mean([r["score"] < 0.5 for r in rs if r["label"] == 1])))
+A = max(abs(a - b) for a, b in itertools.combinations(a_fmr, 2))
+B = max(abs(a - b) for a, b in itertools.combinations(a_fnmr, 2))
+out["audit_fdi"] = {"threshold": 0.5, "eer": a_eer, "garbe": 0.5 * gini(a_fmr) + 0.5 * gini(a_fnmr), "fdr": 1 - (0.5 * A + 0.5 * B)}
 print(json.dumps(out, indent=1))
