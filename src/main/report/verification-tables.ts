@@ -67,10 +67,14 @@ export function verificationMethodText(f: FdiSection): string | null {
       : ` Its 95% CI comes from ${v.eerCi.resamples} bootstrap resamples of each group's genuine and impostor trials (the trials do not name their speakers; if a speaker contributes many trials the CI is too narrow).`
     : '';
   return (
-    'The field’s own measures stand beside the FDI, in the terms of ISO/IEC 19795-10: the false match rate (FMR) is the share of impostor trials accepted (the FPR above) and the false non-match rate (FNMR) the share of genuine trials rejected (the FNR). ' +
+    'The field’s own measures stand beside the FDI, in the terms of ISO/IEC 19795-10: the false match rate (FMR) is the share of impostor trials accepted (this section’s FPR) and the false non-match rate (FNMR) the share of genuine trials rejected (its FNR). ' +
     `Each group's equal error rate (EER) is where its FMR and FNMR meet as the threshold moves, with the threshold where that happens.${ci} ` +
     `GARBE (Gini Aggregation Rate for Biometric Equitability, Howard et al. 2022) = α × Gini(FMR) + (1 − α) × Gini(FNMR) across the groups at the reported threshold, with Gini(x) = n/(n − 1) × Σ|xᵢ − xⱼ| / (2n² × mean x) over the n groups and α = ${fmt(v.garbe.alpha)}; 0 means every group has the same rates. ` +
     `FDR (Fairness Discrepancy Rate, de Freitas Pereira & Marcel 2021) = 1 − (α × the largest FMR difference between two groups + (1 − α) × the largest FNMR difference), α = ${fmt(v.fdr.alpha)}; 1 means every group has the same rates. ` +
-    'The DET chart draws each group’s FNMR against its FMR over all thresholds. One measure alone can mislead: read them with the FDI and the per-group rates.'
+    'The DET chart draws each group’s FNMR against its FMR over all thresholds. One measure alone can mislead: read them with the FDI and the per-group rates.' +
+    // The verifier-quality gate of METHODS.md § Verdicts that hold applies to these rates as much as to the FDI.
+    (f.groupings.some((g) => g.verifier?.informative === false)
+      ? ' The verifier could not be shown to tell genuine from impostor trials apart (the AUC’s 95% CI reaches 0.5), so differences between the groups’ error rates here describe noise as much as the groups.'
+      : '')
   );
 }

@@ -64,6 +64,8 @@ export function fdiDetChart(results: AuditResults, groupingIndex = 0, style: Cha
     max: probit(hi),
     axisLabel: { customValues: zTicks, formatter: label, hideOverlap: true },
     axisTick: { customValues: zTicks },
+    // The axes cross at 50%, not at the plot's edge, unless told otherwise.
+    axisLine: { onZero: false },
     splitLine: { lineStyle: { color: GRID_LINE } },
   });
   const colour = groupColourMap(results);
@@ -79,7 +81,8 @@ export function fdiDetChart(results: AuditResults, groupingIndex = 0, style: Cha
       symbolSize: 7,
       showSymbol: true,
       lineStyle: { color: colour(k), width: 2, type: DASHES[i % DASHES.length] },
-      itemStyle: { color: colour(k) },
+      // A dark outline keeps the markers of light group colours (orange, yellow) visible on white.
+      itemStyle: { color: colour(k), borderColor: '#333333', borderWidth: 1 },
       data: pts.map(([x, y], j) => ({ value: [probit(x), probit(y)], ...(at.has(j) ? {} : { symbol: 'none' }) })),
     };
   });

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { AuditResults } from '../../../src/shared/results';
 import { fdiGrouping } from '../../../src/main/audits/fdi-grouping';
 import { fdiTables } from '../../../src/main/report/tables';
+import { verificationMethodText } from '../../../src/main/report/verification-tables';
 import { reportDataFiles } from '../../../src/main/report';
 import { reproduceSteps } from '../../../src/main/report/reproduce';
 import { renderChartSvg } from '../../../src/main/report/charts';
@@ -71,6 +72,17 @@ describe('verification measures in the FDI section', () => {
     expect(eer.split(/\r?\n/)[0]).toBe('Group,Genuine trials,Impostor trials,EER,EER 95% CI low,EER 95% CI high,EER threshold,FMR,FNMR');
     expect(eer).toContain(`g1,12,12,${golden.eer.g1!.eer},`);
     expect(files.some((x) => x.name === 'fdi-garbe-fdr.csv')).toBe(true);
+  });
+
+  it('the section states both formulas with their α, and says when the verifier is at chance that the gaps describe noise', () => {
+    const text = verificationMethodText(results.fdi!)!;
+    expect(text).toContain('GARBE (Gini Aggregation Rate for Biometric Equitability, Howard et al. 2022) = α × Gini(FMR) + (1 − α) × Gini(FNMR)');
+    expect(text).toContain('and α = 0.50');
+    expect(text).toContain('FDR (Fairness Discrepancy Rate, de Freitas Pereira & Marcel 2021) = 1 − (α × the largest FMR difference');
+    expect(text).toContain('bootstrap resamples of each group\'s speakers');
+    expect(text).not.toContain('noise');
+    const chance = { ...results.fdi!, groupings: [{ ...grouping, verifier: { ...grouping.verifier!, informative: false } }] };
+    expect(verificationMethodText(chance)).toContain('describe noise as much as the groups');
   });
 
   it('results written before the measures render without their tables or chart', () => {
