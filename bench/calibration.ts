@@ -3,12 +3,15 @@
  * run through the app's own code, and the share in which a test calls a difference
  * "unlikely to be chance" at nominal 5% (the false-positive rate, with a Wilson 95%
  * interval), and the power at the minimum detectable effect (MDE) the app states.
- * Prints tables; asserts nothing. Sections (--only speat,fdi,wer,wer-mde,ser,fdi-speakers,wer-reference; default all):
+ * Prints tables; asserts nothing. Sections (--only speat,speat-speakers,fdi,wer,wer-mde,ser,fdi-speakers,wer-reference; default all):
  *
  * - SpEAT (two-sided permutation p, speatPermutationTest): null audits with associations
  *   N(0, 1) in both groups; then the MDE the app states (speatMde) averaged over 50 null
  *   audits, planted as a shift of X's mean in 500 fresh audits: power should be 0.8 ± 0.05.
  *   For contrast, the power at the closed form (z_{1−α/2} + z_{0.8}) × bootstrap SE(d).
+ * - SpEAT with speakers (calibration-speat.ts): embeddings clustered by speaker, 6 speakers
+ *   × 4 clips per group and more: false positives of the paper's clip-level test and of the
+ *   speaker-level test behind verdicts; power at the MDE stated under the speaker design.
  * - FDI (fdiPermutationNull): groups with identical genuine N(0.7, 0.1) and impostor
  *   N(0.5, 0.1) score distributions, threshold at the equal error rate, 999 shuffles.
  * - WER (compareWerGroups): k groups (2–4), n speakers per group (4–50), each speaker 5–20
@@ -47,6 +50,7 @@ import {
   werSimulator,
   type WerCounts,
 } from '../src/main/stats';
+import { speatSpeakerCalibration } from './calibration-speat';
 import { fdiSpeakerCalibration } from './calibration-fdi-speakers';
 import { serCalibration } from './calibration-ser';
 import { referenceCalibration, referenceCalibrationTable } from './calibration-reference';
@@ -172,7 +176,7 @@ if (!isMainThread) {
     return i >= 0 ? Number(args[i + 1]) : fallback;
   };
   const onlyIndex = args.indexOf('--only');
-  const only = new Set(onlyIndex >= 0 ? args[onlyIndex + 1]!.split(',') : ['speat', 'fdi', 'wer', 'wer-mde', 'wer-reference']);
+  const only = new Set(onlyIndex >= 0 ? args[onlyIndex + 1]!.split(',') : ['speat', 'speat-speakers', 'fdi', 'wer', 'wer-mde', 'wer-reference']);
   const quick = args.includes('--quick');
   const sims = opt('sims', quick ? 100 : 400);
   const permutations = opt('permutations', 999);
@@ -271,6 +275,8 @@ if (!isMainThread) {
     }
     console.log(`\nSpEAT took ${took(t)}. Targets: false positives ≤ 7%; power 0.8 ± 0.05 at the stated MDE.\n`);
   }
+
+  if (only.has('speat-speakers')) await speatSpeakerCalibration({ quick, cell });
 
   if (only.has('fdi')) {
     const t = performance.now();

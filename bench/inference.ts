@@ -378,7 +378,7 @@ async function main(): Promise<void> {
   if (!existsSync(cli)) spawnSync(process.execPath, [join(root, 'scripts/build-cli.mjs')], { cwd: root, stdio: 'inherit' });
   const work = mkdtempSync(join(tmpdir(), 'equivox-bench-inference-'));
   try {
-    console.log(`node ${process.version}, onnxruntime-node ${ort.env.versions?.common ?? '?'}, ${process.platform}/${process.arch}, default threads ${defaultThreads()}`);
+    console.log(`node ${process.version}, onnxruntime-node ${ort.onnxruntimeVersion()}, ${process.platform}/${process.arch}, default threads ${defaultThreads()}`);
     if (!flag('skip-torch')) await torchComparison(work);
     if (!flag('skip-whisper')) await whisperCache(work);
     if (!flag('skip-long')) await longRecording(work);

@@ -35,9 +35,9 @@ export const ROOMS = {
   types: { folders: ['types'], may: [], why: 'ambient declarations of untyped packages' },
 
   hosts: {
-    files: ['index', 'ipc', 'web', 'cli', 'engine-process', 'engine-fork', 'engine-transport', 'job-worker', 'single-instance'],
+    files: ['index', 'ipc', 'web', 'cli', 'engine-process', 'engine-fork', 'engine-transport', 'job-worker', 'job-process', 'single-instance'],
     may: ['cli', 'composition'],
-    why: 'the processes and threads that start the engine or a part of it (Electron main, web server, CLI, engine process, a job worker thread); *.electron.ts files anywhere in src/main are hosts too',
+    why: 'the processes and threads that start the engine or a part of it (Electron main, web server, CLI, engine process, a job worker thread, a job process); *.electron.ts files anywhere in src/main are hosts too',
   },
   cli: { folders: ['main/cli'], may: ['composition'], why: "the CLI's commands, run by cli.ts" },
   composition: { files: ['api', 'engine', 'job-registry'], may: ['handlers'], why: 'builds the engine, the API and the job registry (every task kind a worker runs) from the rooms below' },
@@ -55,9 +55,10 @@ export const ROOMS = {
   identity: { folders: ['main/identity'], may: ['security'], why: 'signing identities and trusted certificates' },
   security: { folders: ['main/security'], may: ['base'], why: 'path policy, input files, telemetry off' },
   base: {
-    files: ['atomic-write', 'error-shape', 'ffmpeg', 'packaged-path', 'version', 'events', 'web-security'],
+    folders: ['main/paths'],
+    files: ['atomic-write', 'error-shape', 'file-locks', 'ffmpeg', 'packaged-path', 'version', 'events', 'web-security'],
     may: ['shared'],
-    why: 'small utilities with no engine state',
+    why: 'small utilities with no engine state (paths/: the one path comparison)',
   },
   stats: { folders: ['main/stats'], may: [], why: 'pure numeric functions, no I/O' },
 };

@@ -9,8 +9,9 @@ import { build } from 'esbuild';
 
 rmSync('out/cli', { recursive: true, force: true });
 const result = await build({
-  // The job worker is its own entry: worker threads load it by file name (jobs/runner.ts).
-  entryPoints: { equivox: 'src/main/cli.ts', worker: 'src/main/job-worker.ts' },
+  // The job worker and the job process are their own entries: worker threads and job
+  // processes load them by file name (jobs/entries.ts).
+  entryPoints: { equivox: 'src/main/cli.ts', worker: 'src/main/job-worker.ts', 'job-process': 'src/main/job-process.ts' },
   outdir: 'out/cli',
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',

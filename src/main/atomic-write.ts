@@ -11,10 +11,15 @@
  * A kill between writing and renaming leaves the temporary sibling behind (hidden, named
  * after the target and the writing process): removeStaleTemps clears those of processes
  * that are gone, at the next start and before the next write of the same kind.
+ *
+ * A target another program holds open (Windows: a PDF in Acrobat, a CSV in Excel) refuses
+ * the rename: it is tried again a few times (file-locks.ts), then a user error names the
+ * file and the program that may hold it; the target is left as it was.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { retryWhileLocked, whileUnlocked } from './file-locks';
 
 /** Flush a folder's entries (a rename or a new file in it) to disk; a no-op where folders cannot be opened (Windows). */
 export function fsyncDir(dir: string): void {
@@ -47,6 +52,12 @@ export function tempSibling(target: string): string {
 
 /** Names tempSibling makes: `.<name>.tmp-<pid>-<8 hex digits>`. */
 const TEMP_NAME = /^\.(.+)\.tmp-(\d+)-[0-9a-f]{8}$/;
+
+/** The file a temporary sibling stands for (`tempSibling`'s name undone); any other path as it is. */
+export function targetOfTemp(path: string): string {
+  const m = TEMP_NAME.exec(basename(path));
+  return m ? join(dirname(path), m[1]!) : path;
+}
 
 function processAlive(pid: number): boolean {
   try {
@@ -108,7 +119,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
     fsyncSync(fd);
     closeSync(fd);
     chmodSync(tmp, mode);
-    renameSync(tmp, file);
+    replaceFile(tmp, file);
   } catch (err) {
     try {
       closeSync(fd);
@@ -119,6 +130,11 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
     throw err;
   }
   fsyncDir(dirname(file));
+}
+
+/** Rename the complete temporary `tmp` over `file`, waiting out a short lock; a lasting one is a user error naming `file`. */
+function replaceFile(tmp: string, file: string): void {
+  whileUnlocked({ path: file, done: existsSync(file) ? 'replaced' : 'written', note: 'It was left as it was.' }, () => renameSync(tmp, file));
 }
 
 /**
@@ -153,7 +169,13 @@ export class AtomicTextFile {
     closeSync(this.fd);
     this.fd = null;
     chmodSync(this.tmp, this.mode);
-    renameSync(this.tmp, this.file);
+    try {
+      replaceFile(this.tmp, this.file);
+    } catch (err) {
+      rmSync(this.tmp, { force: true });
+      this.done = true;
+      throw err;
+    }
     this.done = true;
     fsyncDir(dirname(this.file));
   }
@@ -190,7 +212,7 @@ export function publishDir(tmp: string, target: string): boolean {
       throw err;
     }
     rmdirSync(target);
-    renameSync(tmp, target);
+    retryWhileLocked(() => renameSync(tmp, target));
   }
   fsyncDir(dirname(target));
   return true;
@@ -204,10 +226,23 @@ export function publishDir(tmp: string, target: string): boolean {
 export function replaceDir(tmp: string, target: string): void {
   let aside: string | null = null;
   if (existsSync(target)) {
-    aside = tempSibling(target);
-    renameSync(target, aside);
+    const away = tempSibling(target);
+    whileUnlocked({ path: target, kind: 'folder', done: 'replaced', note: 'It was left as it was.' }, () => renameSync(target, away));
+    aside = away;
   }
-  renameSync(tmp, target);
+  try {
+    retryWhileLocked(() => renameSync(tmp, target));
+  } catch (err) {
+    // Put the old folder back: the target is never left missing.
+    if (aside) renameSync(aside, target);
+    throw err;
+  }
   fsyncDir(dirname(target));
-  if (aside) rmSync(aside, { recursive: true, force: true });
+  if (aside) {
+    try {
+      rmSync(aside, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // A file in the old copy is held open: it has a temporary name, which removeStaleTemps clears later.
+    }
+  }
 }

@@ -13,7 +13,14 @@ import { ENGINE_FREE_GROUPS, isGroup, loadCommands } from './cli/commands';
 import { leadingWords, matchCommand, parseCommandLine, usageText } from './cli/usage';
 import { ProgressThrottle } from './cli/progress-lines';
 
-export async function runCli(argv: string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {
+/** Where the CLI writes, and (only at a terminal) how it asks the person there a question. */
+export interface CliIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  ask?: (question: string) => Promise<string | null>;
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let engine: Engine | undefined;
   let api: Api | undefined;
   // The engine's modules load only for commands that need them (see cli/commands.ts).
@@ -47,6 +54,7 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
       await loadEngine();
       return getApi();
     },
+    ask: async (question) => (io.ask ? io.ask(question) : null),
   };
   try {
     // The command is its leading words (`report verify`); options and positionals follow
@@ -102,10 +110,23 @@ export async function runCli(argv: string[], io: { stdout: (s: string) => void; 
   }
 }
 
+/** One line from the terminal, the question on stderr (stdout carries only JSON); null when stdin is not a terminal. */
+async function askTerminal(question: string): Promise<string | null> {
+  if (!process.stdin.isTTY) return null;
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   void runCli(process.argv.slice(2), {
     stdout: (s) => process.stdout.write(s),
     stderr: (s) => process.stderr.write(s),
+    ask: askTerminal,
   }).then((code) => {
     process.exitCode = code;
   });

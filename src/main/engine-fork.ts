@@ -8,6 +8,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EngineProcess, FromEngine } from './engine-transport';
+import { childExecArgv } from './jobs/entries';
+import { emptyDir } from './security/empty-dir';
 
 /** engine-process.ts beside this file when run from source, engine-process.js in a bundle. */
 export function engineEntry(): string {
@@ -16,10 +18,11 @@ export function engineEntry(): string {
   return here.endsWith('.ts') && existsSync(ts) ? ts : join(dirname(here), 'engine-process.js');
 }
 
-export function forkEngine(entry = engineEntry()): EngineProcess {
-  // From source the child needs the same TypeScript loader this process has (tsx).
-  const execArgv = entry.endsWith('.ts') && !process.execArgv.some((a) => a.includes('tsx')) ? [...process.execArgv, '--import', 'tsx'] : process.execArgv;
-  const child = fork(entry, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** `cwd`: an empty folder of the engine's own (security/empty-dir.ts; the web host passes the one in its data folder). */
+export function forkEngine(entry = engineEntry(), cwd = emptyDir()): EngineProcess {
+  // In an empty folder of its own (security/empty-dir.ts), not the host's (the web host's is
+  // the checkout); from source with the TypeScript loader named by its full URL.
+  const child = fork(entry, [], { cwd, execArgv: childExecArgv(entry), serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let exitListeners: ((reason: string) => void)[] = [];
   let ended: string | null = null;
   child.on('exit', (code, signal) => {

@@ -194,7 +194,7 @@ export class EngineClient {
         if (!p) return;
         this.pending.delete(m.id);
         if (m.ok) p.resolve(m.result);
-        else p.reject(new ApiError(m.error.code, m.error.message, m.error.field));
+        else p.reject(new ApiError(m.error.code, m.error.message, m.error.field, { retry: m.error.retry }));
         return;
       }
       case 'event':

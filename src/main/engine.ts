@@ -9,6 +9,7 @@ import { defaultDataDir } from './store/data-dir';
 import { ProjectStore } from './store/projects';
 import { removeStaleTemps } from './atomic-write';
 import { PathGuard, type PathPolicy } from './security/path-policy';
+import { emptyDir } from './security/empty-dir';
 
 export type { DesktopShell, FilePicker } from './engine-services';
 
@@ -33,6 +34,8 @@ export function createEngine(options: {
   removeStaleTemps(dataDir, 3);
   const jobs = new JobRunner(events.emit);
   jobs.limits = jobLimits();
+  // Job processes (the ones that run models) start in an empty folder of the data folder's.
+  jobs.processCwd = () => emptyDir(dataDir);
   const paths = new PathGuard(options.pathPolicy ?? 'any', {
     readRoots: () => [dirname(demoDir())],
     projectRoots: () => store.list().map((p) => p.path),

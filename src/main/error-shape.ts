@@ -1,6 +1,8 @@
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ApiError, UserError, type ApiErrorShape } from '../shared/errors';
+import { targetOfTemp } from './atomic-write';
+import { lockedFileError } from './file-locks';
 
 /**
  * What a storage failure means for the auditor: the disk is full, it failed, it is
@@ -89,15 +91,32 @@ function errorFolder(err: unknown): string | null {
   return typeof path === 'string' && path !== '' ? dirname(path) : null;
 }
 
+/**
+ * The user error for a file another program holds (or one the user may not change) that
+ * nobody put in context: Node's fs errors name the file and the call. Null for any other error.
+ */
+export function fsRefusal(err: unknown): UserError | null {
+  const e = err as { path?: unknown; syscall?: unknown } | null;
+  if (typeof e?.path !== 'string' || e.path === '') return null;
+  const syscall = typeof e.syscall === 'string' ? e.syscall : '';
+  const done =
+    syscall === 'rename' ? 'replaced or moved' : ['unlink', 'rmdir', 'rm'].includes(syscall) ? 'deleted' : syscall === 'open' ? 'opened' : syscall === 'mkdir' ? 'created' : 'changed';
+  const kind = ['rmdir', 'mkdir', 'scandir', 'opendir'].includes(syscall) ? 'folder' : 'file';
+  return lockedFileError(err, { path: targetOfTemp(e.path), done, kind });
+}
+
 const PASSED_THROUGH = ['validation', 'unknown_operation', 'not_found', 'user', 'cancelled'];
 
 /** Serialise any thrown value for a host's wire format, hiding internals of unexpected errors. */
 export function toErrorShape(err: unknown): ApiErrorShape {
   if (err instanceof ApiError && (PASSED_THROUGH.includes(err.code) || err.code === 'internal')) return err.toJSON();
-  const e = err as { code?: unknown; message?: unknown; field?: unknown };
+  const e = err as { code?: unknown; message?: unknown; field?: unknown; retry?: unknown };
   if (e && typeof e.code === 'string' && PASSED_THROUGH.includes(e.code)) {
-    return { code: e.code as ApiErrorShape['code'], message: String(e.message), ...(typeof e.field === 'string' ? { field: e.field } : {}) };
+    return { code: e.code as ApiErrorShape['code'], message: String(e.message), ...(typeof e.field === 'string' ? { field: e.field } : {}), ...(e.retry === true ? { retry: true } : {}) };
   }
+  // A file held by another program (or not the user's to change): the auditor's to fix, naming the file.
+  const refused = fsRefusal(err);
+  if (refused) return refused.toJSON();
   // A storage failure nobody put in context: still the auditor's to fix.
   const folder = errorFolder(err);
   const storage = storageError(err, { folder: folder ?? 'the data folder', step: 'saving' });

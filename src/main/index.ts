@@ -5,10 +5,12 @@
 // First, before anything can load onnxruntime-node: its native telemetry off.
 import './security/telemetry-off';
 import { app, BrowserWindow, dialog, net, protocol, safeStorage, session, shell, utilityProcess, type OpenDialogOptions, type WebContents } from 'electron';
-import { join, normalize, sep } from 'node:path';
+import { join, normalize } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EngineClient, type EngineProcess, type FromEngine } from './engine-transport';
 import { registerIpc } from './ipc';
+import { isEqualOrInside, samePath } from './paths/same-path';
+import { emptyDir } from './security/empty-dir';
 import { holdSingleInstance } from './single-instance';
 import { APP_ORIGIN, APP_SCHEME, CONTENT_SECURITY_POLICY, isAppUrl } from './web-security';
 import type { PickPurpose } from '../shared/api/files';
@@ -23,7 +25,7 @@ function serveApp(): void {
     if (url.host !== 'equivox') return new Response('not found', { status: 404 });
     const rel = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
     const file = normalize(join(rendererRoot, rel));
-    if (!file.startsWith(rendererRoot + sep)) return new Response('forbidden', { status: 403 });
+    if (samePath(file, rendererRoot) || !isEqualOrInside(file, rendererRoot)) return new Response('forbidden', { status: 403 });
     return net.fetch(pathToFileURL(file).toString()).then((res) => {
       const headers = new Headers(res.headers);
       headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
@@ -68,8 +70,9 @@ async function pickWithDialog(purpose: PickPurpose, parent: BrowserWindow | unde
 }
 
 /** engine-process.js (its own entry in electron.vite.config.ts) as an Electron utility process. */
-function forkUtilityEngine(): EngineProcess {
-  const child = utilityProcess.fork(join(import.meta.dirname, 'engine-process.js'), [], { serviceName: 'Equivox engine', stdio: 'inherit' });
+function forkUtilityEngine(dataDir: string): EngineProcess {
+  // In an empty folder of its own (security/empty-dir.ts), not / (macOS) or the home folder (Linux).
+  const child = utilityProcess.fork(join(import.meta.dirname, 'engine-process.js'), [], { serviceName: 'Equivox engine', stdio: 'inherit', cwd: emptyDir(dataDir) });
   const exits: ((reason: string) => void)[] = [];
   let ended: string | null = null;
   child.on('exit', (code) => {
@@ -102,9 +105,10 @@ async function main(): Promise<void> {
   // Paths from the renderer only through a native dialog in this process (files.pick).
   // The engine (API, jobs, stores, onnxruntime) in a utility process: a native crash there
   // ends that process only, and this one restarts it (EngineClient); the window never waits on it.
+  const dataDir = process.env.EQUIVOX_HOME ?? join(app.getPath('userData'), 'data');
   const engine = new EngineClient(
-    forkUtilityEngine,
-    { host: 'electron', dataDir: process.env.EQUIVOX_HOME ?? join(app.getPath('userData'), 'data'), pathPolicy: 'granted', picker: true, shell: true, keyStore: 'safeStorage' },
+    () => forkUtilityEngine(dataDir),
+    { host: 'electron', dataDir, pathPolicy: 'granted', picker: true, shell: true, keyStore: 'safeStorage' },
     {
       picker: (purpose) => pickWithDialog(purpose, windows[0]),
       // Reports open in the desktop's own viewer; the engine passes only paths it recorded.

@@ -3,6 +3,7 @@ import type { Task } from './jobs/task';
 import { countTask } from './jobs/selftest-task';
 import { importTask } from './data/import-task';
 import { embedTask } from './inference/embed';
+import { inferenceStatusTask, modelImportTask } from './inference/import-task';
 import { sessionsTask } from './inference/embedder-pool';
 import { auditTask, demoImportTask, demoRunTask } from './audits/task';
 import { clusterImportTask } from './cluster/task';
@@ -20,7 +21,9 @@ export type TaskRegistry = { readonly [K in keyof JobKinds]: Task<JobKinds[K]['i
 export const taskRegistry: TaskRegistry = {
   'selftest.count': countTask,
   'selftest.sessions': sessionsTask,
+  'selftest.inference': inferenceStatusTask,
   'datasets.import': importTask,
+  'models.import': modelImportTask,
   'inference.embed': embedTask,
   'audits.run': auditTask,
   'demo.import': demoImportTask,

@@ -34,6 +34,9 @@ async function runJob(post: (m: WorkerMessage) => void, start: WorkerStart): Pro
     throwIfCancelled() {
       if (Atomics.load(flag, 0) === 1) throw new CancelledError();
     },
+    budget(budget) {
+      send({ type: 'budget', budget });
+    },
   };
   // The kind arrives as data: only the registry's own keys name a task (not an Object.prototype member).
   const task = Object.hasOwn(taskRegistry, start.kind) ? taskRegistry[start.kind as JobKind] : undefined;
@@ -45,7 +48,7 @@ async function runJob(post: (m: WorkerMessage) => void, start: WorkerStart): Pro
   } catch (err) {
     // Through the hosts' own shaping, so a full disk or a busy database arrives as a user error.
     const shape = toErrorShape(err);
-    send({ type: 'error', error: { name: (err as { name?: string }).name ?? 'Error', message: shape.message, code: shape.code, field: shape.field } });
+    send({ type: 'error', error: { name: (err as { name?: string }).name ?? 'Error', message: shape.message, code: shape.code, field: shape.field, ...(shape.retry ? { retry: true } : {}) } });
   } finally {
     open = false;
   }

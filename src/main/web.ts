@@ -17,11 +17,14 @@ import './security/telemetry-off';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { extname, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { toErrorShape } from './error-shape';
 import { forkEngine } from './engine-fork';
+import { emptyDir } from './security/empty-dir';
+import { defaultDataDir } from './store/data-dir';
 import { EngineClient } from './engine-transport';
+import { isEqualOrInside, samePath } from './paths/same-path';
 import { CONTENT_SECURITY_POLICY, jsonNestsBeyond, MAX_JSON_DEPTH } from './web-security';
 
 const MIME: Record<string, string> = {
@@ -93,7 +96,9 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startWebHost(options: { port?: number; dataDir?: string; staticDir?: string } = {}): Promise<WebHost> {
   // Paths only through the in-app chooser (files.browse + files.grant), the demo or project folders.
   // The engine runs in its own process, so a long report build or a native crash never stalls or ends this server.
-  const engine = new EngineClient(() => forkEngine(), { host: 'web', pathPolicy: 'granted', picker: false, shell: false, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+  // The engine starts in an empty folder inside its data folder, not in this process's (the checkout).
+  const cwd = emptyDir(options.dataDir ?? defaultDataDir());
+  const engine = new EngineClient(() => forkEngine(undefined, cwd), { host: 'web', pathPolicy: 'granted', picker: false, shell: false, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
   await engine.whenReady();
   const api = engine;
   const token = randomBytes(24).toString('base64url');
@@ -177,7 +182,7 @@ export async function startWebHost(options: { port?: number; dataDir?: string; s
     let rel = pathname;
     if (rel === '/' || !extname(rel)) rel = '/index.html';
     const file = normalize(join(staticDir, rel));
-    if (!file.startsWith(staticDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
+    if (samePath(file, staticDir) || !isEqualOrInside(file, staticDir) || !existsSync(file) || !statSync(file).isFile()) {
       return sendText(res, 404, existsSync(join(staticDir, 'index.html')) ? 'not found' : `the renderer is not built: run "npm run web" (looked in ${staticDir})`);
     }
     res.writeHead(200, {

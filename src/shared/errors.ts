@@ -10,28 +10,38 @@ export interface ApiErrorShape {
   message: string;
   /** Dotted path of the offending input field, when there is one. */
   field?: string;
+  /**
+   * The same call may well succeed once the user has done what the message says (closed the
+   * program holding a file): the UI offers "Try again" beside the message.
+   */
+  retry?: true;
 }
 
 export class ApiError extends Error implements ApiErrorShape {
   readonly code: ErrorCode;
   readonly field?: string;
-  constructor(code: ErrorCode, message: string, field?: string) {
+  readonly retry?: true;
+  constructor(code: ErrorCode, message: string, field?: string, options: { retry?: boolean | undefined } = {}) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     if (field !== undefined) this.field = field;
+    if (options.retry) this.retry = true;
   }
   toJSON(): ApiErrorShape {
-    return this.field === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, field: this.field };
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.field !== undefined ? { field: this.field } : {}),
+      ...(this.retry ? { retry: true as const } : {}),
+    };
   }
 }
 
 /** A problem the user can fix (bad file, missing column, wrong project): exit code 1 in the CLI. */
 export class UserError extends ApiError {
-  constructor(message: string, field?: string) {
-    super('user', message, field);
+  constructor(message: string, field?: string, options: { retry?: boolean | undefined } = {}) {
+    super('user', message, field, options);
     this.name = 'UserError';
   }
 }

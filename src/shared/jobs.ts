@@ -109,6 +109,20 @@ export interface RenderJobOutput {
   fingerprint: string;
 }
 
+/** `models.import`: a model file or folder into the model store (inference/models.ts importModel). */
+export interface ModelImportJobInput {
+  dataDir: string;
+  file?: string | undefined;
+  folder?: string | undefined;
+  manifest?: string | undefined;
+  name?: string | undefined;
+  licence?: string | undefined;
+  source?: string | undefined;
+}
+
+/** Whether speech models can run here: onnxruntime loads, or why not and what to do (one sentence each). */
+export type InferenceStatus = { available: true; reason: null; fix: null } | { available: false; reason: string; fix: string };
+
 /** Models of one kind a worker set up, served again from what it kept, and keeps now (inference/session-pool.ts). */
 export interface PoolCounts {
   created: number;
@@ -119,6 +133,8 @@ export interface PoolCounts {
 /** `selftest.sessions`: what the worker that runs it holds (inference/session-pool.ts). */
 export interface SessionsJobOutput {
   threadId: number;
+  /** The worker that ran it, "pid/threadId": job processes each have a thread 1 (MODEL_JOB_KINDS run in them). */
+  worker: string;
   /** onnxruntime sessions this thread has created (providers.ts sessionCount). */
   sessions: number;
   embedders: PoolCounts;
@@ -141,7 +157,15 @@ export interface JobKinds {
   /** Busy-work that counts units (src/main/jobs/selftest-task.ts). */
   'selftest.count': { input: { units: number; unitMs: number }; output: { counted: number; threadId: number }; stage: 'counting' };
   'selftest.sessions': { input: Record<string, never>; output: SessionsJobOutput; stage: never };
+  /** Whether onnxruntime loads where models run (inference/ort.ts), and if not why and what to do. */
+  'selftest.inference': { input: Record<string, never>; output: InferenceStatus; stage: never };
   'datasets.import': { input: ImportJobInput; output: ImportResult; stage: 'importing' };
+  /** The imported model's id in the store (the engine thread reads its manifest). */
+  'models.import': {
+    input: ModelImportJobInput;
+    output: { modelId: string };
+    stage: 'Reading the model' | 'Copying its external data' | 'Checking its layers' | 'Checking it decodes';
+  };
   'inference.embed': { input: EmbedJobInput; output: EmbedSummary; stage: 'embedding' };
   'audits.run': { input: AuditJobInput; output: AuditJobOutput; stage: AuditStage };
   /** Every dataset of the bundled demo corpus: role → dataset id. */
@@ -153,6 +177,14 @@ export interface JobKinds {
 }
 
 export type JobKind = keyof JobKinds;
+
+/**
+ * The kinds that run models from other people (import and its layer check, embedding,
+ * audits, which embed and transcribe), and the self-tests that look at what such a
+ * worker keeps and whether onnxruntime loads in it. They run in job processes where the host can start them, so a model past
+ * its budget can be ended at once (src/main/jobs/process-worker.ts).
+ */
+export const MODEL_JOB_KINDS: ReadonlySet<string> = new Set<JobKind>(['models.import', 'inference.embed', 'audits.run', 'selftest.sessions', 'selftest.inference']);
 export type JobInput<K extends JobKind> = JobKinds[K]['input'];
 export type JobOutput<K extends JobKind> = JobKinds[K]['output'];
 export type JobStage<K extends JobKind> = JobKinds[K]['stage'];

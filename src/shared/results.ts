@@ -151,6 +151,20 @@ export interface SpeatMde {
   stimuli: number;
   /** How the MDE was computed, in words, for the report's methods text. */
   method: string;
+  /** The unit the simulated test permutes; absent (clip) in results written before speakers became the unit. */
+  unit?: SpeatUnit;
+  /** With unit 'speaker': the speakers the MDE is stated for. */
+  speakers?: SpeatSpeakerCounts;
+}
+
+/** What a SpEAT p is computed over (METHODS.md § The unit of inference). */
+export type SpeatUnit = 'speaker' | 'clip';
+
+/** Target speakers of a SpEAT comparison: only in X, only in Y, recorded in both groups. */
+export interface SpeatSpeakerCounts {
+  onlyX: number;
+  onlyY: number;
+  both: number;
 }
 
 export interface SpeatResult {
@@ -159,28 +173,48 @@ export interface SpeatResult {
   temporal: Temporal;
   layer: LayerChoice;
   effectSize: number;
-  /** One-sided permutation p (H1: d > 0), as in the paper; shown in tables as such, never behind a verdict. */
+  /**
+   * One-sided permutation p (H1: d > 0) at the result's unit: the paper's test when the unit
+   * is the clip, the speaker-level test's one-sided p when it is the speaker; never behind a
+   * verdict. exact and permutations describe the same test.
+   */
   pValue: number;
   exact: boolean;
   permutations: number;
-  /** pValue adjusted over the audit's tests (one-sided, as in the paper). */
+  /** pValue adjusted over the audit's tests (one-sided). */
   pAdjusted: PValueAdjusted;
   /**
-   * Two-sided permutation p: the share of equal-size splits with |mean s(Xi) − mean s(Yi)|
-   * ≥ the observed one (same splits, seed and exact/sampled rule as pValue). The p behind
-   * the verdict. Absent in results written before two-sided verdicts.
+   * What pValue and pTwoSided are computed over (METHODS.md § The unit of inference):
+   * 'speaker' when the target clips carry speaker ids and a speaker has more than one clip
+   * (splits move whole speakers); absent in results written before, which are clip-level.
+   */
+  unit?: SpeatUnit;
+  /** With unit 'speaker': how many target speakers were compared (after stimuli without embeddings were left out). */
+  speakers?: SpeatSpeakerCounts;
+  /** With unit 'speaker': the SpEAT paper's test, clips treated as independent; shown in the tables, never behind a verdict. */
+  clipLevel?: { pValue: number; pTwoSided: number; exact: boolean; permutations: number };
+  /**
+   * Two-sided permutation p: the share of splits (of clips, or of speakers when unit is
+   * 'speaker') with |mean s(Xi) − mean s(Yi)| ≥ the observed one (same splits, seed and
+   * exact/sampled rule as pValue). The p behind the verdict. Absent in results written
+   * before two-sided verdicts.
    */
   pTwoSided?: number;
   /** pTwoSided adjusted over the audit's tests; config.correction picks the one behind the verdict. */
   pTwoSidedAdjusted?: PValueAdjusted;
   /** Which group's recordings sit closer to pleasant speech: 'x' when d > 0, 'y' when d < 0, null when d = 0. */
   favoured?: 'x' | 'y' | null;
-  /** Bootstrap SE of d at the number of stimuli actually compared (not at the plan's sample sizes); null when the plan has no bootstrap. */
+  /** Bootstrap SE of d at the number of stimuli (with unit 'speaker': the speakers) actually compared, not at the plan's sample sizes; null when the plan has no bootstrap. */
   standardErrorAtCompared?: number | null;
   /** Minimum detectable effect at 80% power; null when it could not be computed. */
   mde?: SpeatMde | null;
+  /** Bootstrap SE of d by size: stimuli per group, or speakers per group (each with all their clips) when unit is 'speaker'. */
   standardErrors: { size: number; standardError: number }[];
-  associations: { X: number[]; Y: number[] };
+  /**
+   * s(w, A, B) per compared stimulus; with unit 'speaker', each stimulus's speaker as a
+   * pseudonym ("s1", "s2", … by first appearance), never the dataset's own id.
+   */
+  associations: { X: number[]; Y: number[]; speakersX?: string[]; speakersY?: string[] };
 }
 
 export interface SpeatSection {

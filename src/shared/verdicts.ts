@@ -1,13 +1,14 @@
 /**
  * The verdict behind each SpEAT, SER and FDI sentence (METHODS.md § Verdicts that hold),
  * one rule for the PDF report and the app's dashboards, so the two cannot say different
- * things about the same number: SpEAT on the two-sided p naming the favoured group, SER
+ * things about the same number: SpEAT on the two-sided p naming the favoured group (by
+ * speaker when the targets repeat a speaker, METHODS.md § The unit of inference), SER
  * only from an informative downstream regressor, FDI only from an informative verifier
  * with three or more groups whose index beats the label-shuffle null.
  */
 import { fmt, fmtCi, fmtSigned, pText } from './charts/format';
 import { chancePhrase, CORRECTION_NAMES } from './interpret';
-import type { FdiGrouping, ModelSummary, SerGroupComparison, SerSection, SpeatResult, SpeatSection, SpeatTestDesign, WerComparison, WerGroupResult } from './results';
+import type { FdiGrouping, ModelSummary, SerGroupComparison, SerSection, SpeatResult, SpeatSection, SpeatSpeakerCounts, SpeatTestDesign, SpeatUnit, WerComparison, WerGroupResult } from './results';
 
 export interface SpeatVerdict {
   /** The adjusted p behind the verdict: two-sided when the results have it. */
@@ -21,6 +22,31 @@ export interface SpeatVerdict {
   phrase: string;
   /** "; with 12 stimuli per group only |d| ≥ 1.10 could be detected reliably (80% power)", or '' (only for "could be chance"). */
   power: string;
+  /** What the p is computed over: speakers when the targets repeat a speaker (results without a unit are clip-level). */
+  unit: SpeatUnit;
+}
+
+/** A SpEAT result's unit; results written before speakers became the unit are clip-level. */
+export function speatUnit(r: Pick<SpeatResult, 'unit'>): SpeatUnit {
+  return r.unit ?? 'clip';
+}
+
+/** Speaker counts in words: "6 speakers per group", "5 and 4 speakers", "12 speakers recorded in both groups". */
+export function speakersText(c: SpeatSpeakerCounts): string {
+  const x = c.onlyX + c.both;
+  const y = c.onlyY + c.both;
+  if (c.both === 0) return x === y ? `${x} speakers per group` : `${x} and ${y} speakers`;
+  if (c.onlyX === 0 && c.onlyY === 0) return `${c.both} speakers recorded in both groups`;
+  return `${x} and ${y} speakers (${c.both} recorded in both groups)`;
+}
+
+/**
+ * How many units a result compared, for "very uncertain" (METHODS.md: fewer than 10 per
+ * group): speakers per group (the smaller group) when speakers are the unit, else stimuli.
+ */
+export function speatSampleSize(r: Pick<SpeatResult, 'unit' | 'speakers'>, t: Pick<SpeatTestDesign, 'x' | 'y'>): { n: number; what: 'speakers' | 'stimuli' } {
+  if (speatUnit(r) === 'speaker' && r.speakers) return { n: Math.min(r.speakers.onlyX + r.speakers.both, r.speakers.onlyY + r.speakers.both), what: 'speakers' };
+  return { n: Math.min(t.x.n, t.y.n), what: 'stimuli' };
 }
 
 export function speatVerdict(r: SpeatResult, t: SpeatTestDesign, s: SpeatSection): SpeatVerdict {
@@ -36,14 +62,24 @@ export function speatVerdict(r: SpeatResult, t: SpeatTestDesign, s: SpeatSection
   const other = favouredSide === 'x' ? t.y.value : favouredSide === 'y' ? t.x.value : null;
   const adj = `adjusted for ${n} test${n === 1 ? '' : 's'}, ${CORRECTION_NAMES[correction]}`;
   const pWords = `${twoSided ? 'two-sided ' : 'one-sided '}${pText(p)}`;
-  const phrase = `${unlikely ? 'unlikely to be chance' : 'could be chance'} (${pWords}, ${adj})`;
+  const unit = speatUnit(r);
+  // METHODS.md § The unit of inference: the sentence says that whole speakers were compared.
+  const byWhom = unit === 'speaker' ? ', comparing speakers rather than single recordings' : '';
+  const phrase = `${unlikely ? 'unlikely to be chance' : 'could be chance'} (${pWords}, ${adj})${byWhom}`;
   let power = '';
   if (!unlikely && r.mde) {
-    power = r.mde.d === null
-      ? `; with ${r.mde.stimuli} stimuli per group no effect of any size could reach significance`
-      : `; with ${r.mde.stimuli} stimuli per group only |d| ≥ ${fmt(r.mde.d)} could be detected reliably (80% power)`;
+    const speakers = unit === 'speaker' ? (r.mde.speakers ?? r.speakers) : undefined;
+    const size = speakers ? speakersText(speakers) : `${r.mde.stimuli} stimuli per group`;
+    if (r.mde.d === null) {
+      // Too few units for any split to reach the level: say the design cannot detect a difference, and what would help.
+      power = speakers
+        ? `; with ${size} no effect of any size could reach significance, so this design cannot detect a difference however large it is (more speakers are needed, not more recordings per speaker)`
+        : `; with ${size} no effect of any size could reach significance`;
+    } else {
+      power = `; with ${size} only |d| ≥ ${fmt(r.mde.d)} could be detected reliably (80% power)`;
+    }
   }
-  return { p, twoSided, unlikely, favoured, other, phrase, power };
+  return { p, twoSided, unlikely, favoured, other, phrase, power, unit };
 }
 
 /**

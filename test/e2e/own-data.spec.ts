@@ -241,6 +241,8 @@ test('a new auditor audits their own data: one spreadsheet with human column nam
   expect(opposite.pValue, "the paper's one-sided p would call it chance").toBeGreaterThan(0.5);
   expect(opposite.pTwoSidedAdjusted!.holm).toBeLessThan(0.05);
   expect(opposite.favoured).toBe('y');
+  // Two recordings per speaker: the comparison is by speaker (METHODS.md § The unit of inference).
+  expect(opposite.unit).toBe('speaker');
   const unlearned = results.ser!.models.find((m) => m.downstream && !m.downstream.informative);
   expect(unlearned, 'the acoustic baseline is not shown to have learned valence from 40 ratings').toBeDefined();
   const verifier = results.fdi!.groupings[0]!.verifier!;
@@ -258,6 +260,7 @@ test('a new auditor audits their own data: one spreadsheet with human column nam
   const speatTable = page.getByTestId('speat-table');
   await expect(speatTable.getByText(/Unlikely to be chance \(two-sided p [<=] [0-9.]+, adjusted for 2 tests, Holm\)/).first()).toBeVisible();
   await expect(speatTable.getByText('female favoured', { exact: false }).first()).toBeVisible();
+  await expect(speatTable.getByTestId('speat-unit').filter({ hasText: /^by speaker$/ }).first()).toBeVisible();
   await expect(speatTable.getByText(speatControlNote({ family: 'acoustic-baseline' }), { exact: false }).first()).toBeVisible();
   await page.getByRole('tab', { name: 'SER propagation', exact: true }).click();
   await expect(page.getByRole('tabpanel').getByText(/could not be shown to have learned valence from this encoder/).first()).toBeVisible();
@@ -280,7 +283,7 @@ test('a new auditor audits their own data: one spreadsheet with human column nam
   // The signed PDF says what the dashboard said.
   const pdfText = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ').replace(/Equivox bias audit · [^·]* · page \d+ of \d+ /g, '').replace(/- /g, '-');
   expect(pdfText).toMatch(/recordings of female speakers sit closer to pleasant speech than male speakers' do \(female favoured\)/);
-  expect(pdfText).toMatch(/is unlikely to be chance \(two-sided p [<=] [0-9.]+, adjusted for 2 tests, Holm\)/);
+  expect(pdfText).toMatch(/is unlikely to be chance \(two-sided p [<=] [0-9.]+, adjusted for 2 tests, Holm\), comparing speakers rather than single recordings/);
   expect(pdfText).toContain(speatControlNote({ family: 'acoustic-baseline' }));
   expect(pdfText).toMatch(/the downstream model could not be shown to have learned valence from this encoder \(test-split R² = [−-]?[0-9.]+, one-sided 95% lower bound [−-]?[0-9.]+, not above 0\); no propagation conclusion\./);
   expect(pdfText).toMatch(/the verifier separates genuine from impostor trials no better than chance \(AUC [0-9.]+, 95% CI \[[0-9.]+, [0-9.]+\]\), so no conclusion about the fairness metrics can be drawn from it/);

@@ -6,7 +6,8 @@
  * with `audit lock`/`audit run` and signed with `report build`:
  * - SpEAT: the demo's Female vs male test with its groups named the other way round
  *   (male as Group X), so the acoustic baseline's large effect (d ≈ +1.8 in the demo)
- *   comes out as d < −0.8 with 24 stimuli per group and Group Y (female) favoured;
+ *   comes out as d < −0.8 with 24 stimuli (6 speakers) per group and Group Y (female)
+ *   favoured, tested by speaker;
  * - SER: the demo's valence regressors; the acoustic baseline's one does not beat the
  *   ratings' mean on the test split (the gate computes this, the spec only reads it);
  * - FDI: imported verifier scores drawn independently of whether a trial is genuine
@@ -132,6 +133,9 @@ test('opposite-direction SpEAT effect: unlikely to be chance, Group Y (female) f
   expect(r.pTwoSidedAdjusted!.holm).toBeLessThan(0.05);
   // The paper's one-sided p (H1: d > 0) would call it chance.
   expect(r.pValue).toBeGreaterThan(0.5);
+  // The demo's 24 recordings per group come from 6 speakers each: speakers are the unit of the verdict's p.
+  expect(r.unit).toBe('speaker');
+  expect(r.speakers).toEqual({ onlyX: 6, onlyY: 6, both: 0 });
 
   await page.setViewportSize({ width: 1200, height: 900 });
   await page.goto(previewUrl());
@@ -139,10 +143,12 @@ test('opposite-direction SpEAT effect: unlikely to be chance, Group Y (female) f
   const table = page.getByTestId('speat-table');
   await expect(table.getByText(/Unlikely to be chance \(two-sided p [<=] [0-9.]+, adjusted for \d+ tests?, Holm\)/).first()).toBeVisible();
   await expect(table.getByText('female favoured', { exact: false }).first()).toBeVisible();
+  await expect(table.getByTestId('speat-unit').first()).toHaveText('by speaker');
+  await expect(table.getByText('6 speakers per group').first()).toBeVisible();
   await page.screenshot({ path: test.info().outputPath('verdicts-speat.png'), fullPage: true });
 
   expect(pdfText).toMatch(/recordings of female speakers sit closer to pleasant speech than male speakers' do \(female favoured\)/);
-  expect(pdfText).toMatch(/unlikely to be chance \(two-sided p [<=] [0-9.]+, adjusted for \d+ tests?, Holm\)/);
+  expect(pdfText).toMatch(/unlikely to be chance \(two-sided p [<=] [0-9.]+, adjusted for \d+ tests?, Holm\), comparing speakers rather than single recordings/);
 });
 
 test('uninformative SER model: no propagation conclusion, in the dashboard and the PDF', async ({ page }) => {

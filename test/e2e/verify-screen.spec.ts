@@ -27,6 +27,9 @@ let folder: string;
 let signed: string;
 let edited: string;
 let unsigned: string;
+let stranger: string;
+let strangerUpdated: string;
+let strangerFingerprint: string;
 
 test.beforeAll(async () => {
   folder = realpathSync(mkdtempSync(join(tmpdir(), 'equivox-verify-')));
@@ -49,6 +52,21 @@ test.beforeAll(async () => {
   await done;
   unsigned = join(folder, 'unsigned.pdf');
   writeFileSync(unsigned, Buffer.concat(chunks));
+  // A report from an auditor this computer has never seen (an identity made in another data folder), and the same report after an editor's incremental update.
+  const other = await createIdentity(join(folder, 'other-auditor'), { name: 'Ben Berger', organisation: 'Voice Audit Ltd' });
+  strangerFingerprint = other.fingerprint;
+  const theirs = (await buildReport(results, { identity: loadSigningIdentity(join(folder, 'other-auditor'), other.id) })).pdf;
+  stranger = join(folder, 'stranger.pdf');
+  writeFileSync(stranger, theirs);
+  const text = theirs.toString('latin1');
+  const trailer = text.slice(text.lastIndexOf('trailer'));
+  const size = Number(/\/Size (\d+)/.exec(trailer)![1]);
+  const root = /\/Root (\d+ \d+ R)/.exec(trailer)![1];
+  const prev = Number(/startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')))![1]);
+  const body = `\n${size} 0 obj\n<< /Title (Changed after signing) >>\nendobj\n`;
+  const tail = `xref\n${size} 1\n${String(theirs.length + 1).padStart(10, '0')} 00000 n \ntrailer\n<< /Size ${size + 1} /Root ${root} /Info ${size} 0 R /Prev ${prev} >>\nstartxref\n${theirs.length + body.length}\n%%EOF\n`;
+  strangerUpdated = join(folder, 'stranger-updated.pdf');
+  writeFileSync(strangerUpdated, Buffer.concat([theirs, Buffer.from(body + tail, 'latin1')]));
 });
 
 test.afterAll(async () => {
@@ -94,4 +112,43 @@ test('Verify a report: a Unicode signer as written, an edited file not judged, a
   await expect(result).toContainText('not a signed Equivox report: the PDF has no signature field');
   await expect(result.locator('dt:has-text("Trusted signer") + dd')).toHaveText(/^not judged/);
   await app.record('verify-unsigned');
+});
+
+test('A recipient trusts an unknown auditor from the report once the fingerprint matches; an updated copy then names what failed and nothing that passed covers the change', async ({ page }, info) => {
+  // Two files chosen through the folder chooser, each scrolling the shared temporary folder (thousands of rows on a busy machine).
+  test.setTimeout(300_000);
+  const app = new AuditorApp(page, info);
+  await page.goto(host.url);
+  await page.getByRole('button', { name: 'Verify a report…' }).click();
+  const result = page.getByTestId('verification');
+
+  await verify(page, app, stranger);
+  await expect(result.locator('dt:has-text("Trusted signer") + dd')).toHaveText('no');
+  await page.getByRole('button', { name: 'Trust this auditor…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Trust this auditor?' });
+  await expect(dialog).toBeVisible();
+  const hex = strangerFingerprint.replace(/:/g, '');
+  await expect(dialog.getByTestId('report-fingerprint')).toHaveAttribute('aria-label', `Fingerprint: ${hex.match(/.{4}/g)!.join(' ')}`);
+  const typed = dialog.getByRole('textbox', { name: 'The fingerprint the auditor gave you' });
+  const trust = dialog.getByRole('button', { name: 'Trust this auditor', exact: true });
+  // One digit wrong in the 5th group: said, and nothing can be trusted.
+  await typed.fill(`${hex.slice(0, 16)}${hex[16] === '0' ? '1' : '0'}${hex.slice(17)}`);
+  await expect(dialog.getByRole('status')).toContainText('They differ in group 5 of 16');
+  await expect(trust).toBeDisabled();
+  await typed.fill(hex.toLowerCase().replace(/(.{4})/g, '$1 '));
+  await expect(dialog.getByRole('status')).toContainText('They match');
+  await app.record('verify-trust-dialog');
+  await trust.click();
+  await expect(page.getByText('You trust Ben Berger, Voice Audit Ltd now (fingerprint confirmed).')).toBeVisible();
+  await expect(result).toContainText('Valid: the report is unchanged since it was signed. The signer is an identity trusted on this computer.');
+  await expect(result.locator('dt:has-text("Trusted signer") + dd')).toHaveText(/^yes: /);
+
+  await verify(page, app, strangerUpdated);
+  await expect(page.getByTestId('checks-failed')).toContainText('The signature does not cover the whole file');
+  const passed = page.getByTestId('checks-passed');
+  await expect(passed).toContainText('says nothing about the bytes outside that range');
+  await expect(passed).not.toContainText('Every byte');
+  await expect(result).not.toContainText('each matching the signed statement');
+  await expect(result.locator('dt:has-text("Trusted signer") + dd')).toHaveText(/^not judged/);
+  await app.record('verify-updated-after-trust');
 });

@@ -122,14 +122,14 @@ async function main(): Promise<void> {
     'identities.trust certPath': (p) => ['identities.trust', { certPath: p }],
     'identities.import p12Path': (p) => ['identities.import', { p12Path: p }],
     'reports.build resultsPath': (p) => ['reports.build', { resultsPath: p, out: join(work, 'api-out.pdf') }],
-    'models.import file': (p) => ['models.import', { file: p }],
-    'models.import manifest': (p) => ['models.import', { folder: modelFolder, manifest: p }],
+    'models.import file': (p) => ['models.import', { file: p, wait: true }],
+    'models.import manifest': (p) => ['models.import', { folder: modelFolder, manifest: p, wait: true }],
     'datasets.preview manifest': (p) => ['datasets.preview', { manifest: p }],
     'datasets.import source.manifest': (p) => ['datasets.import', { projectId, source: { kind: 'manifest', manifest: p }, role: 'target' }],
     'plans.save config.fdi.source.file, then plans.lock': (p) => ['plans.lock', { projectId, config: plan(p) }],
   };
   const apiFolderCases: Record<string, { op: (p: string) => [string, unknown]; withFifo: string }> = {
-    'models.import folder': { op: (p) => ['models.import', { folder: p }], withFifo: modelFolder },
+    'models.import folder': { op: (p) => ['models.import', { folder: p, wait: true }], withFifo: modelFolder },
     'datasets.import source.folder': { op: (p) => ['datasets.import', { projectId, source: { kind: 'folder', folder: p }, role: 'target' }], withFifo: audioFolder },
     'cluster.status jobDir': { op: (p) => ['cluster.status', { jobDir: p }], withFifo: jobFolder },
     'cluster.import jobDir': { op: (p) => ['cluster.import', { projectId, jobDir: p, wait: true }], withFifo: jobFolder },

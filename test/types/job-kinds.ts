@@ -52,7 +52,9 @@ export const missing: TaskRegistry = { 'selftest.count': registry['selftest.coun
 const allKinds: Record<JobKind, true> = {
   'selftest.count': true,
   'selftest.sessions': true,
+  'selftest.inference': true,
   'datasets.import': true,
+  'models.import': true,
   'inference.embed': true,
   'audits.run': true,
   'demo.import': true,

@@ -8,7 +8,8 @@ import type Database from 'better-sqlite3';
 import { AuditPlan, FdiPlan } from '../../shared/plan';
 import type { FdiGrouping, FdiSection } from '../../shared/results';
 import { UserError } from '../../shared/errors';
-import { CsvError, parseCsvTable } from '../data/csv';
+import { CsvError, parseCsvTable, parseDecimal } from '../data/csv';
+import { decodeSpreadsheetBytes, EncodingProblem } from '../data/text-encoding';
 import { getDataset, isUsable, listClips, type Clip } from '../data/repository';
 import { aggregate, loadEmbeddings, type ModelManifest } from '../inference';
 import { equalErrorRate, Rng, thresholdRange, verifierQuality, type FdiItems, type VerifierQuality } from '../stats';
@@ -138,11 +139,12 @@ export function verifierQualityFromEmbeddings(
 function importedTrials(file: string): Trial[] {
   let table;
   // A FIFO or device named as the scores file is refused, not waited on (security/input-file.ts).
-  const text = readInputFileSync(file, 'csv-table', 'plan.fdi.source.file').toString('utf8');
+  const bytes = readInputFileSync(file, 'csv-table', 'plan.fdi.source.file');
   try {
-    table = parseCsvTable(text, { requiredColumns: ['label', 'score'] });
+    // UTF-8, UTF-16 with a BOM or Windows-1252, as a spreadsheet saved it (text-encoding.ts).
+    table = parseCsvTable(decodeSpreadsheetBytes(bytes).text, { requiredColumns: ['label', 'score'] });
   } catch (err) {
-    if (err instanceof CsvError) throw new UserError(`${file}: ${err.message}`, 'plan.fdi.source.file');
+    if (err instanceof CsvError || err instanceof EncodingProblem) throw new UserError(`${file}: ${err.message}`, 'plan.fdi.source.file');
     throw new UserError(`cannot read ${file}: ${(err as Error).message}`, 'plan.fdi.source.file');
   }
   const [enrolCol, testCol] = FDI_SPEAKER_COLUMNS;
@@ -151,9 +153,10 @@ function importedTrials(file: string): Trial[] {
   if (hasEnrol !== hasTest) throw new UserError(`${file}: give both ${enrolCol} and ${testCol} (the two speakers of each trial), or neither`, hasEnrol ? testCol : enrolCol);
   return table.rows.map((r) => {
     const label = r.values.label!.trim();
-    const score = Number(r.values.score);
     if (label !== '0' && label !== '1') throw new UserError(`${file} line ${r.line}: label must be 0 or 1, got "${quoteUserText(label)}"`, 'label');
-    if (r.values.score!.trim() === '' || !Number.isFinite(score)) throw new UserError(`${file} line ${r.line}: score "${quoteUserText(r.values.score!)}" is not a number`, 'score');
+    const parsed = parseDecimal(r.values.score!, table.delimiter);
+    if (!parsed.ok) throw new UserError(`${file} line ${r.line}: score "${quoteUserText(r.values.score!)}" ${parsed.why}`, 'score');
+    const score = parsed.value;
     const { label: _l, score: _s, [enrolCol]: enrol, [testCol]: test, ...labels } = r.values;
     if (!hasEnrol) return { labels, genuine: label === '1' ? 1 : 0, score };
     for (const [col, v] of [[enrolCol, enrol], [testCol, test]] as const) {

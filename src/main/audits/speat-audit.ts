@@ -2,14 +2,16 @@
  * SpEAT audit: for each model × test (× aggregation), effect size d, permutation p (the
  * paper's one-sided and the two-sided one behind verdicts), bootstrap SE against the number
  * of stimuli and at the number compared, the minimum detectable d; p adjusted across the
- * whole audit.
+ * whole audit. When the target clips repeat a speaker, the speaker is the unit of all of
+ * these (METHODS.md § The unit of inference) and the paper's clip-level test is kept beside
+ * it; a speaker recorded in both groups keeps its two sets of clips together.
  */
 import { SPEAT_PRESETS } from '../../shared/plan';
 import type { LayerChoice, SpeatResult, SpeatSection, SpeatTestDesign, Temporal } from '../../shared/results';
 import { attributeSets, designSpeatTest, type SpeatDesign } from '../data/speat-design';
 import { isUsable, listClips, type Clip } from '../data/repository';
 import { aggregate, loadEmbeddings, type ModelManifest, type StoredEmbedding } from '../inference';
-import { adjustPValues, bootstrapSpeatSE, olsRegression, speatAssociations, speatEffectSize, speatFromAssociations, speatMde, twoWayAnova, welchTTest } from '../stats';
+import { adjustPValues, bootstrapSpeatSE, BootstrapPlan, olsRegression, speatAssociations, speatEffectSize, speatFromAssociations, speatMde, twoWayAnova, welchTTest, type BootstrapOptions } from '../stats';
 import { fmt, pText } from '../../shared/charts/format';
 import { UserError } from '../../shared/errors';
 import { quoteUserText } from '../../shared/quote';
@@ -99,19 +101,52 @@ function mean(v: number[]): number {
   return v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
 }
 
-/** Embedding vectors for one aggregation; pairs where either side lacks an embedding are dropped together. */
+/**
+ * The speaker a target clip counts as (METHODS.md § The unit of inference): its speaker id,
+ * or, for a clip without one, a speaker of its own (an id no imported speaker can have).
+ */
+function speakerOf(c: Clip): string {
+  return c.speaker ? `speaker:${c.speaker}` : `clip:${c.id}`;
+}
+
+/**
+ * The targets' speakers as "s1", "s2", … in order of first appearance (X, then Y): what the
+ * speaker-level test needs to be rerun from the report (`stats speat --associations`), which
+ * must not carry the dataset's own speaker ids. Numbering by first appearance keeps the
+ * rerun's sampled splits the audit's (speat-speakers.ts numbers speakers the same way).
+ */
+export function speakerPseudonyms(speakersX: readonly string[], speakersY: readonly string[]): { speakersX: string[]; speakersY: string[] } {
+  const ids = new Map<string, string>();
+  const name = (id: string) => {
+    let p = ids.get(id);
+    if (p === undefined) {
+      p = `s${ids.size + 1}`;
+      ids.set(id, p);
+    }
+    return p;
+  };
+  const x = speakersX.map(name);
+  return { speakersX: x, speakersY: speakersY.map(name) };
+}
+
+/**
+ * Embedding vectors for one aggregation, with the target stimuli's speakers; pairs where
+ * either side lacks an embedding are dropped together.
+ */
 export function stimulusVectors(
   t: DesignedTest,
   emb: Map<string, StoredEmbedding>,
   temporal: Temporal,
   layer: LayerChoice,
-): { X: Float64Array[]; Y: Float64Array[]; A: Float64Array[]; B: Float64Array[]; dropped: number } {
+): { X: Float64Array[]; Y: Float64Array[]; A: Float64Array[]; B: Float64Array[]; speakersX: string[]; speakersY: string[]; dropped: number } {
   const vec = (c: Clip) => {
     const e = emb.get(c.sha256!);
     return e ? aggregate(e, temporal, layer) : null;
   };
   const X: Float64Array[] = [];
   const Y: Float64Array[] = [];
+  const speakersX: string[] = [];
+  const speakersY: string[] = [];
   let dropped = 0;
   for (let i = 0; i < t.design.X.length; i += 1) {
     const x = vec(t.design.X[i]!);
@@ -119,11 +154,13 @@ export function stimulusVectors(
     if (x && y) {
       X.push(x);
       Y.push(y);
+      speakersX.push(speakerOf(t.design.X[i]!));
+      speakersY.push(speakerOf(t.design.Y[i]!));
     } else dropped += 1;
   }
   const A = t.A.map(vec).filter((v): v is Float64Array => v !== null);
   const B = t.B.map(vec).filter((v): v is Float64Array => v !== null);
-  return { X, Y, A, B, dropped };
+  return { X, Y, A, B, speakersX, speakersY, dropped };
 }
 
 export function embeddingsFor(ctx: AuditContext, m: ModelManifest, tests: DesignedTest[]): Map<string, StoredEmbedding> {
@@ -216,21 +253,31 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
         // The label already counts comparisons, so no unit is appended to it; the bar moves within the unit.
         const step = (what: string, fraction: number) =>
           ctx.task.progress('SpEAT', done, total, { label: `SpEAT: comparison ${done + 1} of ${total}, ${what}`, unit: '', stageFraction: (done + fraction) / total });
+        // Speakers with several clips make the speaker the unit: the verdict's p, the bootstrap and the MDE move whole speakers.
+        const speakers = { X: v.speakersX, Y: v.speakersY };
         const r = speatFromAssociations(s.X, s.Y, {
           permutations: speat.permutations,
           seed,
+          speakers,
           // The permutations are most of a unit's time; bootstrap and power share the rest.
           onProgress: (f) => step(`permutations ${Math.floor(f * 100)}%`, f * PERMUTATION_SHARE),
         });
         step('bootstrap standard errors and power', PERMUTATION_SHARE);
-        const sizes = speat.sampleSizes.filter((k) => k <= v.X.length);
-        const bootstrap = { resamples: speat.bootstrap, seed, design: { kind: 'paired' } as const };
+        const bySpeaker = r.unit === 'speaker';
+        const n = s.X.length;
+        // Sizes are stimuli per group, or speakers per group when speakers are the unit.
+        const largest = bySpeaker ? Math.min(r.speakers!.onlyX + r.speakers!.both, r.speakers!.onlyY + r.speakers!.both) : n;
+        const sizes = speat.sampleSizes.filter((k) => k <= largest);
+        const bootstrap: BootstrapOptions = { resamples: speat.bootstrap, seed, design: bySpeaker ? { kind: 'speakers', speakersX: v.speakersX, speakersY: v.speakersY } : { kind: 'paired' } };
         const se = speat.bootstrap > 0 ? bootstrapSpeatSE(s.X, s.Y, sizes, bootstrap) : [];
         // The SE behind a whisker is the one at the stimuli compared, not at the paper's 10.
-        const n = s.X.length;
-        const atCompared =
-          speat.bootstrap > 0 ? (se.find((p) => p.size === n) ?? bootstrapSpeatSE(s.X, s.Y, [n], { ...bootstrap, sizeIndexOffset: COMPARED_SIZE_STREAM })[0]!).standardError : null;
-        const mde = speatMde(s.X, s.Y, { alpha: mdeAlpha, permutations: speat.permutations, paired: true, seed });
+        let atCompared: number | null = null;
+        if (speat.bootstrap > 0) {
+          atCompared = bySpeaker
+            ? new BootstrapPlan(s.X, s.Y, bootstrap).comparedPoint(COMPARED_SIZE_STREAM).standardError
+            : (se.find((p) => p.size === n) ?? bootstrapSpeatSE(s.X, s.Y, [n], { ...bootstrap, sizeIndexOffset: COMPARED_SIZE_STREAM })[0]!).standardError;
+        }
+        const mde = speatMde(s.X, s.Y, { alpha: mdeAlpha, permutations: speat.permutations, paired: true, seed, ...(bySpeaker ? { speakers } : {}) });
         return {
           testId: t.plan.id,
           modelId: m.id,
@@ -242,10 +289,13 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
           favoured: r.favoured,
           exact: r.exact,
           permutations: r.permutations,
+          unit: r.unit,
+          ...(r.speakers ? { speakers: r.speakers } : {}),
+          ...(r.clipLevel ? { clipLevel: r.clipLevel } : {}),
           standardErrorAtCompared: atCompared !== null && Number.isFinite(atCompared) ? atCompared : null,
-          mde: { d: mde.d, alpha: mde.alpha, power: mde.power, stimuli: mde.stimuli, method: mde.method },
+          mde: { d: mde.d, alpha: mde.alpha, power: mde.power, stimuli: mde.stimuli, method: mde.method, unit: mde.unit, ...(mde.speakers ? { speakers: mde.speakers } : {}) },
           standardErrors: se.map((p) => ({ size: p.size, standardError: p.standardError })),
-          associations: { X: Array.from(s.X), Y: Array.from(s.Y) },
+          associations: { X: Array.from(s.X), Y: Array.from(s.Y), ...(bySpeaker ? speakerPseudonyms(v.speakersX, v.speakersY) : {}) },
         };
       });
       results.push(unit);

@@ -13,6 +13,7 @@ import { decodeAudio } from '../audio';
 import { getDataset, isUsable, listClips, type Clip } from '../data/repository';
 import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
 import { borrowRecognizer, calibrationByGroup, ensureModel, utteranceAccuracy, type ModelManifest, type RecognizerLease, type Transcript } from '../inference';
+import { clipBudget, loadBudget } from '../inference/budget';
 import { analyseWer, measureUtterance, StatsInputError, werComparisonMdes, type WerAnalysis, type WerRow } from '../stats';
 import type { WerMde } from '../../shared/results';
 import type { AuditContext } from './context';
@@ -53,6 +54,8 @@ async function transcribeClips(ctx: AuditContext, model: ModelManifest, clips: C
   let failed = 0;
   // Language and task change the transcripts, so they are part of each unit's key.
   const settings = model.asr?.kind === 'whisper' ? `/${decode.language ?? 'default'}/${decode.task ?? 'transcribe'}` : '';
+  const modelBytes = model.files.reduce((a, f) => a + f.bytes, 0);
+  const subject = `the speech recogniser “${model.name}”`;
   try {
     for (const [i, c] of clips.entries()) {
       ctx.task.throwIfCancelled();
@@ -61,8 +64,13 @@ async function transcribeClips(ctx: AuditContext, model: ModelManifest, clips: C
         const sha = c.sha256 ?? createHash('sha256').update(readFileSync(c.path)).digest('hex');
         const t = await ctx.units.once<Transcript>(`wer-asr/${model.id}${settings}/${sha}`, 'wer', async () => {
           const audio = (await decodeAudio(c.path)).samples;
-          lease ??= await borrowRecognizer(model, undefined, decode);
-          return lease.recognizer.transcribe(audio);
+          // The recogniser runs from here on, held to budgets (inference/budget.ts): its load, then each clip.
+          if (!lease) {
+            ctx.task.budget?.(loadBudget(modelBytes, subject));
+            lease = await borrowRecognizer(model, undefined, decode).finally(() => ctx.task.budget?.(null));
+          }
+          ctx.task.budget?.(clipBudget(modelBytes, audio.length / 16000, subject, c.path));
+          return lease.recognizer.transcribe(audio).finally(() => ctx.task.budget?.(null));
         });
         byId.set(c.id, t);
       } catch (err) {

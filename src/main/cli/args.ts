@@ -187,6 +187,11 @@ export interface CliContext {
   progress(stage: string, done: number, total: number): void;
   /** The API, loading the engine first: for engine-free commands that need it only sometimes. */
   loadApi?(): Promise<Api>;
+  /**
+   * Ask the person at the terminal and return the line they typed; null when nobody can
+   * answer (stdin is not a terminal: a script, a pipe), so the command asks for an option instead.
+   */
+  ask?(question: string): Promise<string | null>;
 }
 
 /** A command result with its own exit code (e.g. `report verify`: 1 when invalid). */

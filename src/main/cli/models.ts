@@ -24,18 +24,23 @@ export function modelCommands(api: () => Api): CliCommand[] {
     {
       path: ['models', 'list'],
       usage: 'models list',
-      run: async (o) => {
+      run: async (o, _positionals, ctx) => {
         o.assertNoUnknown();
-        return api().invoke('models.list', {});
+        const models = await api().invoke('models.list', {});
+        // The list stays what it was (scripts read it); where models cannot run, stderr says why and what to do.
+        const inference = await api().invoke('models.inference', {});
+        if (!inference.available) ctx.log(`Speech models cannot run on this computer: ${inference.reason}. ${inference.fix}`);
+        return models;
       },
     },
     {
       path: ['models', 'import'],
       usage: 'models import (--file MODEL.onnx [--manifest JSON] | --folder HF_FOLDER) [--name NAME] [--licence L] [--source S]',
       run: async (o) => {
-        const input = { file: o.string('file'), folder: o.string('folder'), manifest: o.string('manifest'), name: o.string('name'), licence: o.string('licence'), source: o.string('source') };
+        const input = { file: o.string('file'), folder: o.string('folder'), manifest: o.string('manifest'), name: o.string('name'), licence: o.string('licence'), source: o.string('source'), wait: true };
         o.assertNoUnknown();
-        return api().invoke('models.import', input);
+        // A job (progress on stderr; Ctrl+C ends it with the command): the answer is the model.
+        return (await api().invoke('models.import', input)).model;
       },
     },
     {

@@ -1,5 +1,21 @@
 import type { Api } from '../api';
+import type { ReportVerification } from '../../shared/api/reports';
+import { UserError } from '../../shared/errors';
 import { CliResult, UsageError, type CliCommand } from './args';
+
+/** `report verify`'s one line on stderr: the verdict first, then who signed and why not when it fails. */
+export function verdictLine(v: ReportVerification): string {
+  if (v.signed === null) return `NOT VALID: ${v.problems[0] ?? 'the file cannot be read as a PDF'}`;
+  if (v.signed === false) return 'NOT VALID: not a signed Equivox report (the PDF holds no signature)';
+  if (!v.valid) {
+    const failed = (v.checks ?? []).filter((c) => !c.passed);
+    const first = failed[0]?.text ?? v.problems[0] ?? 'the signature does not verify';
+    const more = Math.max(failed.length, v.problems.length) - 1;
+    return `NOT VALID: ${first.replace(/\.$/, '')}${more > 0 ? ` (and ${more} more problem${more === 1 ? '' : 's'}; see "problems" in the JSON)` : ''}`;
+  }
+  const who = `signed by ${v.signer ?? 'an unnamed signer'} (certificate fingerprint ${v.fingerprint ?? 'unknown'})${v.signedAt ? ` at ${v.signedAt}` : ''}`;
+  return v.trusted ? `VALID and TRUSTED: unchanged since it was ${who}` : `VALID but NOT TRUSTED: unchanged since it was ${who}, a certificate this computer does not trust`;
+}
 
 /** Signed reports and auditor identities. */
 export function reportCommands(api: () => Api): CliCommand[] {
@@ -28,13 +44,14 @@ export function reportCommands(api: () => Api): CliCommand[] {
     },
     {
       path: ['report', 'verify'],
-      usage: 'report verify FILE.pdf [--require-trusted]   (exit 0 when the signature is valid, 1 otherwise; with --require-trusted also 1 when the signer is not a trusted identity)',
+      usage: 'report verify FILE.pdf [--require-trusted]   (the verdict in one line on stderr, the details as JSON on stdout; exit 0 when the signature is valid, 1 otherwise; with --require-trusted also 1 when the signer is not a trusted identity)',
       run: async (o, positionals, ctx) => {
         const requireTrusted = o.flag('require-trusted');
         o.assertNoUnknown();
         const path = positionals[0];
         if (!path) throw new UsageError('report verify needs the PDF file');
         const result = await api().invoke('reports.verify', { path });
+        ctx.log(verdictLine(result));
         if (result.trustNote) ctx.log(`warning: ${result.trustNote}`);
         const ok = result.valid && (!requireTrusted || result.trusted);
         if (result.valid && requireTrusted && !result.trusted) ctx.log('not trusted: --require-trusted was given and the signer is not one of this computer\'s trusted identities');
@@ -77,12 +94,35 @@ export function reportCommands(api: () => Api): CliCommand[] {
     },
     {
       path: ['identity', 'trust'],
-      usage: "identity trust --cert FILE   (trust another auditor's certificate for report verify; check its fingerprint with them first)",
+      usage: "identity trust (--cert FILE | --report FILE.pdf [--fingerprint HEX])   (trust another auditor's certificate for report verify: from a certificate file, or the one that signed a report once you confirm its fingerprint with the auditor by phone or in person; asked at the terminal, else give --fingerprint)",
       run: async (o, _p, ctx) => {
-        const certPath = o.requireString('cert');
+        const certPath = o.string('cert');
+        const report = o.string('report');
+        const fingerprint = o.string('fingerprint');
         o.assertNoUnknown();
-        const info = await api().invoke('identities.trust', { certPath });
-        ctx.log(`trusted ${info.name}${info.organisation ? `, ${info.organisation}` : ''} with fingerprint ${info.fingerprint}: make sure the signer confirmed this fingerprint`);
+        if ((certPath === undefined) === (report === undefined)) throw new UsageError('give --cert FILE or --report FILE.pdf (one of them)');
+        if (certPath !== undefined) {
+          if (fingerprint !== undefined) throw new UsageError('--fingerprint goes with --report');
+          const info = await api().invoke('identities.trust', { certPath });
+          ctx.log(`trusted ${info.name}${info.organisation ? `, ${info.organisation}` : ''} with fingerprint ${info.fingerprint}: make sure the signer confirmed this fingerprint`);
+          return info;
+        }
+        const v = await api().invoke('reports.verify', { path: report! });
+        ctx.log(verdictLine(v));
+        if (!v.valid) throw new UserError(`${report} does not verify, so the certificate in it cannot be trusted: ask the auditor for the original file`, 'path');
+        const c = v.certificate;
+        ctx.log(`the certificate that signed it: ${c ? `${c.subject}, issued by ${c.selfSigned ? 'itself (self-signed: only the auditor can vouch for it)' : c.issuer}, valid ${c.notBefore.slice(0, 10)} to ${c.notAfter.slice(0, 10)}` : v.signer ?? 'unknown'}`);
+        ctx.log(`SHA-256 fingerprint: ${v.fingerprint}`);
+        if (v.trusted) {
+          ctx.log('this certificate is already trusted on this computer; nothing to do');
+          return (await api().invoke('identities.trusted', {})).find((t) => t.fingerprint === v.fingerprint);
+        }
+        ctx.log('Compare it with the fingerprint the auditor gives you by another channel (phone, in person, a message you trust), not one written in the report or in an e-mail that came with it.');
+        const given = fingerprint ?? (await ctx.ask?.('Type the fingerprint the auditor gave you (or press Enter to stop): ')) ?? null;
+        if (given === null) throw new UsageError('this is not an interactive terminal: give --fingerprint HEX, the fingerprint the auditor gave you');
+        if (given.trim() === '') throw new UserError('nothing was trusted: no fingerprint was typed', 'fingerprint');
+        const info = await api().invoke('identities.trustReport', { path: report!, fingerprint: given });
+        ctx.log(`the fingerprints match: trusted ${info.name}${info.organisation ? `, ${info.organisation}` : ''}; reports signed with this certificate now verify as trusted on this computer`);
         return info;
       },
     },

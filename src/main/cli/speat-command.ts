@@ -11,8 +11,10 @@ import {
   speatAssociations,
   speatFromAssociations,
   type BootstrapDesign,
+  speakerDesignFor,
   type SpeatInput,
   type StandardErrorPoint,
+  type TargetSpeakers,
 } from '../stats/speat';
 import { speatMde } from '../stats/power';
 import { UsageError, type CliCommand, type Options } from './args';
@@ -44,8 +46,30 @@ function parseStrata(value: unknown, key: string, n: number): string[] {
   return value as string[];
 }
 
-/** The embeddings and, when the document has them, the strata labels. */
-function readInput(input: string): { emb: SpeatInput; strata?: unknown } {
+/**
+ * speakersX / speakersY: one speaker id per row of X and of Y, both or neither (METHODS.md §
+ * The unit of inference). Ids are compared as given; numbers are not ids (a column of
+ * numbers is more likely associations in the wrong place).
+ */
+function parseSpeakers(obj: Record<string, unknown>, nx: number, ny: number, where: string): TargetSpeakers | undefined {
+  const hasX = obj.speakersX !== undefined;
+  const hasY = obj.speakersY !== undefined;
+  if (!hasX && !hasY) return undefined;
+  if (hasX !== hasY) throw new UserError(`${where}: "${hasX ? 'speakersY' : 'speakersX'}" is missing; give one speaker id per row of both X and Y, or neither`, hasX ? 'speakersY' : 'speakersX');
+  const list = (key: 'speakersX' | 'speakersY', n: number, set: 'X' | 'Y'): string[] => {
+    const value = obj[key];
+    if (!Array.isArray(value)) throw new UserError(`${where}: "${key}" must be an array of speaker ids, one per row of ${set}`, key);
+    if (value.length !== n) throw new UserError(`${where}: "${key}" has ${value.length} speaker ids for ${n} rows of ${set}`, key);
+    value.forEach((v: unknown, i) => {
+      if (typeof v !== 'string' || v.trim() === '') throw new UserError(`${where}: ${key}[${i}] must be a non-empty speaker id (a string), got ${quoteUserText(JSON.stringify(v) ?? String(v))}`, `${key}[${i}]`);
+    });
+    return value as string[];
+  };
+  return { X: list('speakersX', nx, 'X'), Y: list('speakersY', ny, 'Y') };
+}
+
+/** The embeddings and, when the document has them, the strata labels and speaker ids. */
+function readInput(input: string): { emb: SpeatInput; strata?: unknown; speakers?: TargetSpeakers } {
   const bytes = readBytes(input, 'embeddings');
   // The plain {X, Y, A, B} shape straight into Float64Arrays; anything else (strata,
   // malformed files) through JSON.parse, whose path gives the detailed messages.
@@ -59,10 +83,9 @@ function readInput(input: string): { emb: SpeatInput; strata?: unknown } {
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UserError(`${input} must hold an object with keys X, Y, A, B`, 'input');
   const obj = doc as Record<string, unknown>;
-  return {
-    emb: { X: parseMatrix(obj.X, 'X'), Y: parseMatrix(obj.Y, 'Y'), A: parseMatrix(obj.A, 'A'), B: parseMatrix(obj.B, 'B') },
-    strata: obj.strata,
-  };
+  const emb = { X: parseMatrix(obj.X, 'X'), Y: parseMatrix(obj.Y, 'Y'), A: parseMatrix(obj.A, 'A'), B: parseMatrix(obj.B, 'B') };
+  const speakers = parseSpeakers(obj, emb.X.length, emb.Y.length, input);
+  return { emb, strata: obj.strata, ...(speakers ? { speakers } : {}) };
 }
 
 function parseAssociations(value: unknown, key: 'X' | 'Y'): Float64Array {
@@ -75,9 +98,10 @@ function parseAssociations(value: unknown, key: 'X' | 'Y'): Float64Array {
 
 /**
  * --associations: s(w, A, B) per X and Y stimulus, as a report attaches them (report/reproduce-data.ts),
- * for a second auditor who has the report but not the embeddings. Other keys (ids) are ignored.
+ * for a second auditor who has the report but not the embeddings, with the targets' speakers
+ * (pseudonyms) when the audit tested by speaker. Other keys (ids) are ignored.
  */
-function readAssociations(path: string): { X: Float64Array; Y: Float64Array } {
+function readAssociations(path: string): { X: Float64Array; Y: Float64Array; speakers?: TargetSpeakers } {
   let doc: unknown;
   try {
     doc = JSON.parse(readBytes(path, 'embeddings').toString('utf8'));
@@ -87,17 +111,22 @@ function readAssociations(path: string): { X: Float64Array; Y: Float64Array } {
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UserError(`${path} must hold an object with keys X and Y (arrays of numbers)`, 'associations');
   const obj = doc as Record<string, unknown>;
+  let X: Float64Array;
+  let Y: Float64Array;
   try {
-    return { X: parseAssociations(obj.X, 'X'), Y: parseAssociations(obj.Y, 'Y') };
+    X = parseAssociations(obj.X, 'X');
+    Y = parseAssociations(obj.Y, 'Y');
   } catch (err) {
     if (err instanceof UserError) throw new UserError(`${path}: ${err.message}`, err.field);
     throw err;
   }
+  const speakers = parseSpeakers(obj, X.length, Y.length, path);
+  return { X, Y, ...(speakers ? { speakers } : {}) };
 }
 
 export const speatCommand: CliCommand = {
   path: ['stats', 'speat'],
-  usage: 'stats speat (--input FILE.json | --associations FILE.json) [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--mde [--alpha A]] [--threads T]',
+  usage: 'stats speat (--input FILE.json | --associations FILE.json) [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--mde [--alpha A]] [--threads T]   (FILE.json may hold speakersX and speakersY, one speaker id per row of X and Y: a speaker with several clips makes speakers the unit, printed as unit beside pTwoSided)',
   async run(opts: Options, _rest, ctx) {
     const embeddingsPath = opts.string('input');
     const associationsPath = opts.string('associations');
@@ -131,10 +160,18 @@ export const speatCommand: CliCommand = {
       }
     }
     try {
-      const { emb, strata } = embeddingsPath !== undefined ? readInput(embeddingsPath) : { emb: null, strata: undefined };
-      const s = emb ? guard(() => speatAssociations(emb)) : readAssociations(associationsPath!);
+      const input = embeddingsPath !== undefined ? readInput(embeddingsPath) : null;
+      const strata = input?.strata;
+      const s = input ? guard(() => speatAssociations(input.emb)) : readAssociations(associationsPath!);
+      const speakers = input ? input.speakers : (s as { speakers?: TargetSpeakers }).speakers;
+      // Speakers as the unit only when a speaker has more than one clip (else each clip is its own speaker).
+      const bySpeaker = speakers ? speakerDesignFor(speakers, s.X.length, s.Y.length) !== null : false;
       let design: BootstrapDesign = { kind: 'independent' };
-      if (paired) {
+      if (bySpeaker) {
+        if (paired) throw new UsageError('--paired resamples matched clip pairs, but these targets have speakers with several clips: the bootstrap resamples speakers with all their clips; leave out --paired');
+        if (strata !== undefined) throw new UserError('"strata" and speakers with several clips cannot be combined: the bootstrap resamples speakers with all their clips; leave out "strata"', 'strata');
+        design = { kind: 'speakers', speakersX: speakers!.X, speakersY: speakers!.Y };
+      } else if (paired) {
         if (s.X.length !== s.Y.length) throw new UserError(`--paired needs as many X rows as Y rows (${s.X.length} vs ${s.Y.length})`, 'Y');
         design = { kind: 'paired' };
       } else if (strata !== undefined) {
@@ -144,24 +181,28 @@ export const speatCommand: CliCommand = {
       const bootstrapOptions = { resamples, seed, design };
       // The workers start on the bootstrap while this thread runs the permutation test.
       if (sizes && pool) pool.start(s.X, s.Y, sizes, bootstrapOptions);
-      const res = speatFromAssociations(s.X, s.Y, { permutations, seed });
+      const res = speatFromAssociations(s.X, s.Y, { permutations, seed, ...(speakers ? { speakers } : {}) });
       let points: StandardErrorPoint[] = [];
       if (sizes) points = pool ? await pool.finish() : bootstrapSpeatSE(s.X, s.Y, sizes, bootstrapOptions);
       for (const message of pool?.workerErrors ?? []) ctx.log(`warning: a bootstrap thread failed (${message}); the main thread computed its share`);
-      const mde = mdeWanted ? speatMde(s.X, s.Y, { alpha, permutations, paired: design.kind === 'paired', seed }) : null;
+      const mde = mdeWanted ? speatMde(s.X, s.Y, { alpha, permutations, paired: design.kind === 'paired', seed, ...(speakers ? { speakers } : {}) }) : null;
       return {
         effectSize: res.effectSize,
-        // One-sided (H1: d > 0), as in the paper; the two-sided p is the one behind a verdict.
+        // One-sided (H1: d > 0), the paper's direction; the two-sided p is the one behind a verdict. Both at `unit`.
         pValue: res.pValue,
         pTwoSided: res.pTwoSided,
+        unit: res.unit,
         favoured: res.favoured,
         exact: res.exact,
         permutations: res.permutations,
+        // The paper's test, clips treated as independent, when the unit is the speaker.
+        ...(res.clipLevel ? { clipLevel: res.clipLevel } : {}),
+        ...(res.speakers ? { speakers: res.speakers } : {}),
         seed,
         associations: { X: Array.from(s.X), Y: Array.from(s.Y) },
         standardErrors: points.map(({ size, standardError }) => ({ size, standardError })),
         ...(sizes ? { bootstrap: { resamples, design: design.kind } } : {}),
-        ...(mde ? { mde: { d: mde.d, alpha: mde.alpha, power: mde.power, stimuli: mde.stimuli, smallestP: mde.smallestP, simulations: mde.simulations, method: mde.method } } : {}),
+        ...(mde ? { mde: { d: mde.d, alpha: mde.alpha, power: mde.power, stimuli: mde.stimuli, unit: mde.unit, ...(mde.speakers ? { speakers: mde.speakers } : {}), smallestP: mde.smallestP, simulations: mde.simulations, method: mde.method } } : {}),
       };
     } finally {
       pool?.close();

@@ -5,12 +5,12 @@
  * loads only the SpEAT code (cli/commands.ts loads it alone for `stats speat`).
  */
 import { UserError } from '../../shared/errors';
-import { CsvError, fromCsvCell, parseCsvTable, type CsvTable } from '../data/csv';
+import { CsvError, fromCsvCell, parseCsvTable, parseDecimal, type CsvTable } from '../data/csv';
 import { analyseFdi, analyseWer, werComparisonMdes, equalErrorRate, NORMALIZE_MODES, observedThresholds, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
 import { UsageError, type CliCommand, type Options } from './args';
 import { readSerInput } from './ser-input';
 import { speatCommand } from './speat-command';
-import { guard, readText } from './stats-io';
+import { guard, readSpreadsheet } from './stats-io';
 import { quoteUserText } from '../../shared/quote';
 import { verificationResult } from '../audits/fdi-grouping';
 
@@ -21,7 +21,7 @@ import { verificationResult } from '../audits/fdi-grouping';
  */
 function readCsv(path: string, requiredColumns: string[]): CsvTable {
   try {
-    const table = parseCsvTable(readText(path, 'csv-table'), { requiredColumns });
+    const table = parseCsvTable(readSpreadsheet(path, 'csv-table'), { requiredColumns });
     return { ...table, rows: table.rows.map((r) => ({ ...r, values: Object.fromEntries(Object.entries(r.values).map(([k, v]) => [k, fromCsvCell(v)])) })) };
   } catch (err) {
     if (err instanceof CsvError) throw new UserError(`${path}: ${err.message}`, err.field ?? (err.line !== undefined ? `line ${err.line}` : undefined));
@@ -135,12 +135,11 @@ const fdiCommand: CliCommand = {
       if (g === '') throw new UserError(`line ${line}: empty group`, 'group');
       const l = values.label!.trim();
       if (l !== '0' && l !== '1') throw new UserError(`line ${line}: label must be 0 or 1, got "${quoteUserText(values.label!)}"`, 'label');
-      const raw = values.score!.trim();
-      const sc = Number(raw);
-      if (raw === '' || !Number.isFinite(sc)) throw new UserError(`line ${line}: score is not a finite number ("${quoteUserText(values.score!)}")`, 'score');
+      const sc = parseDecimal(values.score!, table.delimiter);
+      if (!sc.ok) throw new UserError(`line ${line}: score "${quoteUserText(values.score!)}" ${sc.why}`, 'score');
       groups.push(g);
       labels[i] = l === '1' ? 1 : 0;
-      scores[i] = sc;
+      scores[i] = sc.value;
     });
     // --threshold alone: that threshold only (as before). --thresholds: that sweep, reported at
     // its first threshold unless --threshold names one. Neither: the equal-error-rate threshold

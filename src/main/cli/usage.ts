@@ -42,7 +42,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
     'embed --project DIR|ID --dataset ID --model ID|ALIAS [--provider auto|cuda|dml|coreml|webgpu|cpu] [--threads N]',
   ],
   stats: [
-    'stats speat (--input FILE.json | --associations FILE.json) [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--mde [--alpha A]] [--threads T]',
+    'stats speat (--input FILE.json | --associations FILE.json) [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--mde [--alpha A]] [--threads T]   (FILE.json may hold speakersX and speakersY, one speaker id per row of X and Y: a speaker with several clips makes speakers the unit, printed as unit beside pTwoSided)',
     'stats wer --input FILE.csv [--reference-group G (else every pair, Holm over all pairs)] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S] [--mde-simulations N [--alpha A]]',
     'stats fdi --input FILE.csv [--threshold T] [--thresholds FROM:TO:STEP] [--alpha A] [--orientation harm|paper] [--bootstrap R] [--null-permutations N] [--seed S]',
     'stats ser --input FILE.json [--learning-rates 1e-3,1e-4,1e-5] [--steps N] [--seed S] [--batch-size B] [--hidden H] [--eval-every K] [--patience P]',
@@ -55,13 +55,13 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   ],
   report: [
     'report build (--project DIR --run ID | --results FILE.json) --out FILE.pdf [--identity ID] [--passphrase P] [--auditor NAME] [--organisation ORG] [--allow-incomplete]   (--allow-incomplete: sign even though a planned section did not run; the cover says so)',
-    'report verify FILE.pdf [--require-trusted]   (exit 0 when the signature is valid, 1 otherwise; with --require-trusted also 1 when the signer is not a trusted identity)',
+    'report verify FILE.pdf [--require-trusted]   (the verdict in one line on stderr, the details as JSON on stdout; exit 0 when the signature is valid, 1 otherwise; with --require-trusted also 1 when the signer is not a trusted identity)',
     'report extract FILE.pdf --out DIR   (write the files attached inside the report: results.json, the locked plan, the statement, the report-data CSVs; exit 1 when the report does not verify, the files are written anyway)',
   ],
   identity: [
     'identity create --name NAME --org ORGANISATION [--email EMAIL] [--passphrase P]',
     'identity import --p12 FILE [--passphrase P12_PASSPHRASE] [--key-passphrase P]',
-    'identity trust --cert FILE   (trust another auditor\'s certificate for report verify; check its fingerprint with them first)',
+    "identity trust (--cert FILE | --report FILE.pdf [--fingerprint HEX])   (trust another auditor's certificate for report verify: from a certificate file, or the one that signed a report once you confirm its fingerprint with the auditor by phone or in person; asked at the terminal, else give --fingerprint)",
     'identity trusted   (the certificates report verify trusts)',
     'identity list',
   ],
@@ -144,7 +144,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
   'report extract': { options: { out: 'string' }, positionals: ['FILE.pdf'] },
   'identity create': { options: { name: 'string', org: 'string', email: 'string', passphrase: 'string' } },
   'identity import': { options: { p12: 'string', passphrase: 'string', 'key-passphrase': 'string' } },
-  'identity trust': { options: { cert: 'string' } },
+  'identity trust': { options: { cert: 'string', report: 'string', fingerprint: 'string' } },
   'identity trusted': { options: {} },
   'identity list': { options: {} },
   'cluster export': {

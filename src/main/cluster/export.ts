@@ -13,7 +13,7 @@ import type { ClusterExportSummary } from '../../shared/api/cluster';
 import { UserError } from '../../shared/errors';
 import { sha256File } from '../audio';
 import { cachedAudioShas, datasetClips, ensureModel, modelsDir, type ModelGraphs, type ModelManifest } from '../inference';
-import { isInside } from '../security/path-policy';
+import { isEqualOrInside, relativeInside, samePath } from '../paths/same-path';
 import { datasetNameAndRole } from '../store/cluster-inputs';
 import { insertClusterJob } from '../store/cluster-jobs';
 import { recordEvent } from '../store/events';
@@ -45,20 +45,20 @@ interface ExportClip {
   durationS: number | null;
 }
 
-/** The deepest folder holding every file. */
+/** The deepest folder holding every file (folder names compared as paths/same-path.ts does). */
 export function commonFolder(files: readonly string[]): string {
   let parts = dirname(files[0]!).split(sep);
   for (const f of files.slice(1)) {
     const p = dirname(f).split(sep);
     let k = 0;
-    while (k < parts.length && k < p.length && parts[k] === p[k]) k += 1;
+    while (k < parts.length && k < p.length && samePath(parts.slice(0, k + 1).join(sep) || sep, p.slice(0, k + 1).join(sep) || sep)) k += 1;
     parts = parts.slice(0, k);
   }
   return parts.join(sep) || sep;
 }
 
 function toManifestPath(root: string, file: string): string {
-  return relative(root, file).split(sep).join('/');
+  return (relativeInside(root, file) ?? relative(root, file)).split(sep).join('/');
 }
 
 /** Copy the model's files into the job: an imported model as its model-store folder, a built-in one as a record. */
@@ -122,7 +122,7 @@ export async function exportJob(db: Database.Database, dataDir: string, o: Expor
   if (o.shards > clips.length) throw new UserError(`${o.shards} shards for ${clips.length} recordings: choose at most ${clips.length}`, 'shards');
 
   const audioRoot = o.audioRoot ? resolve(o.audioRoot) : commonFolder(clips.map((c) => c.path));
-  const outside = clips.find((c) => !isInside(c.path, audioRoot));
+  const outside = clips.find((c) => !isEqualOrInside(c.path, audioRoot));
   if (outside) throw new UserError(`${outside.path} is not inside the audio folder ${audioRoot}; choose a folder that holds every recording`, 'audioRoot');
 
   const out = resolve(o.out);

@@ -1,6 +1,6 @@
 /**
- * RFC 4180 CSV/TSV parsing with the quirks auditors' spreadsheets bring: a UTF-8 BOM,
- * CRLF or LF line ends, quoted fields holding delimiters, quotes ("") and newlines.
+ * RFC 4180 CSV/TSV parsing with the quirks auditors' spreadsheets bring: a byte order mark,
+ * CRLF, LF or CR (older Mac programs) line ends, ';' with decimal commas (Excel where the comma is the decimal mark), quoted fields holding delimiters, quotes ("") and newlines.
  * Every record carries the 1-based line where it starts so errors can name it.
  */
 import { showInvisible } from '../../shared/visible-text';
@@ -32,7 +32,7 @@ export function stripBom(text: string): string {
 
 /** Guess the delimiter from the header line: tab, comma or semicolon. */
 export function sniffDelimiter(text: string): string {
-  const firstLine = stripBom(text).split(/\r?\n/, 1)[0] ?? '';
+  const firstLine = stripBom(text).split(/\r\n|\r|\n/, 1)[0] ?? '';
   const counts = ['\t', ',', ';'].map((d) => [d, firstLine.split(d).length - 1] as const);
   counts.sort((a, b) => b[1] - a[1]);
   return counts[0]![1] > 0 ? counts[0]![0] : ',';
@@ -168,6 +168,31 @@ export function parseCsvRecords(input: string, delimiter = ','): CsvRecord[] {
   return [...reader.push(input), ...reader.end()];
 }
 
+/** A decimal number as written in a cell: "0.75", "-1e-3"; not Number()'s looser forms ("0x10", "Infinity", " "). */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const DECIMAL_COMMA = /^[+-]?(\d+,\d*|,\d+)(e[+-]?\d+)?$/i;
+
+/**
+ * A number in a cell of a table with `delimiter`, or a sentence saying why it is none. Where
+ * the delimiter is not a comma (Excel in much of Europe saves ';' and writes 0,75), a decimal
+ * comma is read as a point; in a comma-separated file "1,234" may be a thousands separator, so
+ * a comma is refused there with a message that says so.
+ */
+export function parseDecimal(cell: string, delimiter: string): { ok: true; value: number } | { ok: false; why: string } {
+  const text = cell.trim();
+  if (text === '') return { ok: false, why: 'is empty' };
+  if (DECIMAL.test(text)) {
+    const value = Number(text);
+    return Number.isFinite(value) ? { ok: true, value } : { ok: false, why: 'is too large' };
+  }
+  if (DECIMAL_COMMA.test(text)) {
+    if (delimiter === ',') return { ok: false, why: 'has a comma, which in a comma-separated file cannot be told from a thousands separator: write it with a point (0.75), or save the file with ";" between columns' };
+    const value = Number(text.replace(',', '.'));
+    return Number.isFinite(value) ? { ok: true, value } : { ok: false, why: 'is too large' };
+  }
+  return { ok: false, why: 'is not a number' };
+}
+
 /**
  * Longest column name accepted. A header cell of megabytes is not a name (a file without
  * a header row, or not a table at all); echoing it back made a 58 MB preview.
@@ -246,6 +271,15 @@ export function fromCsvCell(text: string): string {
   return /^'[=+\-@\t\r]/.test(text) ? text.slice(1) : text;
 }
 
+/**
+ * The byte order mark every CSV the app writes starts with: without it Excel reads UTF-8 as
+ * the computer's legacy code page and shows "Québec" as "QuÃ©bec". Every reader of these
+ * files (CsvRecordReader, Python's csv with encoding="utf-8-sig", pandas, R's read.csv with
+ * fileEncoding="UTF-8-BOM") skips it.
+ */
+export const UTF8_BOM = '\ufeff';
+
+/** A whole CSV file: the UTF-8 BOM, the header and the rows, CRLF line ends. */
 export function toCsv(header: string[], rows: unknown[][]): string {
-  return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
+  return UTF8_BOM + [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }

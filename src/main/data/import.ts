@@ -27,14 +27,16 @@ import {
 import { CancelledError, UserError } from '../../shared/errors';
 import type { ImportParams } from '../../shared/jobs';
 import { cpus } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { AudioDecodeError } from '../audio';
-import { analyseFile } from '../audio/analyse-file';
+import { analyseFile, type FileAnalysis } from '../audio/analyse-file';
 import { ClipWriter, type ClipWrite } from '../store/clip-writes';
 import { clipIssuesUpdater, deleteClipsAfterRow, deleteDatasetClips, duplicateCandidates, storedRelPathLookup } from '../store/clips';
 import { datasetForSource, datasetName, insertDataset, savedMappingJson, setDatasetLabels, setDatasetStatus, updateDatasetForImport } from '../store/datasets';
 import { recordEvent } from '../store/events';
-import { loadSource, resolveClipPath, type SourceRow, type SourceTable } from './sources';
+import { samePath } from '../paths/same-path';
+import { isReadRefusal, unreadableReason } from './unreadable';
+import { loadSource, resolveClipPath, type ResolvedPath, type SourceRow, type SourceTable } from './sources';
 import { audioIssues, issue, statusOf, withDefaults } from './validate';
 import { addDatasetRoles, collectImportReport, datasetRoles, removeDatasetRoles } from './repository';
 import { COLUMN_PLAIN, importRoles, ROLE_COLUMN, ROLE_PLAIN } from '../../shared/roles';
@@ -117,7 +119,7 @@ function findOrCreateDataset(
   const name = params.name ?? defaultDatasetName(table.sourcePath);
   const roles = importRoles(params.role, params.roles);
   return db.transaction(() => {
-    const existing = datasetForSource(db, table.kind, table.sourcePath, params.role);
+    const existing = datasetOfSource(db, table, params.role);
     if (existing) {
       if (existing.mapping_json !== mappingJson || existing.settings_json !== settingsJson) {
         deleteDatasetClips(db, existing.id);
@@ -197,7 +199,15 @@ async function processRow(
   const written = row.values[mapping.path] ?? '';
   const labels = rowLabels(row.values, mapping, label);
   const issues: ClipIssue[] = [];
-  const resolved = resolveClipPath(table, written, protectedDirs);
+  let resolved: ResolvedPath;
+  try {
+    resolved = resolveClipPath(table, written, protectedDirs);
+  } catch (err) {
+    // A folder on the way the system will not let us look into (permissions, macOS privacy).
+    if (!isReadRefusal(err)) throw err;
+    const at = resolve(table.baseDir, written.trim());
+    resolved = { ok: false, path: at, code: 'unreadable_file', message: `${at}: ${unreadableReason(err)}` };
+  }
   const rec: ClipRow = {
     id: randomUUID(),
     dataset_id: datasetId,
@@ -223,10 +233,20 @@ async function processRow(
   if (!resolved.ok) issues.push(issue(resolved.code, resolved.message));
   else {
     // One read: the hash and the analysis come from the same bytes (ffmpeg only for formats read nowhere else).
-    const measured = await analyseFile(resolved.path, { signal, forceFfmpeg: analyseWithFfmpeg() });
-    const decoded = measured.audio;
-    rec.sha256 = measured.sha256;
-    if (decoded instanceof AudioDecodeError) issues.push(issue('not_audio', `not a readable audio file (${decoded.message.replace(/^not readable as audio: /, '')})`));
+    let measured: FileAnalysis | null = null;
+    try {
+      measured = await analyseFile(resolved.path, { signal, forceFfmpeg: analyseWithFfmpeg() });
+    } catch (err) {
+      // A file the system will not let us read is this clip's problem, never the whole import's.
+      if (!isReadRefusal(err)) throw err;
+      issues.push(issue('unreadable_file', `${resolved.path}: ${unreadableReason(err)}`));
+    }
+    const decoded = measured?.audio;
+    const wavShortfall = measured?.wavShortfallBytes ?? null;
+    if (measured) rec.sha256 = measured.sha256;
+    if (decoded === undefined) {
+      // Unreadable: said above.
+    } else if (decoded instanceof AudioDecodeError) issues.push(issue('not_audio', `not a readable audio file (${decoded.message.replace(/^not readable as audio: /, '')})`));
     else {
       const lv = decoded.levels;
       rec.duration_s = decoded.durationS;
@@ -235,7 +255,7 @@ async function processRow(
       rec.codec = decoded.source.codec;
       rec.rms = lv.rms;
       rec.peak = lv.peak;
-      const shortfall = measured.wavShortfallBytes;
+      const shortfall = wavShortfall;
       const damaged = shortfall ? `the WAV header declares ${shortfall} more bytes of audio than the file holds` : decoded.damaged;
       issues.push(
         ...audioIssues(
@@ -371,13 +391,18 @@ export async function importDataset(db: Database.Database, params: ImportParams,
   return { ...collectImportReport(db, datasetId, { problemsFile: problemsFileFor(db, datasetId) }), processed, labels: record, status: 'ready' };
 }
 
+/** The dataset made earlier from this source (kind and path, another spelling of the same path included), if any. */
+function datasetOfSource(db: Database.Database, table: Pick<SourceTable, 'kind' | 'sourcePath'>, role: DatasetRole) {
+  return datasetForSource(db, table.kind, role, (stored) => samePath(stored, table.sourcePath));
+}
+
 /**
  * The label check of a source under a mapping (labels.ts), with the auditor's choices:
  * those given, then, for the sets they leave open, those kept by the dataset this source
  * fills (so a re-import, or a resumed one, is not asked again about the same sets).
  */
 export function checkSourceLabels(db: Database.Database | null, table: SourceTable, params: Pick<ImportParams, 'role' | 'labelChoices'>, mapping: ColumnMapping): LabelResolution {
-  const existing = db ? datasetForSource(db, table.kind, table.sourcePath, params.role) : undefined;
+  const existing = db ? datasetOfSource(db, table, params.role) : undefined;
   return resolveLabels(tallyLabels(table.rows(), mapping), params.labelChoices ?? [], storedLabelChoices(existing?.settings_json));
 }
 
@@ -395,6 +420,6 @@ export function planImport(db: Database.Database, params: ImportParams): { datas
       : table.defaultMapping;
   if (!mapping) throw new UserError('no column mapping given and no path column could be guessed; map one (e.g. --map file=path)', 'mapping');
   checkMapping(mapping, table.header, importRoles(params.role, params.roles));
-  const existing = datasetForSource(db, table.kind, table.sourcePath, params.role);
+  const existing = datasetOfSource(db, table, params.role);
   return { datasetId: existing?.id ?? randomUUID(), reusesDataset: !!existing, rows: table.rowCount };
 }

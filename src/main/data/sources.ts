@@ -4,12 +4,12 @@
  * pipeline handles them all.
  *
  * Manifests and Common Voice splits are streamed: a first pass reads the file in 1 MB
- * chunks to check it (UTF-8, header, field counts) and count and hash it, and rows()
+ * chunks to check it (its encoding, header, field counts) and count and hash it, and rows()
  * reads it again, one row at a time. Memory stays flat however many rows there are.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { ColumnMapping, ImportSource, SkippedFiles, SourceKind } from '../../shared/api/datasets';
 import { UserError } from '../../shared/errors';
 import { checkInputFileSync, checkInputFolder, inputExists, openInputFileSync } from '../security/input-file';
@@ -18,6 +18,9 @@ import { dataFolderProblem } from '../security/path-policy';
 import { suggestColumns, type ColumnSuggestion } from './column-suggestions';
 import { checkHeader, CsvError, CsvRecordReader, parseCsvTable, recordToRow, sniffDelimiter, type CsvRecord } from './csv';
 import { findByNormalisedName, isOsLitter } from './file-names';
+import { isReadRefusal, unreadableReason } from './unreadable';
+import { isEqualOrInside, samePath } from '../paths/same-path';
+import { detectEncoding, EncodingProblem, ENCODING_NAMES, spreadsheetDecoder, type DetectedEncoding } from './text-encoding';
 
 export interface SourceRow {
   /** 1-based data row (manifest row, or position in the sorted file list). */
@@ -46,6 +49,8 @@ export interface SourceTable {
   suggestions?: ColumnSuggestion[];
   /** The manifest's delimiter (manifests only). */
   delimiter?: string;
+  /** The text encoding the manifest (or Common Voice split, or metadata.csv) was read in (text-encoding.ts). */
+  encoding?: DetectedEncoding;
   /** Files a folder import did not take as recordings (file-names.ts: what operating systems leave, hidden files). */
   skipped?: SkippedFiles;
 }
@@ -56,11 +61,16 @@ function checkFile(file: string, what: string): void {
   checkInputFileSync(file, 'manifest', 'manifest');
 }
 
-function readText(file: string, what: string): string {
+/** A whole text file in the encoding it is in (text-encoding.ts), and the hash of its bytes. */
+function readText(file: string, what: string): { text: string; sha256: string; encoding: DetectedEncoding } {
   checkFile(file, what);
   let text = '';
-  for (const chunk of textChunks(file)) text += chunk.text;
-  return text;
+  let last: TextChunk | null = null;
+  for (const chunk of textChunks(file)) {
+    text += chunk.text;
+    last = chunk;
+  }
+  return { text, sha256: last!.hash.digest('hex'), encoding: last!.encoding };
 }
 
 /** Index of the first byte that is not part of a valid UTF-8 sequence (bytes.length when all are valid). */
@@ -85,41 +95,41 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   return i;
 }
 
-function notUtf8(file: string, line: number, bad: number): UserError {
-  const latin1 = new TextDecoder('windows-1252').decode(Uint8Array.of(bad));
-  return new UserError(
-    `${file} is not UTF-8 text: line ${line} has the byte 0x${bad.toString(16).padStart(2, '0').toUpperCase()} ("${latin1}" in Latin-1/Windows-1252). ` +
-      'Save the file as UTF-8 (in a spreadsheet: "CSV UTF-8") and import it again.',
-    'manifest',
-  );
+/** Line ends in decoded text: CRLF, LF or a lone CR (classic Mac) each end one line. */
+function countLineEnds(text: string): number {
+  return text.match(/\r\n|\r|\n/g)?.length ?? 0;
 }
-
-const countNewlines = (b: Uint8Array) => {
-  let n = 0;
-  for (const c of b) if (c === 0x0a) n += 1;
-  return n;
-};
 
 const CHUNK_BYTES = 1 << 16;
 
+interface TextChunk {
+  text: string;
+  hash: ReturnType<typeof createHash>;
+  encoding: DetectedEncoding;
+}
+
 /**
- * The file's text in chunks of about 1 MB, decoded as strict UTF-8, with the running
- * SHA-256 of its bytes. Manifests must be UTF-8: decoding other bytes leniently would
- * turn "Québec" into "Qu\ufffdbec" and silently rename a speaker group, so a byte that is
- * not UTF-8 stops it with the line and the byte, and what the byte is in Latin-1 /
- * Windows-1252, the usual culprit (spreadsheets' "CSV" export on Windows).
+ * The file's text in chunks, decoded in the encoding it is in (text-encoding.ts: UTF-8,
+ * UTF-16 with a byte order mark, or Windows-1252; detected unless `known`), with the running
+ * SHA-256 of its bytes. A file that is none of them stops with the line and the byte.
  */
-function* textChunks(file: string): Generator<{ text: string; hash: ReturnType<typeof createHash> }> {
+function* textChunks(file: string, known?: DetectedEncoding): Generator<TextChunk> {
   // Opened without blocking and checked on the descriptor (security/input-file.ts): a FIFO
   // swapped in after checkFile cannot hang the import.
   const { fd } = openInputFileSync(file, 'manifest', 'manifest');
   try {
-    // ignoreBOM keeps a BOM in the text, as readFileSync did: the manifest's hash must not change.
-    const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    let encoding: DetectedEncoding;
+    try {
+      encoding = known ?? detectEncoding(fd);
+    } catch (err) {
+      if (err instanceof EncodingProblem) throw new UserError(`${file}: ${err.message}`, 'manifest');
+      throw err;
+    }
+    // The BOM stays in the text, as readFileSync kept it: the manifest's hash is of its bytes, and the CSV reader skips it.
+    const decoder = spreadsheetDecoder(encoding.encoding);
     const hash = createHash('sha256');
     const buf = Buffer.alloc(CHUNK_BYTES);
     let lines = 1;
-    let tail = Buffer.alloc(0); // up to 3 bytes of a sequence the last chunk cut
     for (;;) {
       const n = readSync(fd, buf, 0, CHUNK_BYTES, null);
       const bytes = buf.subarray(0, n);
@@ -128,13 +138,11 @@ function* textChunks(file: string): Generator<{ text: string; hash: ReturnType<t
       try {
         text = decoder.decode(bytes, { stream: n > 0 });
       } catch {
-        const joined = Buffer.concat([tail, bytes]);
-        const at = firstInvalidUtf8(joined);
-        throw notUtf8(file, lines + countNewlines(joined.subarray(tail.length, Math.max(tail.length, at))), joined[at] ?? 0);
+        // Only when the file changed since its encoding was read, or a BOM promised UTF-16 the bytes are not.
+        throw new UserError(`${file}: after line ${lines} the bytes are not ${ENCODING_NAMES[encoding.encoding]} text. Save the file as UTF-8 (in a spreadsheet: "CSV UTF-8") and import it again.`, 'manifest');
       }
-      lines += countNewlines(bytes);
-      tail = Buffer.from(bytes.subarray(Math.max(0, n - 3)));
-      yield { text, hash };
+      lines += countLineEnds(text);
+      yield { text, hash, encoding };
       if (n === 0) return;
     }
   } finally {
@@ -143,11 +151,18 @@ function* textChunks(file: string): Generator<{ text: string; hash: ReturnType<t
 }
 
 /** The records of a CSV/TSV file, streamed; the delimiter is sniffed from the first chunk when not given. */
-function* csvRecords(file: string, delimiter: string | undefined, onDelimiter?: (d: string) => void): Generator<CsvRecord, { sha256: string }> {
+function* csvRecords(
+  file: string,
+  delimiter: string | undefined,
+  onDelimiter?: (d: string) => void,
+  known?: DetectedEncoding,
+): Generator<CsvRecord, { sha256: string; encoding: DetectedEncoding }> {
   let reader: CsvRecordReader | null = null;
   let hash: ReturnType<typeof createHash> | null = null;
-  for (const chunk of textChunks(file)) {
+  let encoding: DetectedEncoding = known ?? { encoding: 'utf-8', bom: false };
+  for (const chunk of textChunks(file, known)) {
     hash = chunk.hash;
+    encoding = chunk.encoding;
     if (!reader) {
       if (chunk.text === '' && delimiter === undefined) continue;
       const d = delimiter ?? sniffDelimiter(chunk.text);
@@ -157,7 +172,7 @@ function* csvRecords(file: string, delimiter: string | undefined, onDelimiter?: 
     yield* reader.push(chunk.text);
   }
   if (reader) yield* reader.end();
-  return { sha256: hash!.digest('hex') };
+  return { sha256: hash!.digest('hex'), encoding };
 }
 
 function csvFailure(err: unknown, file: string): never {
@@ -188,8 +203,7 @@ const SAMPLE_ROWS = 20;
 function audioInside(root: string): (value: string) => boolean {
   return (value) => {
     const abs = resolve(root, value.replace(/\\/g, '/'));
-    const rel = relative(root, abs);
-    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
+    if (samePath(abs, root) || !isEqualOrInside(abs, root)) return false;
     const onDisk = findByNormalisedName(abs);
     if (onDisk === null) return false;
     try {
@@ -201,9 +215,10 @@ function audioInside(root: string): (value: string) => boolean {
 }
 
 /**
- * A CSV/TSV manifest, checked whole in one streaming pass (UTF-8, header, the field count
- * of every row: errors name the line before anything is imported), then read again row
- * by row by rows().
+ * A CSV/TSV manifest, checked whole before anything is imported: its encoding (one pass
+ * over its bytes unless a BOM names it, text-encoding.ts), then in one streaming pass its
+ * header and the field count of every row (errors name the line); then read again row by
+ * row by rows().
  */
 export function loadManifest(manifest: string, delimiter?: string): SourceTable {
   const file = resolve(manifest);
@@ -212,11 +227,13 @@ export function loadManifest(manifest: string, delimiter?: string): SourceTable 
   let found = delimiter ?? ',';
   let rowCount = 0;
   let sha256 = '';
+  let encoding: DetectedEncoding = { encoding: 'utf-8', bom: false };
   try {
     const records = csvRecords(file, delimiter, (d) => (found = d));
     for (let r = records.next(); ; r = records.next()) {
       if (r.done) {
         sha256 = r.value.sha256;
+        encoding = r.value.encoding;
         break;
       }
       if (rowCount === 0 && header.length === 0) header = checkHeader(r.value);
@@ -235,7 +252,7 @@ export function loadManifest(manifest: string, delimiter?: string): SourceTable 
   const suggested = () => {
     const sample: Record<string, string>[] = [];
     let first = true;
-    for (const record of csvRecords(file, delim)) {
+    for (const record of csvRecords(file, delim, undefined, encoding)) {
       if (first) {
         first = false;
         continue;
@@ -257,7 +274,7 @@ export function loadManifest(manifest: string, delimiter?: string): SourceTable 
       let first = true;
       let rowIndex = 0;
       try {
-        for (const record of csvRecords(file, delim)) {
+        for (const record of csvRecords(file, delim, undefined, encoding)) {
           if (first) {
             first = false;
             continue;
@@ -273,6 +290,7 @@ export function loadManifest(manifest: string, delimiter?: string): SourceTable 
     sha256,
     ...suggested(),
     delimiter: delim,
+    encoding,
   };
 }
 
@@ -311,8 +329,11 @@ export function loadFolder(folder: string, label = 'group'): SourceTable {
   let metaHeader: string[] = [];
   const meta = new Map<string, Record<string, string>>();
   let metaText = '';
+  let metaEncoding: DetectedEncoding | undefined;
   if (existsSync(metaFile)) {
-    metaText = readText(metaFile, 'the metadata file');
+    const read = readText(metaFile, 'the metadata file');
+    metaText = read.text;
+    metaEncoding = read.encoding;
     const t = parseTable(metaText, metaFile);
     const key = t.header.find((h) => ['path', 'file', 'filename', 'file_name'].includes(h.toLowerCase()));
     if (!key) throw new UserError(`${metaFile} needs a column named path or file to match rows to audio files (found: ${quoteUserList(t.header)})`, 'folder');
@@ -343,6 +364,7 @@ export function loadFolder(folder: string, label = 'group'): SourceTable {
     sha256: sha(`${files.join('\n')}\n--\n${metaText}`),
     defaultMapping: { path: 'path', groups: [groupLabel], ignore: [] },
     skipped: { count: skippedNames.length, examples: skippedNames.slice(0, SKIPPED_EXAMPLES) },
+    ...(metaEncoding ? { encoding: metaEncoding } : {}),
   };
 }
 
@@ -361,12 +383,14 @@ export function loadCommonVoice(folder: string, split = 'validated.tsv'): Source
   checkFile(tsv, 'the Common Voice split');
   // Common Voice TSVs are not RFC 4180: quotes are literal characters inside sentences,
   // so they are read as lines split at tabs, streamed like a manifest.
+  let encoding: DetectedEncoding | undefined;
   function* lines(): Generator<{ line: number; text: string }, string> {
     let carry = '';
     let line = 0;
     let hash: ReturnType<typeof createHash> | null = null;
-    for (const chunk of textChunks(tsv)) {
+    for (const chunk of textChunks(tsv, encoding)) {
       hash = chunk.hash;
+      encoding = chunk.encoding;
       const parts = (carry + chunk.text).split(/\r?\n/);
       carry = parts.pop()!;
       for (const p of parts) yield { line: ++line, text: line === 1 ? p.replace(/^\ufeff/, '') : p };
@@ -409,6 +433,7 @@ export function loadCommonVoice(folder: string, split = 'validated.tsv'): Source
     },
     sha256,
     defaultMapping: { path: 'path', speaker: 'client_id', transcript: 'sentence', groups, ignore: [] },
+    ...(encoding ? { encoding } : {}),
   };
 }
 
@@ -434,7 +459,7 @@ export function datasetRootDir(kind: SourceKind, sourcePath: string): string {
 
 export type ResolvedPath =
   | { ok: true; path: string }
-  | { ok: false; path: string; code: 'missing_file' | 'file_name_not_utf8' | 'outside_folder' | 'empty_file'; message: string };
+  | { ok: false; path: string; code: 'missing_file' | 'file_name_not_utf8' | 'unreadable_file' | 'outside_folder' | 'empty_file'; message: string };
 
 /** Per folder (and its modification time): the names in it whose bytes are not UTF-8. Usually none. */
 const nonUtf8Names = new Map<string, { mtimeMs: number; names: Buffer[] }>();
@@ -475,9 +500,18 @@ export function nonUtf8NameProblem(abs: string): string | null {
   return null;
 }
 
+/** The error stat gives for `abs` when it is a refusal to look (permissions, macOS privacy), else null. */
+function statRefusal(abs: string): unknown {
+  try {
+    statSync(abs);
+    return null;
+  } catch (err) {
+    return isReadRefusal(err) ? err : null;
+  }
+}
+
 function inside(root: string, p: string): boolean {
-  const r = relative(root, p);
-  return r === '' || (r !== '..' && !r.startsWith(`..${sep}`) && !isAbsolute(r));
+  return isEqualOrInside(p, root);
 }
 
 /**
@@ -498,6 +532,9 @@ export function resolveClipPath(table: Pick<SourceTable, 'baseDir' | 'rootDir'>,
   // A name written in NFC for a file named in NFD on disk (copied from a Mac), or the reverse.
   if (!existsSync(abs)) abs = findByNormalisedName(abs) ?? abs;
   if (!existsSync(abs)) {
+    // existsSync says false for a file the system will not let us look at, too: say that instead.
+    const refusal = statRefusal(abs);
+    if (refusal) return { ok: false, path: abs, code: 'unreadable_file', message: `${abs}: ${unreadableReason(refusal)}` };
     const badName = nonUtf8NameProblem(abs);
     if (badName) return { ok: false, path: abs, code: 'file_name_not_utf8', message: badName };
     return { ok: false, path: abs, code: 'missing_file', message: `file not found: ${abs}` };

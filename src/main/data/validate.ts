@@ -3,9 +3,12 @@
  *
  * - error (clip kept with its reason, status "excluded", listed under "failed"):
  *   missing_file, file_name_not_utf8 (the name on disk is not UTF-8 text, so the
- *   manifest's name cannot reach it), outside_folder, not_audio, empty_file (0 bytes), zero_length (no
+ *   manifest's name cannot reach it), unreadable_file (there, but the system refused to
+ *   read it: permissions, a macOS privacy denial, a cloud placeholder not on this computer,
+ *   a program holding it), outside_folder, not_audio, empty_file (0 bytes), zero_length (no
  *   samples decoded), non_finite (samples that are NaN or infinite: a model turns them into
- *   NaN embeddings), out_of_range (float samples more than 40 dB over full scale), truncated (far fewer samples than the header declares), silent,
+ *   NaN embeddings), out_of_range (float samples more than 40 dB over full scale), truncated
+ *   (far fewer samples than the header declares), silent,
  *   too_short, too_long, duplicate (same bytes as an earlier row), missing_metadata
  *   (empty speaker, transcript or valence where that role is mapped), bad_value (e.g. a
  *   valence that is not a number).
@@ -34,6 +37,7 @@ export function withDefaults(limits: ValidationLimits | undefined): Required<Val
 const SEVERITY: Record<IssueCode, IssueSeverity> = {
   missing_file: 'error',
   file_name_not_utf8: 'error',
+  unreadable_file: 'error',
   outside_folder: 'error',
   not_audio: 'error',
   empty_file: 'error',

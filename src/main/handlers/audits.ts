@@ -13,6 +13,7 @@ import type { DatasetRole } from '../../shared/api/datasets';
 import { ROLE_PLAIN } from '../../shared/roles';
 import type { HandlerServices } from '../engine-services';
 import type { HandlerMap } from './types';
+import { isEqualOrInside } from '../paths/same-path';
 
 /** The job working on an audit run now, if any: read from the job runner, so runs resumed by a restarted engine count too. */
 function activeJob(engine: HandlerServices, auditId: string): string | undefined {
@@ -42,7 +43,7 @@ export const auditHandlers: HandlerMap<
   'plans.lock': async ({ projectId, planId }, { store, dataDir }) => lockPlan(store.db(projectId), planId, { models: modelFacts(await listModels(dataDir)) }),
   'plans.demo': ({ projectId, fast }, { store }) => {
     const ids: Record<string, string> = {};
-    for (const d of listDatasets(store.db(projectId))) if (d.sourcePath.startsWith(demoDir())) for (const r of d.roles) ids[r] ??= d.id;
+    for (const d of listDatasets(store.db(projectId))) if (isEqualOrInside(d.sourcePath, demoDir())) for (const r of d.roles) ids[r] ??= d.id;
     for (const role of ['attribute', 'target', 'asr', 'verification']) {
       if (!ids[role]) throw new UserError(`the demo's ${ROLE_PLAIN[role as DatasetRole]} are not in this project yet: import the demo recordings first`, 'projectId');
     }

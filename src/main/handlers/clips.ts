@@ -5,7 +5,8 @@ import { CLIP_AUDIO_MAX_S, type ClipAudio, type ClipInfo } from '../../shared/ap
 import type { ClipIssue } from '../../shared/api/datasets';
 import { NotFoundError, UserError } from '../../shared/errors';
 import { datasetRootDir } from '../data/sources';
-import { dataFolderProblem, isInside } from '../security/path-policy';
+import { isEqualOrInside } from '../paths/same-path';
+import { dataFolderProblem } from '../security/path-policy';
 import { clipInfoRows, playableClipRow, type PlayableClipRow } from '../store/clips';
 import type { HandlerMap } from './types';
 
@@ -46,7 +47,7 @@ export function playableClipPath(row: PlayableClipRow, dataDir: string): string 
   } catch {
     throw new NotFoundError(`the recording's file is no longer at ${row.path}`, 'clipId');
   }
-  if (!isInside(real, root)) throw new UserError(`the recording's file now leads outside its dataset's folder (${root}), so it is not played`, 'clipId');
+  if (!isEqualOrInside(real, root)) throw new UserError(`the recording's file now leads outside its dataset's folder (${root}), so it is not played`, 'clipId');
   const problem = dataFolderProblem(real, dataDir);
   if (problem) throw new UserError(`the recording's file is not played: ${problem}`, 'clipId');
   if (!statSync(real).isFile()) throw new NotFoundError(`the recording's file is no longer at ${row.path}`, 'clipId');

@@ -1,5 +1,6 @@
 import type { ImportResult } from '../../shared/api/datasets';
 import { loadManifest, loadSource } from '../data/sources';
+import { ENCODING_NAMES } from '../data/text-encoding';
 import { checkMapping, checkSourceLabels, loadSavedMapping, planImport, type ImportParams } from '../data/import';
 import { UserError } from '../../shared/errors';
 import type { ImportTaskInput } from '../data/import-task';
@@ -68,6 +69,7 @@ export const datasetHandlers: HandlerMap<
   'datasets.preview': ({ manifest, delimiter, rows }, { paths }) => {
     paths.refuseDataFolder('manifest', manifest);
     const t = loadManifest(manifest, delimiter);
+    const enc = t.encoding ?? { encoding: 'utf-8', bom: false };
     const first: Record<string, string>[] = [];
     if (rows > 0) {
       for (const r of t.rows()) {
@@ -78,6 +80,7 @@ export const datasetHandlers: HandlerMap<
     return {
       file: t.sourcePath,
       delimiter: t.delimiter ?? delimiter ?? ',',
+      encoding: { name: enc.encoding, bom: enc.bom, label: ENCODING_NAMES[enc.encoding] },
       header: t.header,
       rows: first,
       totalRows: t.rowCount,

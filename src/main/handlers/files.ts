@@ -14,7 +14,8 @@ import { dirname, join } from 'node:path';
 import type { BrowseEntry, PickPurpose } from '../../shared/api/files';
 import { ApiError, UserError } from '../../shared/errors';
 import type { HandlerServices } from '../engine-services';
-import { isInside, pathSyntaxProblem, resolveReal } from '../security/path-policy';
+import { isEqualOrInside, samePath } from '../paths/same-path';
+import { pathSyntaxProblem, resolveReal } from '../security/path-policy';
 import type { HandlerMap } from './types';
 
 const MAX_ENTRIES = 5000;
@@ -49,7 +50,7 @@ function insideRoots(path: string, field: string): string {
   } catch (err) {
     throw new ApiError('validation', `${field}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, field);
   }
-  if (!browseRoots().some((root) => isInside(real, root))) {
+  if (!browseRoots().some((root) => isEqualOrInside(real, root))) {
     throw new ApiError('validation', `${field}: only folders under your home folder or the temporary folder can be browsed`, field);
   }
   return real;
@@ -92,7 +93,7 @@ export const fileHandlers: HandlerMap<'files.pick' | 'files.browse' | 'files.gra
     const roots = browseRoots();
     return {
       path: folder,
-      parent: parent !== folder && roots.some((root) => isInside(parent, root)) ? parent : null,
+      parent: !samePath(parent, folder) && roots.some((root) => isEqualOrInside(parent, root)) ? parent : null,
       roots,
       entries,
       truncated: names.length > entries.length && entries.length >= MAX_ENTRIES,

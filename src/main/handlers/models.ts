@@ -1,9 +1,13 @@
 import type { ModelInfo, ModelLayers } from '../../shared/api/models';
+import type { InferenceStatus } from '../../shared/jobs';
 import { asrCapabilities } from '../inference/asr/store';
 import { CATALOGUE, downloadModel } from '../inference/download';
 import type { EmbedTaskInput } from '../inference/embed';
 import type { ModelManifest } from '../inference/manifest';
-import { ensureModel, importModel, listModels } from '../inference/models';
+import { resolve } from 'node:path';
+import { NotFoundError } from '../../shared/errors';
+import { ensureModel, listModels, precheckImport } from '../inference/models';
+import { inferenceStatus } from '../inference/ort';
 import type { HandlerMap } from './types';
 
 export function modelInfo(m: ModelManifest): ModelInfo {
@@ -37,9 +41,53 @@ export function modelLayers(m: ModelManifest): ModelLayers {
   };
 }
 
-export const modelHandlers: HandlerMap<'models.list' | 'models.import' | 'models.layers' | 'models.embed' | 'models.verifierQuality' | 'models.catalogue' | 'models.download'> = {
+/** Model imports started in this engine, by job id: what models.importResult waits for. */
+const imports = new Map<string, Promise<ModelInfo>>();
+/** How long a finished import's answer stays for a caller that asks late. */
+const IMPORT_RESULT_KEPT_MS = 10 * 60_000;
+
+/** Whether onnxruntime loads where models run: asked of a job worker once per engine (the engine itself never loads it). */
+let inference: Promise<InferenceStatus> | undefined;
+
+export const modelHandlers: HandlerMap<
+  'models.list' | 'models.import' | 'models.importResult' | 'models.inference' | 'models.layers' | 'models.embed' | 'models.verifierQuality' | 'models.catalogue' | 'models.download'
+> = {
   'models.list': async (_input, { dataDir }) => (await listModels(dataDir)).map(modelInfo),
-  'models.import': async (input, { dataDir }) => modelInfo(await importModel(dataDir, input)),
+  'models.import': async ({ wait, ...input }, { dataDir, jobs }) => {
+    // Resolved here, against the caller's working directory (the CLI's shell): the job
+    // process starts in an empty folder of its own. What can be refused without reading the
+    // model is refused now, as the answer (a FIFO, a missing file, a file given as a folder).
+    const file = input.file === undefined ? undefined : resolve(input.file);
+    const folder = input.folder === undefined ? undefined : resolve(input.folder);
+    const manifest = input.manifest === undefined ? undefined : resolve(input.manifest);
+    precheckImport({ file, folder, manifest });
+    const { jobId, result } = jobs.start('models.import', { dataDir, file, folder, manifest, name: input.name, licence: input.licence, source: input.source });
+    const model = result.then(async ({ modelId }) => modelInfo((await ensureModel(dataDir, modelId)).manifest));
+    model.catch(() => undefined);
+    imports.set(jobId, model);
+    const forget = () => setTimeout(() => imports.delete(jobId), IMPORT_RESULT_KEPT_MS).unref();
+    model.then(forget, forget);
+    return { jobId, model: wait ? await model : null };
+  },
+  'models.inference': (_input, { jobs, host }) => {
+    // The command line runs everything in its own process (a native crash ends one command):
+    // it loads the library here rather than start a job process to ask.
+    if (host === 'cli') {
+      const s = inferenceStatus();
+      return s.available ? { available: true, reason: null, fix: null } : s;
+    }
+    inference ??= jobs.start('selftest.inference', {}).result.catch((err: unknown): InferenceStatus => {
+      // The worker itself died loading it (a native crash): that is the answer too.
+      inference = undefined;
+      return { available: false, reason: `the onnxruntime library stopped the process that loaded it (${err instanceof Error ? err.message : String(err)})`, fix: 'Reinstall Equivox, then start it again. Importing recordings, results from files and reports still work.' };
+    });
+    return inference;
+  },
+  'models.importResult': ({ jobId }) => {
+    const model = imports.get(jobId);
+    if (!model) throw new NotFoundError(`no model import ${jobId} in this engine (an import's answer is kept 10 minutes after it ends)`, 'jobId');
+    return model;
+  },
   'models.layers': async ({ id }, { dataDir }) => modelLayers((await ensureModel(dataDir, id)).manifest),
   'models.embed': async ({ projectId, datasetId, modelId, provider, threads, wait }, { dataDir, store, jobs }) => {
     const project = store.get(projectId);

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { createIdentity, getKeyProtector, importIdentity, listIdentities } from '../identity';
 import { applyTrust, listTrusted, trustCertificate } from '../identity/trust';
+import { trustReportSigner } from '../report/trust-signer';
 import { verifyReport } from '../report';
 import { buildReportFiles } from '../report/service';
 import { extractReport } from '../report/extract';
@@ -13,7 +14,7 @@ function readInput(path: string, kind: InputKind, field: string): Promise<Buffer
 }
 
 export const reportHandlers: HandlerMap<
-  'reports.build' | 'reports.verify' | 'reports.extract' | 'identities.create' | 'identities.import' | 'identities.list' | 'identities.trust' | 'identities.trusted'
+  'reports.build' | 'reports.verify' | 'reports.extract' | 'identities.create' | 'identities.import' | 'identities.list' | 'identities.trust' | 'identities.trustReport' | 'identities.trusted'
 > = {
   'reports.build': (input, engine) => buildReportFiles(engine, input),
   'reports.verify': async ({ path }, { dataDir }) => applyTrust(verifyReport(await readInput(path, 'pdf', 'path')), dataDir),
@@ -23,5 +24,6 @@ export const reportHandlers: HandlerMap<
     importIdentity(dataDir, { p12: await readInput(p12Path, 'p12', 'p12Path'), p12Passphrase, passphrase, protector: getKeyProtector() }),
   'identities.list': (_input, { dataDir }) => listIdentities(dataDir),
   'identities.trust': async ({ certPath }, { dataDir }) => trustCertificate(dataDir, await readInput(certPath, 'certificate', 'certPath'), certPath),
+  'identities.trustReport': async ({ path, fingerprint }, { dataDir }) => trustReportSigner(dataDir, await readInput(path, 'pdf', 'path'), fingerprint, path),
   'identities.trusted': (_input, { dataDir }) => listTrusted(dataDir),
 };

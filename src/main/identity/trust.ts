@@ -4,7 +4,11 @@
  * self-signed certificate with any name and organisation. So a report is "trusted" only
  * when its signing certificate (compared by SHA-256 fingerprint, never by name) is one
  * of this computer's own identities (created or imported here) or a certificate the
- * user explicitly trusted with `identity trust --cert FILE`, kept in <dataDir>/trusted/.
+ * user explicitly trusted, kept in <dataDir>/trusted/: from a certificate file
+ * (`identity trust --cert FILE`), or taken from a report's signature once the recipient
+ * has typed the fingerprint the auditor gave them by another channel and it matches
+ * (`identity trust --report FILE.pdf`, the Verify screen's "Trust this auditor…";
+ * report/trust-signer.ts).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -113,7 +117,7 @@ export function applyTrust(result: ReportVerification, dataDir: string): ReportV
       (lookalike
         ? `A trusted certificate on this computer carries the same name but a different fingerprint (${lookalike.fingerprint}): this report was not signed with it. `
         : '') +
-      'Ask the signer for their certificate fingerprint by a separate channel (phone, in person); only if it matches, trust their certificate with "identity trust --cert FILE".';
+      'Ask the signer for their certificate fingerprint by a separate channel (phone, in person); only if it matches every digit, trust this auditor (on the Verify screen, "Trust this auditor…"; on the command line, "identity trust --report FILE.pdf").';
   }
   return { ...result, trusted, trustNote };
 }

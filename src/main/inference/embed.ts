@@ -19,6 +19,7 @@ import { openDatabase } from '../store/open';
 import { PROJECT_FILE } from '../store/projects';
 import { projectMigrations } from '../store/schema';
 import { cachedAudioShas, nonFiniteEmbedding, providerLabel, recordProjectModel, saveEmbedding } from './cache';
+import { clipBudget, loadBudget } from './budget';
 import { borrowEmbedder } from './embedder-pool';
 import { ensureModel } from './models';
 import type { ProviderName } from './providers';
@@ -102,7 +103,11 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
   };
   report();
   if (todo.length > 0) {
-    const lease = await borrowEmbedder(manifest, graphs, { provider: o.provider, threads: o.threads });
+    // The model runs from here on, held to budgets (inference/budget.ts): its load, then each clip.
+    const modelBytes = manifest.files.reduce((a, f) => a + f.bytes, 0);
+    const subject = `the model “${manifest.name}”`;
+    ctx.budget?.(loadBudget(modelBytes, subject));
+    const lease = await borrowEmbedder(manifest, graphs, { provider: o.provider, threads: o.threads }).finally(() => ctx.budget?.(null));
     const { embedder } = lease;
     summary.session = lease.session;
     summary.provider = providerLabel(embedder.info);
@@ -148,6 +153,7 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
         }
         ensureOpening(i + 1);
         let e: Awaited<ReturnType<typeof embedder.embedSource>>;
+        ctx.budget?.(clipBudget(modelBytes, source.length !== null ? source.length / 16000 : (clip.duration_s ?? 3600), subject, clip.path));
         try {
           e = await embedder.embedSource(source, abort.signal);
         } catch (err) {
@@ -158,6 +164,7 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
           }
           throw err;
         } finally {
+          ctx.budget?.(null);
           source.close();
         }
         // NaN or ±Inf from the model (samples far out of range, a model that overflows) would

@@ -35,7 +35,7 @@ export interface LayerAggregation {
 export interface ModelFile {
   // 'decoder', 'decoder-with-past', 'decoder-merged' and 'vocab': a Whisper ASR export's
   // decoder_model.onnx, decoder_with_past_model.onnx, decoder_model_merged.onnx, and an ASR model's vocab.json.
-  role: 'model' | 'melspectrogram' | 'embedding' | 'decoder' | 'decoder-with-past' | 'decoder-merged' | 'vocab';
+  role: 'model' | 'melspectrogram' | 'embedding' | 'decoder' | 'decoder-with-past' | 'decoder-merged' | 'vocab' | 'external-data';
   path: string;
   sha256: string;
   bytes: number;

@@ -3,7 +3,7 @@
  * the user's Equivox data folder (dataDir/models/<sha256>/) and shared by projects.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import * as ort from './ort';
@@ -14,6 +14,8 @@ import { probeStates, verifyLayerMap } from './verify-layers';
 import { goldenTestSignal, normalizeWaveform, WHISPER_FRAMES, whisperLogMel } from './frontends';
 import { layerAggregationFor, settingsKeyFor, type Family, type FrontEnd, type ModelManifest, type StateSpec } from './manifest';
 import { decodeModel, encodeModel, valueInfo } from './onnx-graph';
+import { checkExternalData, copyExternalData } from './external-data';
+import { importBudget, type ModelBudget } from './budget';
 import { createSession } from './providers';
 import { detectAsrFolder, importAsrFolder, type AsrFolder, type AsrImportOptions } from './asr/store';
 import { resourceDir, unpackedPath } from '../packaged-path';
@@ -88,14 +90,43 @@ function baselineManifest(file: string, bytes: Uint8Array): ModelManifest {
   };
 }
 
-/** Add a spatial mean (ReduceMean over H, W) of each conv block of speech_embedding as an output. */
-function exposeSpeechEmbedding(bytes: Uint8Array): { derived: Uint8Array; outputs: string[]; labels: string[] } {
+/** The channels a conv block's output has: the out-channels of the nearest Conv above it (its weight's first dimension). */
+function channelsAbove(graph: NonNullable<ReturnType<typeof decodeModel>['graph']>, value: string): number | null {
+  const producer = new Map<string, NonNullable<typeof graph.node>[number]>();
+  for (const n of graph.node ?? []) for (const o of n.output ?? []) producer.set(o, n);
+  const weights = new Map((graph.initializer ?? []).map((t) => [t.name ?? '', t]));
+  const queue = [value];
+  const seen = new Set<string>();
+  while (queue.length > 0) {
+    const v = queue.shift()!;
+    if (seen.has(v)) continue;
+    seen.add(v);
+    const n = producer.get(v);
+    if (!n) continue;
+    if (n.opType === 'Conv') {
+      const dims = weights.get(n.input?.[1] ?? '')?.dims;
+      return dims && dims.length > 0 ? Number(dims[0]) : null;
+    }
+    queue.push(...(n.input ?? []));
+  }
+  return null;
+}
+
+/**
+ * Add a spatial mean (ReduceMean over H, W) of each conv block of speech_embedding as an
+ * output. The widths are read from the graph (each block's conv out-channels, the final
+ * output's last dimension), not from a run: listing the built-in models loads no
+ * onnxruntime (ort.ts); test/unit/inference/embed.test.ts checks them against a run.
+ */
+function exposeSpeechEmbedding(bytes: Uint8Array): { derived: Uint8Array; outputs: string[]; labels: string[]; widths: number[]; inputName: string } {
   const model = decodeModel(bytes);
   const graph = model.graph!;
   const outputs: string[] = [];
   const labels: string[] = [];
+  const widths: number[] = [];
   const blocks = (graph.node ?? []).filter((n) => n.opType === 'Max' && /maximum/.test(n.name ?? ''));
   blocks.forEach((n, k) => {
+    widths.push(channelsAbove(graph, n.output![0]!) ?? NaN);
     const out = `equivox/pool/block_${k}`;
     graph.node!.push({ opType: 'ReduceMean', name: `equivox/pool/ReduceMean_${k}`, input: [n.output![0]!], output: [out], attribute: [{ name: 'axes', type: 7, ints: [2, 3] }, { name: 'keepdims', type: 2, i: 0 }] });
     graph.output!.push(valueInfo(out));
@@ -105,7 +136,12 @@ function exposeSpeechEmbedding(bytes: Uint8Array): { derived: Uint8Array; output
   const final = graph.output![0]!.name!;
   outputs.push(final);
   labels.push('final 96-d embedding (conv2d_19)');
-  return { derived: encodeModel(model), outputs, labels };
+  const finalDims = graph.output![0]!.type?.tensorType?.shape?.dim ?? [];
+  widths.push(Number(finalDims[finalDims.length - 1]?.dimValue ?? NaN));
+  if (!widths.every((w) => Number.isInteger(w) && w > 0)) throw new Error('the speech_embedding graph is not the one Equivox knows: the width of a layer cannot be read from it');
+  const inputName = (graph.input ?? []).find((i) => !(graph.initializer ?? []).some((t) => t.name === i.name))?.name;
+  if (!inputName) throw new Error('the speech_embedding graph declares no input');
+  return { derived: encodeModel(model), outputs, labels, widths, inputName };
 }
 
 async function speechEmbeddingManifest(): Promise<{ manifest: ModelManifest; graphs: ModelGraphs }> {
@@ -115,12 +151,7 @@ async function speechEmbeddingManifest(): Promise<{ manifest: ModelManifest; gra
   const melSha = sha256Bytes(melBytes);
   const embSha = sha256Bytes(embBytes);
   const sha = createHash('sha256').update(`${melSha}\n${embSha}\n`).digest('hex');
-  const { derived, outputs, labels } = exposeSpeechEmbedding(embBytes);
-  // Widths from one probe run of the derived graph on a single window.
-  const { session } = await createSession(derived, { provider: 'cpu', threads: 1 });
-  const r = await session.run({ [session.inputNames[0]!]: new ort.Tensor('float32', new Float32Array(76 * 32), [1, 76, 32, 1]) }, outputs);
-  const widths = outputs.map((o) => (r[o]!.data as Float32Array).length);
-  await session.release();
+  const { derived, outputs, labels, widths, inputName } = exposeSpeechEmbedding(embBytes);
   const states: StateSpec[] = [
     { index: 0, label: 'log-mel input (32 bands, x/10 + 2)', output: 'mel', width: 32 },
     ...outputs.map((output, i) => ({ index: i + 1, label: labels[i]!, output, width: widths[i]! })),
@@ -141,7 +172,7 @@ async function speechEmbeddingManifest(): Promise<{ manifest: ModelManifest; gra
         { role: 'melspectrogram', path: files.mel, sha256: melSha, bytes: melBytes.length },
         { role: 'embedding', path: files.embedding, sha256: embSha, bytes: embBytes.length },
       ],
-      inputName: session.inputNames[0]!,
+      inputName,
       blocks: outputs.length,
       states,
       dims,
@@ -276,7 +307,7 @@ export interface PreparedModel {
  * mismatch keeps the model usable for its last layer only; where the check cannot run,
  * the states are kept and the store says "not verified" with the reason.
  */
-export async function prepareTransformer(bytes: Uint8Array, base: { frontEnd: FrontEnd; inputName: string; family: Family; blocksHint: number | null }): Promise<{
+export async function prepareTransformer(bytes: Uint8Array, base: { frontEnd: FrontEnd; inputName: string; family: Family; blocksHint: number | null }, externalDataFolder?: string): Promise<{
   states: StateSpec[];
   blocks: number | null;
   derived: Uint8Array | null;
@@ -287,7 +318,7 @@ export async function prepareTransformer(bytes: Uint8Array, base: { frontEnd: Fr
     let width = known?.width;
     let output = known?.output;
     if (width === undefined || output === undefined) {
-      const orig = await createSession(bytes, { provider: 'cpu', threads: 2 });
+      const orig = await createSession(bytes, { provider: 'cpu', threads: 2, ...(externalDataFolder ? { externalDataFolder } : {}) });
       try {
         output = orig.session.outputNames[0]!;
         const ref = (await orig.session.run(feeds, [output]))[output]!;
@@ -306,8 +337,8 @@ export async function prepareTransformer(bytes: Uint8Array, base: { frontEnd: Fr
   const exposed = exposeLayers(bytes);
   if (!exposed.ok) return lastOnly(`Only the last layer is available: ${exposed.reason}.`);
   const { map, derived } = exposed;
-  const probe = await probeStates(bytes, map, feeds);
-  const check = await verifyLayerMap(bytes, map, feeds, probe);
+  const probe = await probeStates(bytes, map, feeds, externalDataFolder);
+  const check = await verifyLayerMap(bytes, map, feeds, probe, externalDataFolder);
   if (check.kind === 'mismatch') return lastOnly(`Only the last layer is available: ${check.message}.`, { width: probe.width, output: map.originalOutput });
   const states: StateSpec[] = map.states.map((output, index) => {
     const dims = probe.values[output]!.dims;
@@ -377,20 +408,63 @@ async function asrImportTarget(o: ImportOptions): Promise<{ found: AsrFolder; op
   };
 }
 
-/** Import a model file or HF-style folder into dataDir/models/<sha256>/. Idempotent. */
-export async function importModel(dataDir: string, o: ImportOptions): Promise<ModelManifest> {
+/**
+ * What an import reports and asks while it runs (a job's TaskContext, or nothing inline):
+ * progress in stages, cancellation between them, and the budget the runner holds the work to
+ * (inference/budget.ts) before onnxruntime runs the model.
+ */
+export interface ImportWork {
+  progress?(stage: string, done: number, total: number, detail?: { label?: string }): void;
+  throwIfCancelled?(): void;
+  budget?(b: ModelBudget | null): void;
+}
+
+/** Names of the store's own files, which a model's external data may not take. */
+const STORE_NAMES = new Set(['model.onnx', 'derived.onnx', 'manifest.json', 'config.json', 'preprocessor_config.json']);
+
+/**
+ * The id of a model whose tensors keep their values in other files: the graph's SHA-256
+ * with every external file's, so the same graph with other weights is another model. A
+ * model without external data keeps the graph's SHA-256 as its id, as before.
+ */
+export function externalModelId(graphSha: string, files: { location: string; sha256: string }[]): string {
+  const lines = files.map((f) => `${f.location}\t${f.sha256}`).sort();
+  return createHash('sha256').update(`equivox-external-data-1\n${graphSha}\n${lines.join('\n')}\n`).digest('hex');
+}
+
+/**
+ * What an import will read, checked without reading it: a named pipe, a device, a folder
+ * where a file belongs or a missing file is refused at once (security/input-file.ts). The
+ * engine thread runs this before it starts the import job, so such a refusal is the
+ * answer, not a failure of a job that first had to start a process.
+ */
+export function precheckImport(o: { file?: string | undefined; folder?: string | undefined; manifest?: string | undefined }): void {
+  if (o.file !== undefined) checkInputFileSync(resolve(o.file), 'model', 'file');
+  if (o.manifest !== undefined) checkInputFileSync(resolve(o.manifest), 'model-file', 'manifest');
+  if (o.folder === undefined) return;
+  const folder = checkInputFolder(resolve(o.folder), 'folder');
+  const asr = detectAsrFolder(folder);
+  const graphs = asr ? (asr.kind === 'ctc' ? [asr.model] : [asr.encoder, asr.decoder, asr.decoderWithPast, asr.decoderMerged]) : [pickFolderOnnx(folder)];
+  for (const g of graphs) if (g !== undefined) checkInputFileSync(g, 'model', 'folder');
+  for (const f of ['vocab.json', 'config.json', 'preprocessor_config.json']) {
+    if (inputExists(join(folder, f))) checkInputFileSync(join(folder, f), 'model-file', 'folder');
+  }
+}
+
+/** Import a model file or HF-style folder into dataDir/models/<id>/. Idempotent. */
+export async function importModel(dataDir: string, o: ImportOptions, work: ImportWork = {}): Promise<ModelManifest> {
   if ((o.file === undefined) === (o.folder === undefined)) throw new UserError('give exactly one of file or folder', 'file');
   // Speech recognition exports (CTC, Whisper encoder + decoder) have their own import
   // (asr/store.ts): they are decoded, not embedded, and need their vocabulary.
   const asr = await asrImportTarget(o);
-  if (asr) return importAsrFolder(dataDir, asr.found, asr.options);
+  if (asr) return importAsrFolder(dataDir, asr.found, asr.options, work);
   const onnxPath = o.file ? resolve(o.file) : pickFolderOnnx(resolve(o.folder!));
   if (!inputExists(onnxPath)) throw new NotFoundError(`${onnxPath} does not exist`, 'file');
+  work.progress?.('Reading the model', 0, 1, { label: `Reading ${basename(onnxPath)}` });
   // Regular file, within 4 GB, read off the event loop: a FIFO model.onnx is refused, not waited on.
   const bytes = await readInputFile(onnxPath, 'model', o.file ? 'file' : 'folder');
   const sha = sha256Bytes(bytes);
-  const dir = join(modelsDir(dataDir), sha);
-  const existing = readJson<ModelManifest>(join(dir, 'manifest.json'));
+  const existing = readJson<ModelManifest>(join(modelsDir(dataDir), sha, 'manifest.json'));
   if (existing) return existing;
   const folder = o.folder ? resolve(o.folder) : dirname(onnxPath);
   const config = readJson<HfConfig>(join(folder, 'config.json')) ?? (o.folder ? null : readJson<HfConfig>(join(dirname(folder), 'config.json')));
@@ -398,14 +472,22 @@ export async function importModel(dataDir: string, o: ImportOptions): Promise<Mo
   const given = givenManifest(o);
   if (bytes.length === 0) throw new UserError(`${onnxPath} is empty (0 bytes): not an ONNX model`, 'file');
   let graphInfo: { input: string; dims: (number | string)[] };
+  let decoded: ReturnType<typeof decodeModel>;
   try {
-    const g = decodeModel(bytes).graph;
+    decoded = decodeModel(bytes);
+    const g = decoded.graph;
     if (!g) throw new Error('it holds no graph');
     const inp = (g.input ?? []).find((i) => !(g.initializer ?? []).some((t) => t.name === i.name));
     if (!inp?.name) throw new Error('its graph declares no input');
     graphInfo = { input: inp.name!, dims: (inp.type?.tensorType?.shape?.dim ?? []).map((d) => (d.dimParam ? d.dimParam : Number(d.dimValue ?? 0))) };
   } catch (err) {
     throw new UserError(`${onnxPath} is not a readable ONNX model: ${err instanceof Error ? err.message : String(err)}`, 'file');
+  }
+  // Before onnxruntime sees the model: every file it names for its values is a regular
+  // file inside its own folder (inference/external-data.ts), or the import stops here.
+  const external = checkExternalData(decoded, onnxPath);
+  for (const f of external) {
+    if (STORE_NAMES.has(f.location.toLowerCase())) throw new UserError(`${onnxPath}: its external data is named "${f.location}", a name Equivox keeps for its own file in the model store`, 'file');
   }
   const family: Family = given.family ?? FAMILIES[config?.model_type ?? ''] ?? (graphInfo.input === 'input_features' ? 'whisper' : graphInfo.input === 'input_values' ? 'wav2vec2' : 'unknown');
   if (pre?.sampling_rate !== undefined && pre.sampling_rate !== 16000) throw new UserError(`the model expects ${pre.sampling_rate} Hz audio; Equivox feeds 16 kHz`, 'file');
@@ -421,58 +503,87 @@ export async function importModel(dataDir: string, o: ImportOptions): Promise<Mo
     // Wav2Vec2FeatureExtractor's default is do_normalize = true.
     frontEnd = { kind: 'raw-waveform', sampleRate: 16000, doNormalize: given.doNormalize ?? pre?.do_normalize ?? true };
   }
-  let prep: Awaited<ReturnType<typeof prepareTransformer>>;
-  try {
-    prep = await prepareTransformer(bytes, { frontEnd, inputName: graphInfo.input, family, blocksHint: config?.num_hidden_layers ?? config?.encoder_layers ?? null });
-  } catch (err) {
-    if (err instanceof UserError) throw err;
-    // onnxruntime's own errors (a corrupt graph, an input of the wrong rank or type) would
-    // otherwise surface as an internal error with no file name.
-    const dims = `[${graphInfo.dims.join(', ')}]`;
-    throw new UserError(
-      `${onnxPath} could not be run as a ${family} ${frontEnd.kind} encoder (input "${graphInfo.input}" ${dims}, fed a 1 s test clip): ${err instanceof Error ? err.message : String(err)}`,
-      'file',
-    );
-  }
-  const dims = prep.states.map((s) => s.width);
-  const layout = prep.exposure.status !== 'exposed' ? 'last-only' : prep.states[prep.states.length - 1]!.label.includes('final layer norm') ? 'final' : 'none';
-  const manifest: ModelManifest = {
-    manifestVersion: 1,
-    id: sha,
-    sha256: sha,
-    alias: null,
-    name: o.name ?? given.name ?? (o.folder ? basename(resolve(o.folder)) : basename(onnxPath, '.onnx')),
-    family,
-    frontEnd,
-    builtin: false,
-    files: [{ role: 'model', path: join(dir, 'model.onnx'), sha256: sha, bytes: bytes.length }],
-    inputName: graphInfo.input,
-    blocks: prep.blocks,
-    states: prep.states,
-    dims,
-    stateDefinition: stateDefinitionFor(family, layout, frontEnd),
-    layerAggregation: layerAggregationFor(dims),
-    exposure: prep.exposure,
-    settingsKey: settingsKeyFor(frontEnd, prep.exposure.status === 'exposed' ? 'hf-states' : 'last-only'),
-    licence: o.licence ?? given.licence ?? null,
-    source: o.source ?? given.source ?? (o.folder ? resolve(o.folder) : onnxPath),
-    addedAt: new Date().toISOString(),
-  };
-  // Write into a temporary folder and rename, so a half-written model never appears.
-  const tmp = `${dir}.partial-${process.pid}`;
+  const name = o.name ?? given.name ?? (o.folder ? basename(resolve(o.folder)) : basename(onnxPath, '.onnx'));
+  // Write into a temporary folder and rename, so a half-written model never appears. A
+  // model with external data gets its checked files copied there first: onnxruntime reads
+  // them from that folder only, during the check below and later from the store.
+  const tmp = join(modelsDir(dataDir), `${sha}.partial-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  // The bytes that were hashed and checked, not a second read of the caller's file.
-  writeFileSync(join(tmp, 'model.onnx'), bytes);
-  if (prep.derived) writeFileSync(join(tmp, 'derived.onnx'), prep.derived);
-  for (const f of ['config.json', 'preprocessor_config.json']) {
-    const side = readOptionalInputFileSync(join(folder, f), 'model-file', 'folder');
-    if (side !== null) writeFileSync(join(tmp, f), side);
+  try {
+    let id = sha;
+    let copied: Awaited<ReturnType<typeof copyExternalData>> = [];
+    if (external.length > 0) {
+      work.progress?.('Copying its external data', 0, external.length, { label: `Copying the ${external.length} file(s) that hold the values of ${name}` });
+      copied = await copyExternalData(external, tmp);
+      id = externalModelId(sha, copied);
+      const known = readJson<ModelManifest>(join(modelsDir(dataDir), id, 'manifest.json'));
+      if (known) return known;
+    }
+    work.throwIfCancelled?.();
+    const dir = join(modelsDir(dataDir), id);
+    const modelBytes = bytes.length + copied.reduce((a, f) => a + f.bytes, 0);
+    work.progress?.('Checking its layers', 0, 1, { label: `Checking the layers of ${name} on a 1 s test clip` });
+    // The model runs from here on: held to a budget in time and memory (a Loop that never
+    // ends, a graph that allocates without end), past which the runner ends the worker.
+    work.budget?.(importBudget(modelBytes, `the model “${name}” (${onnxPath})`));
+    let prep: Awaited<ReturnType<typeof prepareTransformer>>;
+    try {
+      prep = await prepareTransformer(bytes, { frontEnd, inputName: graphInfo.input, family, blocksHint: config?.num_hidden_layers ?? config?.encoder_layers ?? null }, external.length > 0 ? tmp : undefined);
+    } catch (err) {
+      if (err instanceof UserError) throw err;
+      // onnxruntime's own errors (a corrupt graph, an input of the wrong rank or type) would
+      // otherwise surface as an internal error with no file name.
+      const dims = `[${graphInfo.dims.join(', ')}]`;
+      throw new UserError(
+        `${onnxPath} could not be run as a ${family} ${frontEnd.kind} encoder (input "${graphInfo.input}" ${dims}, fed a 1 s test clip): ${err instanceof Error ? err.message : String(err)}`,
+        'file',
+      );
+    } finally {
+      work.budget?.(null);
+    }
+    work.progress?.('Checking its layers', 1, 1, { label: `Checking the layers of ${name} on a 1 s test clip` });
+    const dims = prep.states.map((s) => s.width);
+    const layout = prep.exposure.status !== 'exposed' ? 'last-only' : prep.states[prep.states.length - 1]!.label.includes('final layer norm') ? 'final' : 'none';
+    const manifest: ModelManifest = {
+      manifestVersion: 1,
+      id,
+      sha256: id,
+      alias: null,
+      name,
+      family,
+      frontEnd,
+      builtin: false,
+      files: [
+        { role: 'model', path: join(dir, 'model.onnx'), sha256: sha, bytes: bytes.length },
+        ...copied.map((f) => ({ role: 'external-data' as const, path: join(dir, f.location), sha256: f.sha256, bytes: f.bytes })),
+      ],
+      inputName: graphInfo.input,
+      blocks: prep.blocks,
+      states: prep.states,
+      dims,
+      stateDefinition: stateDefinitionFor(family, layout, frontEnd),
+      layerAggregation: layerAggregationFor(dims),
+      exposure: prep.exposure,
+      settingsKey: settingsKeyFor(frontEnd, prep.exposure.status === 'exposed' ? 'hf-states' : 'last-only'),
+      licence: o.licence ?? given.licence ?? null,
+      source: o.source ?? given.source ?? (o.folder ? resolve(o.folder) : onnxPath),
+      addedAt: new Date().toISOString(),
+    };
+    // The bytes that were hashed and checked, not a second read of the caller's file.
+    writeFileSync(join(tmp, 'model.onnx'), bytes);
+    if (prep.derived) writeFileSync(join(tmp, 'derived.onnx'), prep.derived);
+    for (const f of ['config.json', 'preprocessor_config.json']) {
+      const side = readOptionalInputFileSync(join(folder, f), 'model-file', 'folder');
+      if (side !== null) writeFileSync(join(tmp, f), side);
+    }
+    writeFileSync(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2));
+    if (existsSync(dir)) return readJson<ModelManifest>(join(dir, 'manifest.json')) ?? manifest;
+    renameSync(tmp, dir);
+    return manifest;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
   }
-  writeFileSync(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2));
-  mkdirSync(modelsDir(dataDir), { recursive: true });
-  if (existsSync(dir)) return readJson<ModelManifest>(join(dir, 'manifest.json')) ?? manifest;
-  renameSync(tmp, dir);
-  return manifest;
 }
 
 /** Imported models in the store. */

@@ -9,7 +9,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import * as ort from './ort';
+import { onnxruntime, onnxruntimeVersion } from './ort';
+import type * as ort from './ort';
+import { noSuchFolder } from '../security/empty-dir';
 import { unpackedPath } from '../packaged-path';
 
 export type ProviderName = 'cuda' | 'dml' | 'coreml' | 'webgpu' | 'cpu';
@@ -26,14 +28,14 @@ export interface RunInfo {
 }
 
 export function ortVersion(): string {
-  // ort.env.versions.common is the version of onnxruntime-common, which ships in lockstep.
-  return ort.env.versions?.common ?? 'unknown';
+  // Without loading the library: an audit that runs no model records it too (ort.ts).
+  return onnxruntimeVersion();
 }
 
 /** Backends the installed onnxruntime-node binary was built with. */
 export function bundledBackends(): string[] {
   try {
-    return ort.listSupportedBackends().map((b) => b.name);
+    return onnxruntime().listSupportedBackends().map((b) => b.name);
   } catch {
     return ['cpu'];
   }
@@ -122,6 +124,13 @@ export function defaultThreads(): number {
 export interface SessionOptions {
   provider?: ProviderName | 'auto';
   threads?: number;
+  /**
+   * Where a model given as bytes reads its external data (a folder whose files were checked
+   * and copied by inference/external-data.ts). Without it, a folder that cannot exist:
+   * onnxruntime would otherwise resolve external data against the working directory. A
+   * model given as a path reads from its own folder.
+   */
+  externalDataFolder?: string;
 }
 
 /**
@@ -160,6 +169,8 @@ export async function createSession(model: Uint8Array | string, o: SessionOption
   const threads = o.threads ?? defaultThreads();
   const fallbacks: RunInfo['fallbacks'] = [];
   const forcedOne = o.provider !== undefined && o.provider !== 'auto';
+  // Where the library does not load, that is the answer (ort.ts: why, and what to do), not a provider's failure.
+  onnxruntime();
   for (const provider of providerOrder(process.platform, bundledBackends(), o.provider)) {
     if (!forcedOne && provider !== 'cpu' && failed.has(provider)) continue;
     try {
@@ -169,9 +180,15 @@ export async function createSession(model: Uint8Array | string, o: SessionOption
         interOpNumThreads: 1,
         graphOptimizationLevel: 'all',
         logSeverityLevel: 3,
-        extra: { session: { intra_op: { allow_spinning: allowSpinning() ? '1' : '0' } } },
+        extra: {
+          session: {
+            intra_op: { allow_spinning: allowSpinning() ? '1' : '0' },
+            ...(typeof model === 'string' ? {} : { model_external_initializers_file_folder_path: o.externalDataFolder ?? noSuchFolder() }),
+          },
+        },
       };
-      const open = (opts: ort.InferenceSession.SessionOptions) => (typeof model === 'string' ? ort.InferenceSession.create(model, opts) : ort.InferenceSession.create(model, opts));
+      const { InferenceSession } = onnxruntime();
+      const open = (opts: ort.InferenceSession.SessionOptions) => (typeof model === 'string' ? InferenceSession.create(model, opts) : InferenceSession.create(model, opts));
       const session = await open(options);
       sessionsCreated += 1;
       const info: RunInfo = { provider, threads, ortVersion: ortVersion(), fallbacks };

@@ -138,6 +138,7 @@ export async function releaseIdle(kind?: PoolKind): Promise<void> {
 /** What the worker that runs it holds (the selftest.sessions job): how tests see that a second job set up no session. */
 export const sessionsTask: Task<JobInput<'selftest.sessions'>, SessionsJobOutput> = async () => ({
   threadId,
+  worker: `${process.pid}/${threadId}`,
   sessions: sessionCount(),
   embedders: poolCounts('embedder'),
   recognizers: poolCounts('recognizer'),

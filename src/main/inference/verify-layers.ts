@@ -40,9 +40,9 @@ export interface ProbeRun {
 }
 
 /** Run the model once with every state (and the trailing norm's input) as outputs. */
-export async function probeStates(bytes: Uint8Array, map: LayerMap, feeds: Record<string, ort.Tensor>): Promise<ProbeRun> {
+export async function probeStates(bytes: Uint8Array, map: LayerMap, feeds: Record<string, ort.Tensor>, externalDataFolder?: string): Promise<ProbeRun> {
   const extra = [...new Set([...map.states, ...(map.trailingNorm ? [map.trailingNorm.input] : [])])];
-  const probe = await createSession(addOutputs(bytes, extra), { provider: 'cpu', threads: 2 });
+  const probe = await createSession(addOutputs(bytes, extra), { provider: 'cpu', threads: 2, ...(externalDataFolder ? { externalDataFolder } : {}) });
   try {
     const values = await probe.session.run(feeds, extra);
     const dims = values[map.originalOutput]!.dims;
@@ -77,13 +77,13 @@ function figure(d: number): string {
 }
 
 /** Check a layer map against the probe run (see the module comment). */
-export async function verifyLayerMap(bytes: Uint8Array, map: LayerMap, feeds: Record<string, ort.Tensor>, probe: ProbeRun): Promise<LayerCheck> {
+export async function verifyLayerMap(bytes: Uint8Array, map: LayerMap, feeds: Record<string, ort.Tensor>, probe: ProbeRun, externalDataFolder?: string): Promise<LayerCheck> {
   const chain = buildChainModel(bytes, map);
   if (!chain.ok) return chain.structural ? { kind: 'mismatch', maxAbsDiff: null, message: `the exposed layers do not form a chain of blocks: ${chain.reason}` } : { kind: 'not-verified', message: chain.reason };
   const r = probe.values;
   let c: ort.InferenceSession.OnnxValueMapType;
   try {
-    const session = await createSession(chain.chain.model, { provider: 'cpu', threads: 2 });
+    const session = await createSession(chain.chain.model, { provider: 'cpu', threads: 2, ...(externalDataFolder ? { externalDataFolder } : {}) });
     try {
       const chainFeeds: Record<string, ort.Tensor> = {};
       for (const f of chain.chain.feeds) chainFeeds[f.input] = r[f.state]!;

@@ -16,12 +16,16 @@ export const JOB_CLASS: Record<JobKind, JobClass> = {
   'datasets.import': 'import',
   'demo.import': 'import',
   'cluster.import': 'import',
+  // A model's import runs it (three loads and a 1 s clip, inference/models.ts): short
+  // against an embedding job, and the auditor waits on it as on a dataset import.
+  'models.import': 'import',
   'inference.embed': 'embedding',
   'audits.run': 'audit',
   'demo.run': 'audit',
   'reports.render': 'report',
   'selftest.count': 'other',
   'selftest.sessions': 'other',
+  'selftest.inference': 'other',
 };
 
 /** The class of a kind; a kind outside the job map (refused by the worker) counts as 'other'. */

@@ -21,9 +21,18 @@ export type RunnerMessage =
   /** Release what the worker holds (onnxruntime sessions) and end the thread. */
   | { type: 'dispose' };
 
-import type { ProgressDetail } from './task';
+/** To a job process (job-process.ts): a job without the shared cancel flag, and the cancel as a message. */
+export type ProcessMessage = ({ type: 'start' } & Omit<WorkerStart, 'cancelFlag'>) | { type: 'dispose' } | { type: 'cancel' };
+
+import type { ProgressDetail, WorkBudget } from './task';
 
 export type WorkerMessage =
   | { type: 'progress'; stage: string; done: number; total: number; detail?: ProgressDetail }
   | { type: 'result'; result: unknown }
-  | { type: 'error'; error: { name: string; message: string; code?: string; field?: string } };
+  | { type: 'error'; error: { name: string; message: string; code?: string; field?: string; retry?: boolean } }
+  /** The task holds what follows to a budget (null: lifted); the runner ends the worker past it. */
+  | { type: 'budget'; budget: WorkBudget | null }
+  /** From a job process's own thread, every quarter second: the process's resident memory. */
+  | { type: 'usage'; rss: number }
+  /** From a job process: its job thread died of an uncaught error (a Worker's 'error' event). */
+  | { type: 'crash'; message: string };

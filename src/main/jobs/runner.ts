@@ -1,29 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EngineEvent, JobInfo, JobProgress } from '../../shared/api';
 import { ApiError, CancelledError } from '../../shared/errors';
-import { parseResumedJob, type JobInput, type JobKind, type JobOutput } from '../../shared/jobs';
+import { MODEL_JOB_KINDS, parseResumedJob, type JobInput, type JobKind, type JobOutput } from '../../shared/jobs';
+import { workerEntry } from './entries';
+import { budgetMessage, type HeldBudget } from './budget-watch';
 import { defaultJobLimits, JOB_CLASS_WORDS, jobClassOf, type JobClass } from './limits';
+import { canForkJobProcesses, ProcessWorker, type JobWorker } from './process-worker';
 import type { RunnerMessage, WorkerBoot, WorkerMessage } from './protocol';
 import type { ProgressDetail } from './task';
-
-/**
- * Where the worker entry lives. From source (tsx, vitest) it is src/main/job-worker.ts (a
- * thread's host, above the rooms whose tasks its registry names), loaded through tsx; in the electron-vite bundle it is worker.js beside the main bundle; in the
- * bundled CLI (scripts/build-cli.mjs) out/cli/worker.mjs, one folder above this chunk.
- */
-function workerEntry(): { file: string; entryUrl: string | undefined } {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.ts')) {
-    return { file: join(dirname(here), 'ts-worker-boot.mjs'), entryUrl: pathToFileURL(join(dirname(here), '..', 'job-worker.ts')).href };
-  }
-  const candidates = [join(dirname(here), 'worker.js'), join(dirname(here), 'jobs', 'worker.js'), join(dirname(here), '..', 'worker.mjs'), join(dirname(here), 'worker.mjs')];
-  const file = candidates.find((c) => existsSync(c)) ?? candidates[0]!;
-  return { file, entryUrl: undefined };
-}
 
 interface Running {
   info: JobInfo;
@@ -39,6 +24,10 @@ interface Running {
   shown?: { at: number; eta: number };
   /** Terminates the worker when a cancelled job has not stopped within its grace period. */
   graceTimer?: NodeJS.Timeout;
+  /** The budget the task holds its work to now (jobs/budget-watch.ts). */
+  budget?: HeldBudget;
+  /** Ends the job failed and its worker, when it goes past its budget. */
+  overBudget?: (message: string) => void;
 }
 
 /** A job in line for its class's limit (jobs/limits.ts): started when a job of its class ends. */
@@ -61,7 +50,11 @@ interface JobHandlers {
 
 /** One worker thread: runs one job at a time, and waits idle for the next between jobs. */
 interface Slot {
-  worker: Worker;
+  worker: JobWorker;
+  /** A job process (jobs/process-worker.ts) rather than a thread of this process. */
+  isProcess: boolean;
+  /** A job process's resident memory, as it last reported it. */
+  rss: number | null;
   /** The niceness it was started with (a thread cannot take a higher priority back). */
   nice: number | undefined;
   /** The kind of the job it runs or last ran. */
@@ -173,6 +166,16 @@ export class JobRunner {
   maxIdleWorkers = MAX_IDLE_WORKERS;
   workerIdleMs = WORKER_IDLE_MS;
 
+  /**
+   * Jobs that run models from other people (MODEL_JOB_KINDS) run in job processes, which
+   * the runner can end at once when a model goes past its budget; elsewhere (inside
+   * Electron, which cannot fork Node processes) in threads, ended as far as a thread can be.
+   */
+  modelProcesses = canForkJobProcesses();
+
+  /** The working directory of job processes: an empty folder in the data folder (createEngine sets it; security/empty-dir.ts). */
+  processCwd: (() => string) | undefined;
+
   constructor(private readonly emit: (event: EngineEvent) => void = () => {}) {}
 
   /**
@@ -262,7 +265,8 @@ export class JobRunner {
     const options = { onProgress };
     const shared = new SharedArrayBuffer(4);
     const cancelFlag = new Int32Array(shared);
-    const slot = this.takeIdle(kind) ?? this.spawn();
+    const isolated = this.modelProcesses && MODEL_JOB_KINDS.has(kind);
+    const slot = this.takeIdle(kind, isolated) ?? this.spawn(isolated);
     try {
       slot.worker.postMessage({ type: 'start', kind, input, cancelFlag: shared } satisfies RunnerMessage);
     } catch (err) {
@@ -291,6 +295,7 @@ export class JobRunner {
         if (settled) return;
         settled = true;
         if (running.graceTimer) clearTimeout(running.graceTimer);
+        if (running.budget) clearTimeout(running.budget.timer);
         running.info.state = state;
         if (error !== undefined) running.info.error = error;
         this.jobs.delete(jobId);
@@ -302,8 +307,23 @@ export class JobRunner {
         // The next in line of this class takes the freed place (and, when healthy, this worker).
         this.startWaiting(jobClassOf(kind));
       };
+      running.overBudget = (message) => {
+        end('failed', false, message);
+        reject(new ApiError('user', message));
+      };
       slot.job = {
         message: (m) => {
+          if (m.type === 'usage') {
+            slot.rss = m.rss;
+            const b = running.budget;
+            if (b && b.rssAtSet !== null && m.rss - b.rssAtSet > b.budget.bytes) running.overBudget?.(budgetMessage(b.budget, 'memory'));
+            return;
+          }
+          if (m.type === 'budget') {
+            this.holdTo(running, m.budget);
+            return;
+          }
+          if (m.type === 'crash') return;
           if (m.type === 'progress') {
             const now = Date.now();
             if (m.stage !== running.stage) {
@@ -336,7 +356,7 @@ export class JobRunner {
           } else {
             const cancelled = m.error.code === 'cancelled';
             end(cancelled ? 'cancelled' : 'failed', true, m.error.message);
-            reject(cancelled ? new CancelledError(m.error.message) : new ApiError((m.error.code as ApiError['code']) ?? 'internal', m.error.message, m.error.field));
+            reject(cancelled ? new CancelledError(m.error.message) : new ApiError((m.error.code as ApiError['code']) ?? 'internal', m.error.message, m.error.field, { retry: m.error.retry }));
           }
         },
         error: (err) => {
@@ -395,6 +415,7 @@ export class JobRunner {
     const running = this.jobs.get(jobId);
     if (!running) return false;
     Atomics.store(running.cancelFlag, 0, 1);
+    running.slot.worker.cancel?.();
     running.graceTimer ??= setTimeout(() => {
       // Only if this job still runs there: a worker that stopped in time has another job by now.
       if (this.jobs.get(jobId) === running) this.drop(running.slot);
@@ -412,6 +433,15 @@ export class JobRunner {
     // Started with this kind's input (start's types), or resumed with it checked (resume).
     const running = [...this.jobs.values()].filter((r) => r.info.kind === kind).map((r) => ({ jobId: r.info.jobId, input: r.input as JobInput<K> }));
     return [...running, ...this.waiting.filter((w) => w.kind === kind).map((w) => ({ jobId: w.info.jobId, input: w.input as JobInput<K> }))];
+  }
+
+  /**
+   * Every job running now or waiting in line to run, with its kind and input (the input as
+   * data: what a caller may look for in it). A queued job will work in its project too.
+   */
+  running(): { jobId: string; kind: string; input: unknown }[] {
+    const running = [...this.jobs.values()].map((r) => ({ jobId: r.info.jobId, kind: r.info.kind, input: r.input }));
+    return [...running, ...this.waiting.map((w) => ({ jobId: w.info.jobId, kind: w.kind as string, input: w.input }))];
   }
 
   /** Running jobs, then those in line (state 'queued', in order), then the last 200 that ended. */
@@ -441,14 +471,30 @@ export class JobRunner {
     this.jobs.clear();
   }
 
-  private spawn(): Slot {
+  /**
+   * Holds a running job to the budget its task set (or lifts it): past the time, or past
+   * the memory where the worker is a process that reports it, the job fails with a message
+   * naming the model and its worker is ended.
+   */
+  private holdTo(running: Running, budget: HeldBudget['budget'] | null): void {
+    if (running.budget) clearTimeout(running.budget.timer);
+    running.budget = undefined;
+    if (!budget) return;
+    const timer = setTimeout(() => running.overBudget?.(budgetMessage(budget, 'time')), Math.max(0, budget.seconds * 1000));
+    timer.unref();
+    running.budget = { budget, rssAtSet: running.slot.isProcess ? running.slot.rss : null, timer };
+  }
+
+  private spawn(isProcess = false): Slot {
     const entry = workerEntry();
-    const boot: WorkerBoot = { ...(this.jobNice !== undefined ? { nice: this.jobNice } : {}), ...(entry.entryUrl ? { entryUrl: entry.entryUrl } : {}) };
     // The worker copies this thread's environment, ORT_DISABLE_TELEMETRY included
     // (src/main/security/telemetry.ts); src/main/inference/ort.ts checks it there again.
-    const worker = new Worker(entry.file, { workerData: boot });
+    // A job process finds its own thread's entry (job-process.ts).
+    const boot: WorkerBoot = { ...(this.jobNice !== undefined ? { nice: this.jobNice } : {}), ...(entry.entryUrl && !isProcess ? { entryUrl: entry.entryUrl } : {}) };
+    // A Worker is a JobWorker: the interface names only the events and methods the runner uses.
+    const worker: JobWorker = isProcess ? new ProcessWorker(boot, this.processCwd?.()) : (new Worker(entry.file, { workerData: boot }) as unknown as JobWorker);
     let exited!: () => void;
-    const slot: Slot = { worker, nice: this.jobNice, kind: '', job: undefined, gone: false, exited: new Promise<void>((r) => (exited = r)) };
+    const slot: Slot = { worker, isProcess, rss: null, nice: this.jobNice, kind: '', job: undefined, gone: false, exited: new Promise<void>((r) => (exited = r)) };
     this.slots.add(slot);
     worker.on('message', (m: WorkerMessage) => slot.job?.message(m));
     worker.on('error', (err) => {
@@ -467,8 +513,8 @@ export class JobRunner {
   }
 
   /** An idle worker for a job of `kind`: one that last ran the same kind first, the most recently used first. */
-  private takeIdle(kind: string): Slot | undefined {
-    const fits = this.idle.filter((s) => !s.gone && s.nice === this.jobNice);
+  private takeIdle(kind: string, isProcess: boolean): Slot | undefined {
+    const fits = this.idle.filter((s) => !s.gone && s.nice === this.jobNice && s.isProcess === isProcess);
     const slot = fits.filter((s) => s.kind === kind).pop() ?? fits.pop();
     if (!slot) return undefined;
     this.idle.splice(this.idle.indexOf(slot), 1);

@@ -24,6 +24,22 @@ export interface ProgressDetail {
   stageFraction?: number;
 }
 
+/**
+ * A limit a worker is held to while it runs something that may never end or may allocate
+ * without end (a model from someone else: inference/budget.ts). Past it the runner ends the
+ * worker and fails the job with a message naming the subject.
+ */
+export interface WorkBudget {
+  /** Who is held to it, as the failure message names it: `the model “X” (/path/model.onnx)`. */
+  subject: string;
+  /** What it was doing, in words: "checking its layers on a 1 s test clip". */
+  doing: string;
+  /** Wall-clock seconds from when the budget is set. */
+  seconds: number;
+  /** Bytes the worker's process may grow by from when the budget is set (enforced where the worker is a process). */
+  bytes: number;
+}
+
 /** What a task running inside a worker can do besides computing. */
 export interface TaskContext {
   /** Report progress; throttled to about 10 messages a second. */
@@ -32,6 +48,8 @@ export interface TaskContext {
   cancelled(): boolean;
   /** Throw CancelledError when cancellation was requested. */
   throwIfCancelled(): void;
+  /** Hold the rest of the work to a budget (null: lift it). Absent when the task runs inline. */
+  budget?(b: WorkBudget | null): void;
 }
 
 export type Task<I = unknown, O = unknown> = (input: I, ctx: TaskContext) => Promise<O>;

@@ -2,7 +2,7 @@
  * Alternative text for a chart, for screen readers (PDF/UA: every Figure has /Alt): what
  * the chart shows, in words and numbers, read from the same ECharts option that draws it,
  * so the words cannot drift from the picture. Category charts list each category's value
- * (with its 95% CI when an interval series rides on it); line charts over a continuous axis
+ * (with its interval when an interval series rides on it: a bar's, or the series' its items name); line charts over a continuous axis
  * give each line's range and extremes; small scatters list their points.
  */
 import type { ChartSpec } from '../../shared/charts';
@@ -47,16 +47,21 @@ export function chartAltText(spec: ChartSpec): string {
   else parts.push(`Horizontal axis: ${x.name ?? 'value'}${x.type === 'log' ? ' (logarithmic)' : ''}; vertical axis: ${y.name ?? 'value'}.`);
   // Interval series ([index, low, high]) belong to the series before them.
   const intervals = series.filter((s) => s.type === 'custom');
+  const all = (Array.isArray(o.series) ? o.series : [o.series]) as Series[];
+  // An interval item is [category, low, high] or, where several series share one, [category, low, high, series index].
+  const ci = intervals[0]?.data?.map(values) ?? null;
+  const ciLabel = intervals[0]?.name && !/CI/.test(intervals[0].name) ? intervals[0].name : '95% CI';
   for (const s of series) {
     if (s.type === 'custom') continue;
     const data = s.data!.map(values);
     if (categories) {
-      const ci = intervals[0]?.data?.map(values) ?? null;
+      const k = all.indexOf(s);
       const items = data.flatMap((v, i) => {
         if (!v) return [];
         const [cat, val] = v.length === 1 ? [categories[i] ?? String(i), v[0]!] : [categories[v[0]!] ?? String(v[0]), v[1]!];
-        const band = s.type === 'bar' && ci ? ci.find((c) => c && c.length >= 3 && c[0] === (v.length === 1 ? i : v[0])) : null;
-        return [`${cat} ${num(val)}${band ? ` (95% CI ${num(band[1]!)} to ${num(band[2]!)})` : ''}`];
+        const at = v.length === 1 ? i : v[0];
+        const band = ci ? ci.find((c) => c && c.length >= 3 && c[0] === at && (c.length < 4 ? s.type === 'bar' : c[3] === k)) : null;
+        return [`${cat} ${num(val)}${band ? ` (${ciLabel} ${num(band[1]!)} to ${num(band[2]!)})` : ''}`];
       });
       parts.push(`${s.name}: ${items.join(', ')}.`);
     } else {

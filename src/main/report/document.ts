@@ -10,7 +10,7 @@ import { completeness, completenessText, type Completeness } from '../../shared/
 import { SECTION_SHORT } from '../../shared/requirements';
 import { fmt, fmtPValue, pText } from '../../shared/charts/format';
 import { registerFonts, FONT_REGULAR } from './fonts';
-import { CHART_STYLE, Layout, PAGE, sectionCharts } from './layout';
+import { CHART_STYLE, Layout, layoutOf, PAGE, sectionCharts } from './layout';
 import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings, werHypothesesText, werSecondaryPermutationText, fdiTrialsText, syntheticText } from './narrative';
 import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '../../shared/wer-verdict';
 import { decisionText, spellingsText } from '../../shared/label-text';
@@ -20,6 +20,7 @@ import { verificationMethodText } from './verification-tables';
 import { fdiTables, providerText, serTables, speatTables, werTables, type Cell, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
 import { useXmp } from './xmp';
+import { speatUnit } from '../../shared/verdicts';
 
 /** The PDF/A level the report claims; checked by test/unit/report/archival.test.ts with poppler (veraPDF is the formal validator). */
 export const PDFA_SUBSET = 'PDF/A-3b';
@@ -78,6 +79,8 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
     modified: meta.now,
     identifier: `equivox:audit:${results.audit.id}`,
     lang: REPORT_LANG,
+    // Declared only where the layout's PDF/UA checks hold once everything, the signature included, is drawn.
+    pdfua: () => layoutOf(doc)?.uaProblems().length === 0,
   });
   showInvisibleInDocument(doc);
   registerFonts(doc);
@@ -122,7 +125,7 @@ function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completen
   }
   L.p('Equivox bias audit report', { size: 12, colour: '#555555' });
   // The report's title: the one heading above the sections' H1s.
-  L.tagged('H1', () => doc.font('DejaVuSans-Bold').fontSize(22).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
+  L.heading(1, r.audit.title, () => doc.font('DejaVuSans-Bold').fontSize(22).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
   doc.fillColor('#000000');
   L.gap(24);
   L.keyValues([
@@ -203,9 +206,11 @@ function tables(L: Layout, list: ReportTable[]): void {
 function openSection(L: Layout, section: keyof typeof SECTION_HEADINGS, method: string[]): void {
   L.newPage();
   L.h1(SECTION_HEADINGS[section]);
-  L.h2('Method in brief');
+  // Numbered like the section, so no two headings (and bookmarks) read the same.
+  const n = SECTION_HEADINGS[section].split('.')[0]!;
+  L.h2(`${n}.1 Method in brief`);
   for (const paragraph of method) L.p(paragraph);
-  L.h2('Data, models and results');
+  L.h2(`${n}.2 Data, models and results`);
 }
 
 /** The attribute sets' k per speaker against the paper's k = 10, stated when a plan differs. */
@@ -214,13 +219,19 @@ function attributeNote(s: NonNullable<AuditResults['speat']>): string {
   if (ks.length === 0) return '';
   const k = ks.join(' or ');
   const lower = ks.some((x) => x !== PAPER_DEFAULTS.attributePerSpeaker);
-  return `Attribute stimuli: per rated speaker, the ${k} highest- and ${k} lowest-rated clips (A and B)${lower ? `; the paper used ${PAPER_DEFAULTS.attributePerSpeaker}, and this plan sets ${k}` : ', as in the paper'}.`;
+  return `Attribute stimuli: per rated speaker, the ${k} highest- and ${k} lowest-rated clips (A and B), so every rated speaker is equally present in both poles by design${lower ? `; the paper used ${PAPER_DEFAULTS.attributePerSpeaker}, and this plan sets ${k}` : ', as in the paper'}.`;
+}
+
+/** What changes when speakers are the unit (METHODS.md § The unit of inference); '' when every result is clip-level. */
+function speakerUnitNote(s: NonNullable<AuditResults['speat']>): string {
+  if (!s.results.some((x) => speatUnit(x) === 'speaker')) return '';
+  return "Where the target recordings carry speaker ids and a speaker has more than one recording, the speaker is the unit (the results table's Unit column): recordings of one person are not independent, so the splits move whole speakers between the groups (a speaker recorded in both groups keeps its two sets of recordings and the split decides which is X), enumerated when all splits of the speakers fit in the permutations; the bootstrap resamples speakers with all their recordings (its sizes are then speakers per group) and the minimum detectable effect is simulated by drawing speakers. The paper's test, which treats recordings as independent, is shown beside it for comparison and is behind no verdict. ";
 }
 
 function speatSection(L: Layout, r: AuditResults): void {
   const s = r.speat!;
   openSection(L, 'speat', [
-    `For target groups X and Y and attribute sets A (pleasant speech) and B (unpleasant speech), each clip w gets s(w) = mean cosine similarity to A − mean cosine similarity to B. The effect size is d = (mean s over X − mean s over Y) / standard deviation of s over X ∪ Y (ddof 1). Positive d: X sits closer to pleasant speech than Y. Two permutation p-values come from the same equal-size splits of X ∪ Y, ${s.config.permutations} permutations (enumerated when all splits fit), seeded: the two-sided p (a difference at least as large in either direction), which is behind every verdict and its adjustment because X and Y are named in an arbitrary order, and the SpEAT paper's one-sided p (H1: d > 0), shown in the tables as such. Standard errors come from ${s.config.bootstrap.toLocaleString('en')} bootstrap resamples of the target stimuli at sizes ${s.config.sampleSizes.join(', ')}${s.config.bootstrap < PAPER_DEFAULTS.bootstrap ? ` (below the paper's ${PAPER_DEFAULTS.bootstrap.toLocaleString('en')}: this plan lowers it for speed, so the standard errors are less precise)` : ''}. ${attributeNote(s)} Multiple comparisons across all ${s.results.length} tests: Bonferroni, Holm and Benjamini–Hochberg are shown; the summary uses ${CORRECTION_NAMES[s.config.correction]} at α = ${s.config.alpha}.`,
+    `For target groups X and Y and attribute sets A (pleasant speech) and B (unpleasant speech), each clip w gets s(w) = mean cosine similarity to A − mean cosine similarity to B. The effect size is d = (mean s over X − mean s over Y) / standard deviation of s over X ∪ Y (ddof 1). Positive d: X sits closer to pleasant speech than Y. Two permutation p-values come from the same equal-size splits of X ∪ Y, ${s.config.permutations} permutations (enumerated when all splits fit), seeded: the two-sided p (a difference at least as large in either direction), which is behind every verdict and its adjustment because X and Y are named in an arbitrary order, and the SpEAT paper's one-sided p (H1: d > 0), shown in the tables as such. Standard errors come from ${s.config.bootstrap.toLocaleString('en')} bootstrap resamples of the target stimuli at sizes ${s.config.sampleSizes.join(', ')}${s.config.bootstrap < PAPER_DEFAULTS.bootstrap ? ` (below the paper's ${PAPER_DEFAULTS.bootstrap.toLocaleString('en')}: this plan lowers it for speed, so the standard errors are less precise)` : ''}. ${speakerUnitNote(s)}${attributeNote(s)} Multiple comparisons across all ${s.results.length} tests: Bonferroni, Holm and Benjamini–Hochberg are shown; the summary uses ${CORRECTION_NAMES[s.config.correction]} at α = ${s.config.alpha}.`,
     `Embeddings: per layer, the ${s.config.temporal} over frames (temporal aggregation), then layer aggregation "${s.config.layer}". Hidden states follow Hugging Face transformers' output_hidden_states (N+1 states; state 0 is the transformer's input); the SpEAT authors' code differs in places (wav2vec 2.0 state 0 before the positional convolution; HuBERT's state 0; Whisper before the final layer norm), so layer-level numbers may differ from the paper's.`,
   ]);
   const list = speatTables(r);
@@ -460,7 +471,8 @@ function appendix(L: Layout, r: AuditResults): void {
   const tests: string[] = [];
   if (r.speat) {
     for (const x of r.speat.results) {
-      tests.push(`SpEAT ${x.testId} × ${modelName(r, x.modelId)}: permutation test (one-sided, ${x.permutations} ${x.exact ? 'exact' : 'sampled'}), d = ${fmt(x.effectSize)}, ${pText(x.pValue)} (Bonferroni ${fmtPValue(x.pAdjusted.bonferroni)}, Holm ${fmtPValue(x.pAdjusted.holm)}, BH ${fmtPValue(x.pAdjusted.bh)}).`);
+      const paper = x.clipLevel ? ` The paper's test (clips as independent): one-sided ${pText(x.clipLevel.pValue)}, two-sided ${pText(x.clipLevel.pTwoSided)} (${x.clipLevel.permutations} ${x.clipLevel.exact ? 'exact' : 'sampled'}).` : '';
+      tests.push(`SpEAT ${x.testId} × ${modelName(r, x.modelId)}: permutation test (unit: ${speatUnit(x)}; one-sided, ${x.permutations} ${x.exact ? 'exact' : 'sampled'}), d = ${fmt(x.effectSize)}, ${pText(x.pValue)} (Bonferroni ${fmtPValue(x.pAdjusted.bonferroni)}, Holm ${fmtPValue(x.pAdjusted.holm)}, BH ${fmtPValue(x.pAdjusted.bh)}).${paper}`);
     }
     for (const t of r.speat.tests) {
       const dur = t.confounds.duration;

@@ -16,6 +16,8 @@ import { toCsv } from '../data/csv';
 import type { SigningIdentity } from '../identity';
 import { CadesSigner } from './cms';
 import { createDocument } from './document';
+import { DEFINITIONS_ATTACHMENT, DEFINITIONS_VERSION, definitionsText } from './definitions';
+import { layoutOf } from './layout';
 import { allTables } from './tables';
 import { werUtteranceTable } from './wer-normalisation-tables';
 import { fdiTrialTables, speatAssociationFiles } from './reproduce-data';
@@ -89,6 +91,7 @@ export function evidenceFiles(results: AuditResults, lockedPlan?: Buffer): Evide
       ? [{ name: LOCKED_PLAN_ATTACHMENT, data: lockedPlan, mime: 'application/json', relationship: 'Supplement' as const, description: `The locked audit plan (canonical JSON; SHA-256 ${results.audit.planSha256 ?? 'not recorded'})` }]
       : []),
     { name: MANIFESTS_ATTACHMENT, data: Buffer.from(`${JSON.stringify(manifests, null, 2)}\n`, 'utf8'), mime: 'application/json', relationship: 'Supplement', description: 'SHA-256 of each dataset manifest the audit read' },
+    { name: DEFINITIONS_ATTACHMENT, data: Buffer.from(definitionsText(results), 'utf8'), mime: 'text/markdown', relationship: 'Supplement', description: `The definitions the report's numbers follow (${DEFINITIONS_VERSION}), with this audit's settings` },
     ...reportDataFiles(results),
     ...speatAssociationFiles(results).map((f) => ({
       name: f.name,
@@ -112,14 +115,25 @@ function signStatement(body: ReportStatement, identity: SigningIdentity): Report
 }
 
 /**
- * PDF/A (ISO 19005-2/-3 §6.3.2) wants every annotation's /F with the Print flag; the
- * signature widget @signpdf adds has none, and it is written as soon as it is made, so its
- * dictionary is given the flag as it is created.
+ * PDF/A (ISO 19005-2/-3 §6.3.2) wants every annotation's /F with the Print flag, and PDF/UA-1
+ * a field description (/TU) and a place in the structure tree; the signature widget @signpdf
+ * adds has none of them, and it is written as soon as it is made, so its dictionary gets them
+ * as it is created.
  */
-function withPrintableWidgets<T>(doc: PDFKit.PDFDocument, add: () => T): T {
+function withPrintableWidgets<T>(doc: PDFKit.PDFDocument, signer: string, add: () => T): T {
   const d = doc as unknown as { ref: (data: Record<string, unknown>) => unknown };
   const ref = d.ref.bind(doc);
-  d.ref = (data: Record<string, unknown>) => ref(data && data.Type === 'Annot' && data.Subtype === 'Widget' && data.F === undefined ? { ...data, F: 4 } : data);
+  const layout = layoutOf(doc);
+  layout?.expectSignature();
+  d.ref = (data: Record<string, unknown>) => {
+    if (!(data && data.Type === 'Annot' && data.Subtype === 'Widget')) return ref(data);
+    // PDF/UA-1 (7.18.1, 7.18.4): a form field's /TU names it, and its widget is a Form element of the structure tree.
+    const description = `Digital signature of ${signer} over this report`;
+    // A String object: PDFKit writes it as a PDF text string, a primitive string as a name.
+    const widget = ref({ ...data, F: data.F ?? 4, TU: new String(description) });
+    layout?.tagWidget(widget, description);
+    return widget;
+  };
   try {
     return add();
   } finally {
@@ -171,7 +185,7 @@ export async function buildReport(results: AuditResults, opts: BuildReportOption
   const done = collect(doc);
   // PDFKit writes these as PDF text strings, UTF-16BE with a byte-order mark when they are
   // not ASCII, so pdfsig and viewers show any script; invisible characters are written out.
-  withPrintableWidgets(doc, () => pdfkitAddPlaceholder({
+  withPrintableWidgets(doc, showInvisible(identity.info.name), () => pdfkitAddPlaceholder({
     pdf: doc,
     pdfBuffer: Buffer.from([]),
     reason: showInvisible(`Equivox bias audit report for audit ${results.audit.id}`),

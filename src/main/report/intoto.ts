@@ -79,10 +79,10 @@ export function auditPredicate(r: AuditResults): Record<string, unknown> {
     p.speat = {
       alpha: s.config.alpha,
       correction: key,
-      primaryTest: 'two-sided permutation test of the SpEAT effect size',
+      primaryTest: 'two-sided permutation test of the SpEAT effect size (of speakers where a result\'s unit is speaker, else of clips)',
       results: s.results.map((x) => {
         const pAdj = x.pTwoSidedAdjusted?.[key as keyof typeof x.pTwoSidedAdjusted] ?? null;
-        return { test: x.testId, model: x.modelId, effectSize: x.effectSize, pTwoSided: x.pTwoSided ?? null, pAdjusted: pAdj, unlikelyByChance: typeof pAdj === 'number' ? pAdj < s.config.alpha : null, mde: x.mde ? x.mde.d : null, permutations: x.permutations, exact: x.exact };
+        return { test: x.testId, model: x.modelId, effectSize: x.effectSize, pTwoSided: x.pTwoSided ?? null, unit: x.unit ?? 'clip', pAdjusted: pAdj, unlikelyByChance: typeof pAdj === 'number' ? pAdj < s.config.alpha : null, mde: x.mde ? x.mde.d : null, permutations: x.permutations, exact: x.exact };
       }),
     };
   }

@@ -9,7 +9,7 @@ import { chancePhrase, magnitude } from '../../shared/interpret';
 import { serAgreementSentence, serModelFindings } from '../../shared/ser-agreement';
 import { durationCheckText } from '../../shared/duration-check';
 import { plural, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
-import { fdiCiUnitText, fdiVerdict, speatControlNote, speatVerdict, werAbove100Text, werPowerText } from '../../shared/verdicts';
+import { fdiCiUnitText, fdiVerdict, speatControlNote, speatSampleSize, speatVerdict, werAbove100Text, werPowerText } from '../../shared/verdicts';
 
 export { serAgreementSentence } from '../../shared/ser-agreement';
 
@@ -44,7 +44,9 @@ export function speatFindings(results: AuditResults): string[] {
       const control = speatControlNote(results.models.find((m) => m.id === r.modelId));
       return `${modelName(results, r.modelId)}: ${dir} (d = ${fmtSigned(r.effectSize)}, ${mag}); this ${v.unlikely ? 'is ' : ''}${v.phrase}${v.power}.${control ? ` ${control}` : ''}`;
     });
-    const few = Math.min(t.x.n, t.y.n) < 10 ? ` With only ${Math.min(t.x.n, t.y.n)} stimuli per group, these estimates are very uncertain.` : '';
+    // Fewer than 10 per group is very uncertain (METHODS.md): speakers when they are the unit.
+    const size = rs.map((r) => speatSampleSize(r, t)).reduce((a, b) => (b.n < a.n ? b : a));
+    const few = size.n < 10 ? ` With only ${size.n} ${size.what} per group, these estimates are very uncertain.` : '';
     const human = t.humanIatD !== null ? ` For comparison, people's implicit association (human IAT D) in the SpEAT paper was ${fmtSigned(t.humanIatD)}.` : '';
     out.push(`${t.name}. ${parts.join(' ')}${few}${human}`);
   }
@@ -137,9 +139,11 @@ export function caveats(results: AuditResults): string[] {
     out.push(`${synthetic.map((d) => d.name).join(', ')} ${synthetic.length === 1 ? 'is' : 'are'} synthetic: the findings illustrate the method and do not describe how the models treat real people.`);
   }
   for (const t of results.speat?.tests ?? []) {
-    const n = Math.min(t.x.n, t.y.n);
+    // Speakers per group when they are the unit of the test's results (the fewest over its models).
+    const sizes = (results.speat?.results ?? []).filter((r) => r.testId === t.id).map((r) => speatSampleSize(r, t));
+    const { n, what } = sizes.length > 0 ? sizes.reduce((a, b) => (b.n < a.n ? b : a)) : { n: Math.min(t.x.n, t.y.n), what: 'stimuli' };
     if (n < 10 && !out.some((w) => w.includes(t.x.value) || w.toLowerCase().includes(t.name.toLowerCase().split(':')[0]!))) {
-      out.push(`${t.name} has only ${n} stimuli per group: its effect size is very uncertain.`);
+      out.push(`${t.name} has only ${n} ${what} per group: its effect size is very uncertain.`);
     }
     const dur = t.confounds.duration;
     // The pipeline's own warning may already name this confound: say it once.

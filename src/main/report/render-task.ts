@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { RenderJobInput, RenderJobOutput } from '../../shared/jobs';
 import { removeStaleTemps, replaceDir, tempSibling, writeFileAtomic } from '../atomic-write';
 import { storageError } from '../error-shape';
+import { assertReplaceable } from '../file-locks';
 import { loadSigningIdentity } from '../identity';
 import type { Task } from '../jobs/task';
 import { buildReport, writeExports } from './index';
@@ -11,6 +12,15 @@ import { buildReport, writeExports } from './index';
 /** The job's input and output, declared in the job map (src/shared/jobs.ts). */
 export type RenderInput = RenderJobInput;
 export type RenderOutput = RenderJobOutput;
+
+/** The files directly in `dir` (none when it does not exist). */
+function filesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir).map((name) => join(dir, name));
+  } catch {
+    return [];
+  }
+}
 
 /**
  * Lays out, signs and writes a report in a job worker: seconds of synchronous work (PDF
@@ -26,6 +36,10 @@ export const renderReportTask: Task<RenderInput, RenderOutput> = async (input) =
   const { results, out, statementPath, attestationPath, exportsDir } = input;
   const folder = dirname(out);
   mkdirSync(folder, { recursive: true });
+  // A file of an earlier build open in another program (the PDF in Acrobat, a table in Excel)
+  // stops the build here, before any file of the report changed.
+  const untouched = 'Nothing was written: the report and its files are as they were.';
+  for (const file of [out, statementPath, attestationPath, ...filesIn(exportsDir)]) assertReplaceable(file, { note: untouched });
   // What a killed build left here (hidden temporary copies of the PDF, statement or data files).
   removeStaleTemps(folder);
   removeStaleTemps(exportsDir);

@@ -1,9 +1,10 @@
 /**
  * The inputs `stats speat` and `stats fdi` need to recompute the report's numbers, as
- * report attachments: each SpEAT comparison's per-stimulus associations s(w, A, B) (numbers
- * only; the embeddings and the audio stay with the auditor) and each FDI grouping's scored
- * trials (group, label, score and, where the trials name speakers, the speakers' pseudonyms
- * S01, S02, …: no trial or speaker ids). reproduce.ts names them in its steps.
+ * report attachments: each SpEAT comparison's per-stimulus associations s(w, A, B) (numbers,
+ * and speaker pseudonyms when speakers were the unit; the embeddings and the audio stay with
+ * the auditor) and each FDI grouping's scored trials (group, label, score and, where the
+ * trials name speakers, the speakers' pseudonyms S01, S02, …: no trial or speaker ids).
+ * reproduce.ts names them in its steps.
  */
 import type { AuditResults, FdiGrouping, SpeatResult } from '../../shared/results';
 import type { ReportTable } from './tables';
@@ -22,8 +23,20 @@ export function speatAssociationsName(r: SpeatResult, index: number): string {
 export function speatAssociationFiles(results: AuditResults): { name: string; data: Buffer; result: SpeatResult }[] {
   return (results.speat?.results ?? []).map((r, i) => ({
     name: speatAssociationsName(r, i),
-    // The shape `stats speat --associations` reads: X and Y, one association per stimulus.
-    data: Buffer.from(`${JSON.stringify({ testId: r.testId, modelId: r.modelId, temporal: r.temporal, layer: r.layer, X: r.associations.X, Y: r.associations.Y })}\n`, 'utf8'),
+    // The shape `stats speat --associations` reads: X and Y, one association per stimulus, and
+    // (when the audit tested by speaker) each stimulus's speaker as a pseudonym.
+    data: Buffer.from(
+      `${JSON.stringify({
+        testId: r.testId,
+        modelId: r.modelId,
+        temporal: r.temporal,
+        layer: r.layer,
+        X: r.associations.X,
+        Y: r.associations.Y,
+        ...(r.associations.speakersX && r.associations.speakersY ? { speakersX: r.associations.speakersX, speakersY: r.associations.speakersY } : {}),
+      })}\n`,
+      'utf8',
+    ),
     result: r,
   }));
 }

@@ -7,6 +7,7 @@
  */
 import type { AuditResults } from '../../shared/results';
 import { unitSeed } from '../stats/seeds';
+import { DEFINITIONS_ATTACHMENT } from './definitions';
 import { fdiTrialsId, speatAssociationFiles } from './reproduce-data';
 
 export const REPRODUCE_ATTACHMENT = 'reproduce.json';
@@ -45,8 +46,10 @@ export function reproduceSteps(results: AuditResults): ReproduceStep[] {
   const sp = results.speat;
   for (const f of sp ? speatAssociationFiles(results) : []) {
     const r = f.result;
-    const n = r.associations.X.length;
-    // The audit bootstraps paired stimuli at the plan's sizes up to the number compared (speat-audit.ts).
+    const bySpeaker = r.unit === 'speaker';
+    // The audit bootstraps paired stimuli at the plan's sizes up to the number compared, or
+    // (speakers as the unit) speakers up to the smaller group's speakers (speat-audit.ts).
+    const n = bySpeaker && r.speakers ? Math.min(r.speakers.onlyX + r.speakers.both, r.speakers.onlyY + r.speakers.both) : r.associations.X.length;
     const sizes = sp!.config.sampleSizes.filter((k) => k <= n);
     steps.push({
       section: 'speat',
@@ -54,9 +57,9 @@ export function reproduceSteps(results: AuditResults): ReproduceStep[] {
         'stats', 'speat', '--associations', f.name,
         '--permutations', String(sp!.config.permutations),
         '--seed', String(unitSeed(results.audit.seed, `speat/${r.modelId}/${r.testId}/${r.temporal}/${r.layer}`)),
-        ...(sp!.config.bootstrap > 0 && sizes.length > 0 ? ['--bootstrap', String(sp!.config.bootstrap), '--sample-sizes', sizes.join(','), '--paired'] : []),
+        ...(sp!.config.bootstrap > 0 && sizes.length > 0 ? ['--bootstrap', String(sp!.config.bootstrap), '--sample-sizes', sizes.join(','), ...(bySpeaker ? [] : ['--paired'])] : []),
       ],
-      compare: `speat.results where testId is ${JSON.stringify(r.testId)} and modelId is ${JSON.stringify(r.modelId)} (effectSize, pValue, pTwoSided, standardErrors)`,
+      compare: `speat.results where testId is ${JSON.stringify(r.testId)} and modelId is ${JSON.stringify(r.modelId)} (effectSize, pValue, pTwoSided, unit${bySpeaker ? ', clipLevel' : ''}, standardErrors)`,
       note: `The associations are the audit's, after ${r.temporal} pooling over time at layer ${String(r.layer)}; recomputing them needs the embeddings, which the report does not carry.`,
     });
   }
@@ -84,5 +87,6 @@ export function reproduceSteps(results: AuditResults): ReproduceStep[] {
 
 export function reproduceJson(results: AuditResults): Buffer | null {
   const steps = reproduceSteps(results);
-  return steps.length === 0 ? null : Buffer.from(`${JSON.stringify({ equivoxVersion: results.equivoxVersion, auditSeed: results.audit.seed, steps }, null, 2)}\n`, 'utf8');
+  // definitions: the attached text of what each step computes (orientation, ties, pooling), so no convention is guessed.
+  return steps.length === 0 ? null : Buffer.from(`${JSON.stringify({ equivoxVersion: results.equivoxVersion, auditSeed: results.audit.seed, definitions: DEFINITIONS_ATTACHMENT, steps }, null, 2)}\n`, 'utf8');
 }

@@ -20,6 +20,7 @@ import { canonicalJson } from '../../shared/plan';
 import { planRows } from '../store/plans';
 import { insertReport, latestReportIdAt, updateReport } from '../store/reports';
 import { auditStatus, storedResultsJson } from '../store/results';
+import { samePath } from '../paths/same-path';
 
 function parseResults(text: string, where: string): AuditResults {
   let parsed: unknown;
@@ -85,7 +86,7 @@ export async function buildReportFiles(engine: JobServices, input: OperationInpu
     record = (r) => {
       // A rebuild to the same file replaced that file: its row is updated, not joined by a second one naming the same path.
       const now = new Date().toISOString();
-      const same = latestReportIdAt(db, input.auditId!, r.path);
+      const same = latestReportIdAt(db, input.auditId!, (stored) => samePath(stored, r.path));
       if (same !== undefined) {
         updateReport(db, same, r, now);
         return same;

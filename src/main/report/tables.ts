@@ -9,6 +9,7 @@ import { speatSeAtCompared, testLabel } from '../../shared/charts/speat';
 import { CORRECTION_NAMES, magnitude, modelName, recogniserName } from './narrative';
 import { plural, WER_TEST_SHORT, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
 import { wassersteinPairs } from '../../shared/fdi-pairs';
+import { speakersText, speatUnit } from '../../shared/verdicts';
 import { agreementCell } from '../../shared/ser-agreement';
 import { serComparisonCell } from '../../shared/verdicts';
 import { durationCheckText } from '../../shared/duration-check';
@@ -24,6 +25,8 @@ export interface Column {
   format: ColumnFormat;
   /** Relative width in the PDF. */
   width: number;
+  /** An empty cell ('') below a filled one continues it: one PDF cell spanning the rows (layout.ts cellSpans). */
+  spansRows?: boolean;
 }
 
 export interface ReportTable {
@@ -95,7 +98,8 @@ export function speatTables(results: AuditResults): ReportTable[] {
     id: 'speat-data',
     section: 'speat',
     title: 'Data: target groups per test (Compared: clips compared after matching and caps, as the duration check uses; In dataset, Speakers and Mean s: every usable clip of the group)',
-    columns: [col('Test', 'text', 1.4), col('Group', 'text', 1), col('Compared', 'int', 0.8), col('In dataset', 'int', 0.8), col('Speakers', 'int', 0.8), col('Mean s', 'num', 0.6), col('Matching', 'text', 1.2), col('Duration check', 'text', 1.6)],
+    // A test's name, matching and duration check hold for both its rows: one cell spanning them.
+    columns: [{ ...col('Test', 'text', 1.4), spansRows: true }, col('Group', 'text', 1), col('Compared', 'int', 0.8), col('In dataset', 'int', 0.8), col('Speakers', 'int', 0.8), col('Mean s', 'num', 0.6), { ...col('Matching', 'text', 1.2), spansRows: true }, { ...col('Duration check', 'text', 1.6), spansRows: true }],
     rows: s.tests.flatMap((t) =>
       [t.x, t.y].map((g, i) => {
         const f = groupFacts(results, g.label, g.value, target?.id);
@@ -116,7 +120,7 @@ export function speatTables(results: AuditResults): ReportTable[] {
   const attributes: ReportTable = {
     id: 'speat-attributes',
     section: 'speat',
-    title: 'Data: attribute stimuli (pleasant A, unpleasant B)',
+    title: 'Data: attribute stimuli (pleasant A, unpleasant B), balanced per speaker by design: each attribute speaker gives its highest-rated clips to A and as many of its lowest-rated to B',
     columns: [col('Test', 'text', 1.6), col('Attribute dataset', 'text', 1.6), col('Per speaker', 'int', 0.8), col('A', 'int', 0.5), col('B', 'int', 0.5)],
     rows: s.tests.map((t) => [t.name, results.datasets.find((d) => d.id === t.attributes.datasetId)?.name ?? t.attributes.datasetId, t.attributes.perSpeaker, t.attributes.nA, t.attributes.nB]),
   };
@@ -147,11 +151,16 @@ export function speatTables(results: AuditResults): ReportTable[] {
       rows: anova.rows ? anova.rows.map((r) => [r.source, r.sumSq, r.df, r.f, r.pValue]) : [[anova.note ?? 'not computed', null, null, null, null]],
     });
   }
+  const bySpeaker = s.results.some((r) => speatUnit(r) === 'speaker');
   const res: ReportTable = {
     id: 'speat-results',
     section: 'speat',
-    title: `Results (temporal ${s.config.temporal}, layer ${s.config.layer}): the verdict uses the two-sided p adjusted (${CORRECTION_NAMES[s.config.correction]}); the one-sided p is the SpEAT paper's (H1: d > 0), shown as such; SE at the stimuli compared`,
-    columns: [col('Test', 'text', 1.1), col('Model', 'text', 1.5), col('d', 'signed', 0.55), col('Size', 'text', 0.75), col('p one-sided', 'p', 0.65), col(`p one-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.7), col('p two-sided', 'p', 0.65), col(`p two-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.7), col('Permutations', 'text', 1.1), col('SE (n)', 'text', 0.8)],
+    title:
+      `Results (temporal ${s.config.temporal}, layer ${s.config.layer}): the verdict uses the two-sided p adjusted (${CORRECTION_NAMES[s.config.correction]}); the one-sided p takes the SpEAT paper's direction (H1: d > 0), never behind a verdict; ` +
+      (bySpeaker
+        ? 'both are computed over the unit named (speaker: each speaker\'s recordings move between the groups together; clip: recordings treated as independent, as in the paper); SE at the stimuli compared (speakers when the unit is the speaker)'
+        : 'unit: clip, recordings treated as independent (no speaker has two recordings), as in the paper; SE at the stimuli compared'),
+    columns: [col('Test', 'text', 1.0), col('Model', 'text', 1.3), col('d', 'signed', 0.55), col('Size', 'text', 0.85), col('Unit', 'text', 0.7), col('p one-sided', 'p', 0.62), col(`p one-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.66), col('p two-sided', 'p', 0.62), col(`p two-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.66), col('Permutations', 'text', 1.2), col('SE (n)', 'text', 0.8)],
     rows: s.results.map((r) => {
       const se = speatSeAtCompared(r);
       return [
@@ -159,6 +168,7 @@ export function speatTables(results: AuditResults): ReportTable[] {
         modelName(results, r.modelId),
         r.effectSize,
         magnitude(r.effectSize),
+        speatUnit(r),
         r.pValue,
         r.pAdjusted[s.config.correction],
         r.pTwoSided ?? null,
@@ -169,6 +179,24 @@ export function speatTables(results: AuditResults): ReportTable[] {
     }),
   };
   const out = [data, attributes, ...extra, modelsTable(results, 'speat', [...new Set(s.results.map((r) => r.modelId))]), res];
+  // The paper's test beside the speaker-level one (METHODS.md § The unit of inference): in the tables, never behind a verdict.
+  const paper = s.results.filter((r) => r.clipLevel);
+  if (paper.length > 0) {
+    out.push({
+      id: 'speat-paper-test',
+      section: 'speat',
+      title: "The SpEAT paper's test (clips as independent), for comparison only: it treats recordings of one speaker as independent, so its p can be far too small when speakers have several recordings; no verdict uses it",
+      columns: [col('Test', 'text', 1.1), col('Model', 'text', 1.5), col('Speakers', 'text', 1.6), col('p one-sided', 'p', 0.7), col('p two-sided', 'p', 0.7), col('Permutations', 'text', 1.1)],
+      rows: paper.map((r) => [
+        testLabel(results, r.testId),
+        modelName(results, r.modelId),
+        r.speakers ? speakersText(r.speakers) : null,
+        r.clipLevel!.pValue,
+        r.clipLevel!.pTwoSided,
+        `${r.clipLevel!.permutations} ${r.clipLevel!.exact ? 'exact' : 'sampled'}`,
+      ]),
+    });
+  }
   if (s.grid && s.grid.length > 0) {
     const keys = [...new Set(s.grid.map((g) => `${g.testId}|${g.modelId}`))];
     const combos = [...new Set(s.grid.map((g) => `${g.temporal}|${g.layer}`))];

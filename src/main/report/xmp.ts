@@ -17,6 +17,8 @@ export interface XmpInfo {
   modified: Date;
   identifier: string;
   lang: string;
+  /** Asked when the metadata is written (at the document's end): whether to declare PDF/UA-1 (pdfuaid:part). */
+  pdfua?: () => boolean;
 }
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -42,8 +44,38 @@ export function xmpDescriptions(i: XmpInfo): string {
 <rdf:Description rdf:about="" xmlns:pdf="http://ns.adobe.com/pdf/1.3/">
   <pdf:Producer>${esc(i.producer)}</pdf:Producer>
   <pdf:Keywords>${esc(i.keywords)}</pdf:Keywords>
-</rdf:Description>`;
+</rdf:Description>${i.pdfua?.() ? PDFUA_ID : ''}`;
 }
+
+/**
+ * pdfuaid:part 1, with the extension schema PDF/A-3 (ISO 19005-3 §6.6.2.3) wants for a
+ * namespace it does not predefine.
+ */
+const PDFUA_ID = `
+<rdf:Description rdf:about="" xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/">
+  <pdfuaid:part>1</pdfuaid:part>
+</rdf:Description>
+<rdf:Description rdf:about="" xmlns:pdfaExtension="http://www.aiim.org/pdfa/ns/extension/" xmlns:pdfaSchema="http://www.aiim.org/pdfa/ns/schema#" xmlns:pdfaProperty="http://www.aiim.org/pdfa/ns/property#">
+  <pdfaExtension:schemas>
+    <rdf:Bag>
+      <rdf:li rdf:parseType="Resource">
+        <pdfaSchema:schema>PDF/UA Universal Accessibility Schema</pdfaSchema:schema>
+        <pdfaSchema:namespaceURI>http://www.aiim.org/pdfua/ns/id/</pdfaSchema:namespaceURI>
+        <pdfaSchema:prefix>pdfuaid</pdfaSchema:prefix>
+        <pdfaSchema:property>
+          <rdf:Seq>
+            <rdf:li rdf:parseType="Resource">
+              <pdfaProperty:name>part</pdfaProperty:name>
+              <pdfaProperty:valueType>Integer</pdfaProperty:valueType>
+              <pdfaProperty:category>internal</pdfaProperty:category>
+              <pdfaProperty:description>Part of ISO 14289 the document conforms to</pdfaProperty:description>
+            </rdf:li>
+          </rdf:Seq>
+        </pdfaSchema:property>
+      </rdf:li>
+    </rdf:Bag>
+  </pdfaExtension:schemas>
+</rdf:Description>`;
 
 /** PDFKit's metadata hook (called once at end(), before the PDF/A identification is appended). */
 type WithInfoHook = PDFKit.PDFDocument & { _addInfo: () => void; appendXML: (xml: string, newline?: boolean) => void };

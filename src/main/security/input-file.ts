@@ -58,6 +58,8 @@ export const INPUT_KINDS = {
   pdf: { what: 'a PDF report', maxBytes: 1 * GiB },
   /** An ONNX protobuf cannot exceed 2 GB; read whole to hash and parse. */
   model: { what: 'an ONNX model', maxBytes: 4 * GiB - 1 },
+  /** A model's external data (weights kept beside the .onnx, inference/external-data.ts): copied in chunks, never read whole. */
+  'model-data': { what: "a model's external data file", maxBytes: 64 * GiB },
   /** config.json, preprocessor_config.json, vocab.json, tokenizer.json, a model manifest. */
   'model-file': { what: "a model's configuration or vocabulary file", maxBytes: 64 * MiB },
   /** Manifests and Common Voice splits are streamed in 1 MB chunks. */

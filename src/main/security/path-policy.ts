@@ -21,9 +21,10 @@
  * runs in one place, src/main/api.ts, after zod validation and before the handler.
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { PathFieldSpec, PickPurpose } from '../../shared/api/files';
 import { ApiError } from '../../shared/errors';
+import { isEqualOrInside, samePath } from '../paths/same-path';
 
 export type PathPolicy = 'any' | 'granted';
 export type PathAccess = 'read' | 'write';
@@ -50,12 +51,6 @@ const WRITE_PURPOSES: ReadonlySet<PickPurpose> = new Set<PickPurpose>(['save-pdf
 
 export function accessOf(purpose: PickPurpose | undefined): PathAccess {
   return purpose !== undefined && WRITE_PURPOSES.has(purpose) ? 'write' : 'read';
-}
-
-/** True when `child` is `parent` or inside it (both absolute and already resolved). */
-export function isInside(child: string, parent: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /**
@@ -93,10 +88,10 @@ function realOrSelf(p: string): string {
  */
 export function dataFolderProblem(real: string, dataDir: string, options: { ancestors?: boolean } = {}): string | null {
   const data = realOrSelf(dataDir);
-  if (isInside(real, data) && !isInside(real, join(data, 'projects'))) {
+  if (isEqualOrInside(real, data) && !isEqualOrInside(real, join(data, 'projects'))) {
     return `this is inside Equivox's own data folder (${data}), which holds the signing keys; it is never read as input`;
   }
-  if (options.ancestors && isInside(data, real)) {
+  if (options.ancestors && isEqualOrInside(data, real)) {
     return `this folder holds Equivox's own data folder (${data}) with the signing keys; choose a folder inside it that holds only your recordings`;
   }
   return null;
@@ -183,7 +178,7 @@ export class PathGuard {
   /** dataFolderProblem for a resolved path, except inside a known project folder (those may live in dataDir/projects). */
   private dataFolderRefusal(real: string, ancestors: boolean): string | null {
     if (!this.options.dataDir) return null;
-    if ((this.options.projectRoots?.() ?? []).some((root) => isInside(real, realOrSelf(root)))) return null;
+    if ((this.options.projectRoots?.() ?? []).some((root) => isEqualOrInside(real, realOrSelf(root)))) return null;
     return dataFolderProblem(real, this.options.dataDir, { ancestors });
   }
 
@@ -200,12 +195,12 @@ export class PathGuard {
   allows(real: string, access: PathAccess): boolean {
     for (const g of this.grants) {
       if (access === 'write' && g.access !== 'write') continue;
-      if (g.kind === 'file' ? real === g.path : isInside(real, g.path)) return true;
+      if (g.kind === 'file' ? samePath(real, g.path) : isEqualOrInside(real, g.path)) return true;
     }
     const roots = [...(this.options.projectRoots?.() ?? []), ...(access === 'read' ? this.options.readRoots?.() ?? [] : [])];
     return roots.some((root) => {
       try {
-        return isInside(real, resolveReal(root));
+        return isEqualOrInside(real, resolveReal(root));
       } catch {
         return false;
       }
@@ -230,7 +225,7 @@ export class PathGuard {
     if (dataProblem) throw refuse(field, dataProblem);
     if (!this.allows(real, access)) {
       const noun = existsSync(real) && statSync(real).isDirectory() ? 'folder' : 'file';
-      if (real !== value && this.allows(value, access)) {
+      if (!samePath(real, value) && this.allows(value, access)) {
         throw refuse(field, `this ${noun} is a link to a place outside the chosen folder; choose the target itself with Choose…`);
       }
       throw refuse(

@@ -25,7 +25,10 @@ export {
   bootstrapSpeatSE,
   BootstrapPlan,
   binomialCapped,
+  speakerDesignFor,
   speat,
+  type SpeatUnit,
+  type TargetSpeakers,
   type Vector,
   type SpeatInput,
   type SpeatAssociations,
@@ -135,6 +138,7 @@ export {
   type FdiOptions,
   type FdiAnalysis,
 } from './fdi';
+export { SpeakerDesign, speakerPermutationTest, describeSpeakers, type SpeakerCounts } from './speat-speakers';
 export { MDE_POWER, speatMde, smallestTwoSidedP, type SpeatMdeOptions, type SpeatMdeResult } from './power';
 export { verifierQuality, equalErrorRate, type VerifierQuality } from './verifier';
 export { werMde, werComparisonMdes, werSimulator, type WerMdeOptions, type WerMdeResult } from './wer-power';

@@ -7,7 +7,11 @@
  * audits can compute s once (speatAssociations) and reuse it (speatFromAssociations,
  * bootstrapSpeatSE).
  */
+import { binomialCapped } from './combinatorics';
 import { DrawSet, Rng } from './rng';
+import { SpeakerDesign, SpeakerResampler, speakerPermutationTest, type SpeakerCounts } from './speat-speakers';
+
+export { binomialCapped };
 
 export type Vector = ArrayLike<number>;
 
@@ -180,19 +184,6 @@ export function speatEffectSize(sX: ArrayLike<number>, sY: ArrayLike<number>): n
   return (sumX / nx - sumY / ny) / Math.sqrt(ss / (nx + ny - 1));
 }
 
-/** C(n, k) as a double, stopping early once it exceeds `cap` (returns Infinity). */
-export function binomialCapped(n: number, k: number, cap = Infinity): number {
-  k = Math.min(k, n - k);
-  if (k < 0) return 0;
-  let c = 1;
-  for (let i = 1; i <= k; i += 1) {
-    c = (c * (n - k + i)) / i;
-    c = Math.round(c);
-    if (c > cap) return Infinity;
-  }
-  return c;
-}
-
 export interface PermutationResult {
   /** One-sided p (H1: d > 0), as in the paper. */
   pValue: number;
@@ -290,10 +281,28 @@ export function speatPermutationTest(
   return { pValue: (1 + count) / N, pTwoSided: (1 + countTwo) / N, exact: false, permutations: N };
 }
 
+/** What a SpEAT p is computed over (METHODS.md § The unit of inference). */
+export type SpeatUnit = 'speaker' | 'clip';
+
+/** Speaker ids of the target stimuli, one per row of X and of Y. */
+export interface TargetSpeakers {
+  X: readonly string[];
+  Y: readonly string[];
+}
+
 export interface SpeatResult extends PermutationResult {
   effectSize: number;
   /** The group whose recordings sit closer to pleasant speech: 'x' when d > 0, 'y' when d < 0, null when d = 0 (or undefined). */
   favoured: 'x' | 'y' | null;
+  /**
+   * 'speaker' when the targets carry speaker ids and a speaker has more than one clip: then
+   * pValue, pTwoSided, exact and permutations are the speaker-level test's. 'clip' otherwise.
+   */
+  unit: SpeatUnit;
+  /** With unit 'speaker': the paper's test, clips treated as independent (never behind a verdict). */
+  clipLevel?: PermutationResult;
+  /** With unit 'speaker': how many speakers lie only in X, only in Y, in both. */
+  speakers?: SpeakerCounts;
 }
 
 /** Which group d favours (METHODS.md § Verdicts that hold, Direction). */
@@ -301,14 +310,31 @@ export function favouredGroup(d: number): 'x' | 'y' | null {
   return d > 0 ? 'x' : d < 0 ? 'y' : null;
 }
 
-/** Effect size and permutation p from precomputed associations. */
+/**
+ * Effect size and permutation p from precomputed associations. With `speakers` whose ids
+ * repeat, the p behind a verdict is the speaker-level test's (speat-speakers.ts) and the
+ * clip-level test of the paper is kept beside it as `clipLevel`; without them, or when every
+ * speaker has one clip, only the clip-level test runs, exactly as before.
+ */
 export function speatFromAssociations(
   sX: ArrayLike<number>,
   sY: ArrayLike<number>,
-  options: PermutationOptions = {},
+  options: PermutationOptions & { speakers?: TargetSpeakers } = {},
 ): SpeatResult {
   const effectSize = speatEffectSize(sX, sY);
-  return { effectSize, favoured: favouredGroup(effectSize), ...speatPermutationTest(sX, sY, options) };
+  const design = options.speakers ? speakerDesignFor(options.speakers, sX.length, sY.length) : null;
+  if (!design) return { effectSize, favoured: favouredGroup(effectSize), unit: 'clip', ...speatPermutationTest(sX, sY, options) };
+  const onProgress = options.onProgress;
+  const clipLevel = speatPermutationTest(sX, sY, { ...options, ...(onProgress ? { onProgress: (f: number) => onProgress(f / 2) } : {}) });
+  const bySpeaker = speakerPermutationTest(sX, sY, design, { ...options, ...(onProgress ? { onProgress: (f: number) => onProgress(0.5 + f / 2) } : {}) });
+  return { effectSize, favoured: favouredGroup(effectSize), unit: 'speaker', ...bySpeaker, clipLevel, speakers: design.counts };
+}
+
+/** The speaker design of the targets, after checking one id per row; null when no speaker has two clips. */
+export function speakerDesignFor(speakers: TargetSpeakers, nx: number, ny: number): SpeakerDesign | null {
+  if (speakers.X.length !== nx) throw new StatsInputError(`speakersX has ${speakers.X.length} ids for ${nx} rows of X`, 'speakersX');
+  if (speakers.Y.length !== ny) throw new StatsInputError(`speakersY has ${speakers.Y.length} ids for ${ny} rows of Y`, 'speakersY');
+  return SpeakerDesign.of(speakers.X, speakers.Y);
 }
 
 export type BootstrapDesign =
@@ -316,7 +342,13 @@ export type BootstrapDesign =
   /** X[i] and Y[i] are matched stimuli: resample pairs. */
   | { kind: 'paired' }
   /** Resample within strata (e.g. speaker gender); labels per target stimulus. */
-  | { kind: 'stratified'; strataX: readonly string[]; strataY: readonly string[] };
+  | { kind: 'stratified'; strataX: readonly string[]; strataY: readonly string[] }
+  /**
+   * Resample speakers with all their clips (METHODS.md § The unit of inference); ids per
+   * target stimulus. The size is then speakers per group (SpeakerResampler.drawsFor). When no
+   * speaker has two clips this is the independent design.
+   */
+  | { kind: 'speakers'; speakersX: readonly string[]; speakersY: readonly string[] };
 
 export interface StandardErrorPoint {
   size: number;
@@ -339,7 +371,9 @@ export interface BootstrapOptions {
  * fixed), SE = sample std (ddof 1) of d. Each size uses its own RNG stream
  * (Rng.stream(seed, 1000 + index)), so results do not depend on which sizes are requested
  * together, nor on which thread computes which size (see BootstrapPlan). Stratified
- * designs give each stratum k·n_stratum/n draws, rounded by largest remainder.
+ * designs give each stratum k·n_stratum/n draws, rounded by largest remainder. The speaker
+ * design draws k speakers per group, each with all their clips, and d is computed over
+ * the clips drawn: its curve's x-axis is speakers per group.
  */
 export function bootstrapSpeatSE(sX: ArrayLike<number>, sY: ArrayLike<number>, sizes: readonly number[], options: BootstrapOptions = {}): StandardErrorPoint[] {
   const plan = new BootstrapPlan(sX, sY, options);
@@ -356,7 +390,7 @@ export class BootstrapPlan {
   private readonly R: number;
   private readonly seed: number;
   private readonly offset: number;
-  private readonly design: BootstrapDesign;
+  private design: BootstrapDesign;
   private readonly cx: Float64Array;
   private readonly cy: Float64Array;
   private readonly strata: [Int32Array[], Int32Array[]] | null;
@@ -364,6 +398,8 @@ export class BootstrapPlan {
   private readonly setsX: DrawSet[];
   private readonly setsY: DrawSet[];
   private sums: Float64Array | undefined;
+  /** The speaker design's draws, or null. */
+  private readonly speakers: SpeakerResampler | null;
 
   constructor(sX: ArrayLike<number>, sY: ArrayLike<number>, options: BootstrapOptions = {}) {
     this.R = options.resamples ?? 10_000;
@@ -383,13 +419,56 @@ export class BootstrapPlan {
     this.strata = this.design.kind === 'stratified' ? [buildStrata(this.design.strataX, nx, 'X'), buildStrata(this.design.strataY, ny, 'Y')] : null;
     const cx = this.cx;
     const cy = this.cy;
+    const speakerDesign = this.design.kind === 'speakers' ? speakerDesignFor({ X: this.design.speakersX, Y: this.design.speakersY }, nx, ny) : null;
+    this.speakers = speakerDesign ? new SpeakerResampler(speakerDesign, cx, cy) : null;
+    // A speaker design in which every speaker has one clip is the independent design.
+    if (this.design.kind === 'speakers' && !speakerDesign) this.design = { kind: 'independent' };
     this.setsX = this.strata ? this.strata[0].map((members) => DrawSet.of(Float64Array.from(members, (i) => cx[i]!))) : this.design.kind === 'independent' ? [DrawSet.of(cx)] : [];
     this.setsY = this.strata ? this.strata[1].map((members) => DrawSet.of(Float64Array.from(members, (i) => cy[i]!))) : this.design.kind === 'independent' ? [DrawSet.of(cy)] : [];
+  }
+
+  /**
+   * The SE of d for the design as compared: with speakers, every kind of speaker drawn as
+   * often as the design has them (size: the smaller group's speakers); otherwise the
+   * smaller group's number of stimuli per group. `index` picks the RNG stream as in point().
+   */
+  comparedPoint(index: number): StandardErrorPoint {
+    if (!this.speakers) return this.point(Math.min(this.cx.length, this.cy.length), index);
+    const c = this.speakers.design.counts;
+    return this.speakerPoint(Math.min(c.onlyX + c.both, c.onlyY + c.both), this.speakers.drawsCompared(), index);
+  }
+
+  /** R resamples of speakers (with all their clips) with the given draws per kind. */
+  private speakerPoint(size: number, draws: [number, number, number], index: number): StandardErrorPoint {
+    const rng = Rng.stream(this.seed, 1000 + index + this.offset);
+    const acc = new Float64Array(5);
+    let wMean = 0;
+    let wM2 = 0;
+    let valid = 0;
+    for (let r = 0; r < this.R; r += 1) {
+      this.speakers!.draw(rng, draws, acc);
+      const sx = acc[0]!;
+      const nx = acc[1]!;
+      const sy = acc[2]!;
+      const ny = acc[3]!;
+      const n = nx + ny;
+      const tot = sx + sy;
+      const v = (acc[4]! - (tot * tot) / n) / (n - 1);
+      const d = (sx / nx - sy / ny) / Math.sqrt(v);
+      if (Number.isFinite(d) && v > 1e-300) {
+        valid += 1;
+        const delta = d - wMean;
+        wMean += delta / valid;
+        wM2 += delta * (d - wMean);
+      }
+    }
+    return { size, standardError: valid > 1 ? Math.sqrt(wM2 / (valid - 1)) : NaN, validResamples: valid };
   }
 
   /** SE of d for k stimuli per group; `index` is the size's position in the requested list. */
   point(k: number, index: number): StandardErrorPoint {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`sample size ${k} must be a positive integer`);
+    if (this.speakers) return this.speakerPoint(k, this.speakers.drawsFor(k), index);
     const rng = Rng.stream(this.seed, 1000 + index + this.offset);
     const { cx, cy, R, design } = this;
     const nx = cx.length;

@@ -80,16 +80,19 @@ export interface SourceDatasetRow {
 
 /**
  * The dataset an import of this source fills: the one already made from the same source
- * (kind and canonical path), preferring one that serves `role`, then the oldest; none if
- * the source was never imported.
+ * (kind, and a stored path `isSource` accepts: paths are compared by paths/same-path.ts, as
+ * another spelling of the same folder is the same source), preferring one that serves
+ * `role`, then the oldest; none if the source was never imported.
  */
-export function datasetForSource(db: Database.Database, kind: SourceKind, sourcePath: string, role: DatasetRole): SourceDatasetRow | undefined {
-  return db
+export function datasetForSource(db: Database.Database, kind: SourceKind, role: DatasetRole, isSource: (storedPath: string) => boolean): SourceDatasetRow | undefined {
+  const rows = db
     .prepare(
-      `SELECT d.id, d.mapping_json, d.settings_json FROM datasets d WHERE d.source_kind = ? AND d.source_path = ?
-       ORDER BY EXISTS (SELECT 1 FROM dataset_roles r WHERE r.dataset_id = d.id AND r.role = ?) DESC, d.created_at LIMIT 1`,
+      `SELECT d.id, d.mapping_json, d.settings_json, d.source_path FROM datasets d WHERE d.source_kind = ?
+       ORDER BY EXISTS (SELECT 1 FROM dataset_roles r WHERE r.dataset_id = d.id AND r.role = ?) DESC, d.created_at`,
     )
-    .get(kind, sourcePath, role) as SourceDatasetRow | undefined;
+    .all(kind, role) as (SourceDatasetRow & { source_path: string })[];
+  const found = rows.find((r) => isSource(r.source_path));
+  return found ? { id: found.id, mapping_json: found.mapping_json, settings_json: found.settings_json } : undefined;
 }
 
 export interface NewDatasetRow {

@@ -203,7 +203,9 @@ async function inspect(probe: Probe, file: string, kind: DatabaseKind, options: 
     const refusal = err instanceof UserError ? err : err instanceof ProbeError ? unreadable(shown, kind, err) : null;
     if (!refusal) throw err; // the probe ended (its deadline): the worker may still hold the file
     await probe.call({ op: 'close' }).catch(() => {});
-    removeCreatedSideFiles(file, before);
+    // A refusal for what the file holds only: after SQLite's own error (busy, I/O) another
+    // connection may be using the -wal and -shm, and removing a live -shm corrupts its writes.
+    if (err instanceof UserError) removeCreatedSideFiles(file, before);
     throw refusal;
   }
 }

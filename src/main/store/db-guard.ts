@@ -79,14 +79,15 @@ const WAL_HEADER_BYTES = 32;
 const WAL_FRAME_HEADER_BYTES = 24;
 
 /** What the first 100 bytes of a database say. */
+/** What the header says; the fields read from it are null when SQLite was left to read it (a connection may be open). */
 export interface DbHeader {
   size: number;
-  pageSize: number;
+  pageSize: number | null;
   /** Whole pages the file holds. */
-  filePages: number;
+  filePages: number | null;
   /** The page count written in the header, when SQLite would trust it (offsets 24 and 92 agree). */
   headerPages: number | null;
-  userVersion: number;
+  userVersion: number | null;
 }
 
 function refuse(file: string, kind: DatabaseKind, what: string): never {
@@ -118,8 +119,37 @@ function pagesText(n: number): string {
  * a `user_version` newer than this Equivox.
  */
 export function readDbHeader(file: string, kind: DatabaseKind, options: { walHasFrames: boolean; shownAs?: string }): DbHeader | null {
-  const { fd, size } = openInputFileSync(file, 'database', kind.field);
   const shown = options.shownAs ?? file;
+  if (mayBeOpen(file)) {
+    // Closing a descriptor of a file drops every POSIX lock this process holds on it,
+    // SQLite's included (the SHARED lock each WAL connection keeps on the database). Another
+    // process closing its connection would then believe it was the last one and delete the
+    // -wal and -shm under this process's connections, which then read "file is not a
+    // database". So while a connection may be open the header is left to SQLite, which
+    // shares its descriptors between connections; the schema check that follows still runs.
+    let st;
+    try {
+      st = statSync(file);
+    } catch {
+      return readDbHeaderFromFile(file, kind, options, shown);
+    }
+    if (!st.isFile()) return readDbHeaderFromFile(file, kind, options, shown);
+    return st.size === 0 ? null : { size: st.size, pageSize: null, filePages: null, headerPages: null, userVersion: null };
+  }
+  return readDbHeaderFromFile(file, kind, options, shown);
+}
+
+/**
+ * True while a connection in WAL mode may have `file` open: SQLite keeps the -shm beside a
+ * database for as long as one does (a -shm left by a crash only means the header is read by
+ * SQLite instead, after which the schema check runs as always).
+ */
+function mayBeOpen(file: string): boolean {
+  return existsSync(`${file}-shm`);
+}
+
+function readDbHeaderFromFile(file: string, kind: DatabaseKind, options: { walHasFrames: boolean }, shown: string): DbHeader | null {
+  const { fd, size } = openInputFileSync(file, 'database', kind.field);
   const head = Buffer.alloc(100);
   let got: number;
   try {
@@ -159,7 +189,8 @@ export function checkSideFiles(file: string, kind: DatabaseKind): { walBytes: nu
       const is = st.isSymbolicLink() ? 'a symbolic link' : st.isFIFO() ? 'a named pipe (FIFO)' : st.isDirectory() ? 'a folder' : 'not a regular file';
       refuse(file, kind, `${path} beside it is ${is}, not a file SQLite wrote`);
     }
-    if (st.size === 0) continue;
+    // The -shm holds SQLite's WAL locks: never opened here (closing it would drop them).
+    if (st.size === 0 || suffix === '-shm') continue;
     const head = Buffer.alloc(suffix === '-wal' ? WAL_HEADER_BYTES : JOURNAL_MAGIC.length);
     const fd = openSync(path, 'r');
     try {
@@ -339,7 +370,8 @@ export function sideFilesPresent(file: string): { wal: boolean; shm: boolean } {
  * A read-only connection to a WAL database creates an empty -wal and a -shm beside it and
  * cannot remove them. After a refusal they are removed again (only those that were not
  * there before, and the -wal only while still empty), so a refused folder is left exactly
- * as it came; nobody else uses a file that was just refused.
+ * as it came; nobody else uses a file that was just refused. Only after a refusal for what
+ * the file holds: after a busy or failed read another connection may be using them.
  */
 export function removeCreatedSideFiles(file: string, before: { wal: boolean; shm: boolean }): void {
   try {
@@ -385,10 +417,22 @@ export function withGuardedReadonly<T>(file: string, kind: DatabaseKind, read: (
   try {
     db = new Database(file, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs ?? 5000 });
   } catch (err) {
-    removeCreatedSideFiles(file, before);
+    // Nothing is removed here: a failed open may be another connection's lock, and its
+    // -wal and -shm are in use (removing a live -shm corrupts what that connection writes).
     throw unreadable(file, kind, err);
   }
+  // Only a refusal for what the file holds removes the side files this connection made:
+  // nobody else uses a file Equivox refused. A busy file, a failed read or an error of the
+  // caller's `read` leave them, as another connection may be using them right now.
   let refused = false;
+  const judged = <T>(judge: () => T): T => {
+    try {
+      return judge();
+    } catch (err) {
+      refused = err instanceof UserError;
+      throw err;
+    }
+  };
   try {
     let rows: SchemaRow[];
     let applied: AppliedMigration[] | null = null;
@@ -396,16 +440,13 @@ export function withGuardedReadonly<T>(file: string, kind: DatabaseKind, read: (
       defend(db);
       db.pragma('query_only = ON');
       rows = db.prepare(SCHEMA_SQL).all() as SchemaRow[];
-      if (judgeSchema(file, kind, rows)) applied = db.prepare(VERSIONS_SQL).all() as AppliedMigration[];
+      if (judged(() => judgeSchema(file, kind, rows))) applied = db.prepare(VERSIONS_SQL).all() as AppliedMigration[];
     } catch (err) {
       if (err instanceof UserError || isBusy(err)) throw err;
       throw unreadable(file, kind, err);
     }
-    judgeVersions(file, kind, rows, applied);
+    judged(() => judgeVersions(file, kind, rows, applied));
     return read(db);
-  } catch (err) {
-    refused = err instanceof UserError;
-    throw err;
   } finally {
     db.close();
     if (refused) removeCreatedSideFiles(file, before);

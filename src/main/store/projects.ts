@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, parse, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Project } from '../../shared/api';
 import { NotFoundError, UserError } from '../../shared/errors';
-import { fsyncDir, fsyncFile, publishDir, removeStaleTemps } from '../atomic-write';
+import { fsyncDir, fsyncFile, publishDir, removeStaleTemps, tempSibling } from '../atomic-write';
+import { whileUnlocked } from '../file-locks';
 import { ensureDir } from './data-dir';
 import { checkDatabaseFile, identifyProjects, type FolderCheck } from './db-check';
 import { UntrustedDatabaseError, withGuardedReadonly } from './db-guard';
 import { openDatabase } from './open';
 import { PROJECT_DB, REGISTRY_DB } from './schema';
+import { pathKey, samePath } from '../paths/same-path';
 
 export const PROJECT_FILE = 'project.sqlite';
 
@@ -88,14 +90,23 @@ function fileIdOf(file: string): string | null {
   }
 }
 
-/** The key of a folder in the connection cache: its real path (symlinks resolved) when it exists. */
-export function folderKey(path: string): string {
+/** A folder's real path (symlinks resolved) when it exists, else its absolute path. */
+function realFolder(path: string): string {
   const abs = resolve(path);
   try {
     return realpathSync(abs);
   } catch {
     return abs;
   }
+}
+
+/**
+ * The key of a folder in the connection cache and in every comparison of folders: its real
+ * path as paths/same-path.ts compares it (NFC; case folded where the disk ignores case), so
+ * `C:\Data\Proj` and `c:\data\proj` are one project with one connection, never a copy.
+ */
+export function folderKey(path: string): string {
+  return pathKey(realFolder(path));
 }
 
 interface OpenProject {
@@ -106,6 +117,12 @@ interface OpenProject {
   createdAt: string;
   /** The database file's identity (fileIdOf), so a folder deleted and made again is never served by the old connection. */
   fileId: string;
+  /**
+   * The folder as it was opened, through which fileId is read again: some file systems give
+   * each spelling of a name its own inode number (exFAT through FUSE on a case-insensitive
+   * disk), so the file is identified through the same spelling every time.
+   */
+  folder: string;
 }
 
 /** What a registered project folder holds now. */
@@ -228,10 +245,10 @@ export class ProjectStore {
    */
   private remember(p: Project): void {
     const key = folderKey(p.path);
-    const fileId = fileIdOf(join(key, PROJECT_FILE));
+    const fileId = fileIdOf(join(realFolder(p.path), PROJECT_FILE));
     this.registry.transaction(() => {
       for (const row of this.registry.prepare('SELECT id, path FROM recent_projects WHERE id != ?').all(p.id) as { id: string; path: string }[]) {
-        if (row.path === p.path || folderKey(row.path) === key) this.registry.prepare('DELETE FROM recent_projects WHERE id = ?').run(row.id);
+        if (samePath(row.path, p.path) || folderKey(row.path) === key) this.registry.prepare('DELETE FROM recent_projects WHERE id = ?').run(row.id);
       }
       this.registry
         .prepare(
@@ -289,9 +306,9 @@ export class ProjectStore {
     for (const r of rows) {
       const file = join(r.path, PROJECT_FILE);
       const fileId = fileIdOf(file);
-      const cached = this.open.get(folderKey(r.path));
+      const cached = this.fresh(folderKey(r.path));
       if (fileId === null) states.set(r.id, { kind: 'missing' });
-      else if (cached && cached.fileId === fileId) states.set(r.id, { kind: 'project', id: cached.id, name: cached.name });
+      else if (cached) states.set(r.id, { kind: 'project', id: cached.id, name: cached.name });
       else if (r.fileId === fileId) states.set(r.id, { kind: 'project', id: r.id, name: r.name });
       else unknown.push(r);
     }
@@ -323,11 +340,10 @@ export class ProjectStore {
     const file = join(path, PROJECT_FILE);
     if (!existsSync(file)) return { kind: 'missing' };
     const key = folderKey(path);
-    const cached = this.open.get(key);
+    const cached = this.fresh(key);
     try {
-      const fileId = fileIdOf(file);
-      if (cached && cached.fileId === fileId) return { kind: 'project', id: cached.id, name: cached.name };
-      const known = this.rows().find((r) => r.fileId !== null && r.fileId === fileId && folderKey(r.path) === key);
+      if (cached) return { kind: 'project', id: cached.id, name: cached.name };
+      const known = this.rows().find((r) => r.fileId !== null && folderKey(r.path) === key && fileIdOf(join(r.path, PROJECT_FILE)) === r.fileId);
       if (known) return { kind: 'project', id: known.id, name: known.name };
       return withGuardedReadonly(file, PROJECT_DB, (db): FolderState => {
         const row = db?.prepare('SELECT id, name FROM project').get() as { id: string; name: string } | undefined;
@@ -345,11 +361,14 @@ export class ProjectStore {
    */
   private knownHere(folder: string): boolean {
     const key = folderKey(folder);
-    const file = join(key, PROJECT_FILE);
-    const fileId = fileIdOf(file);
+    if (this.fresh(key)) return true;
+    return this.rows().some((r) => folderKey(r.path) === key && (r.fileId === null || fileIdOf(join(r.path, PROJECT_FILE)) === r.fileId));
+  }
+
+  /** The cached connection of the folder with key `key` while its file is still the file it opened. */
+  private fresh(key: string): OpenProject | undefined {
     const cached = this.open.get(key);
-    if (cached && cached.fileId === fileId) return true;
-    return this.rows().some((r) => (r.fileId === null || r.fileId === fileId) && folderKey(r.path) === key);
+    return cached && fileIdOf(join(cached.folder, PROJECT_FILE)) === cached.fileId ? cached : undefined;
   }
 
   /**
@@ -358,7 +377,7 @@ export class ProjectStore {
    * there before. A folder without a project file is left to connect() to describe.
    */
   private async checkIfNew(folder: string): Promise<void> {
-    const file = join(folderKey(folder), PROJECT_FILE);
+    const file = join(realFolder(folder), PROJECT_FILE);
     if (!existsSync(file) || this.knownHere(folder)) return;
     await checkDatabaseFile(file, PROJECT_DB, { scratchDir: join(this.dataDir, 'checks') });
   }
@@ -370,14 +389,14 @@ export class ProjectStore {
    */
   private connect(folder: string): OpenProject {
     const key = folderKey(folder);
-    const file = join(key, PROJECT_FILE);
+    const file = join(realFolder(folder), PROJECT_FILE);
     const fileId = fileIdOf(file);
     if (fileId === null) {
       this.forgetConnection(key);
       throw new UserError(`${folder} holds no Equivox project (no ${PROJECT_FILE})`, 'path');
     }
-    const cached = this.open.get(key);
-    if (cached && cached.fileId === fileId) return cached;
+    const cached = this.fresh(key);
+    if (cached) return cached;
     this.forgetConnection(key);
     const db = openDatabase(file, PROJECT_DB);
     const row = db.prepare('SELECT id, name, created_at AS createdAt FROM project').get() as { id: string; name: string; createdAt: string } | undefined;
@@ -386,8 +405,8 @@ export class ProjectStore {
       throw new UserError(`${file} is not a complete Equivox project (no project row)`, 'path');
     }
     // Hidden copies that killed writes left in the project (an import's problems list).
-    removeStaleTemps(key, 1);
-    const entry: OpenProject = { db, ...row, fileId };
+    removeStaleTemps(realFolder(folder), 1);
+    const entry: OpenProject = { db, ...row, fileId, folder: realFolder(folder) };
     this.open.set(key, entry);
     return entry;
   }
@@ -516,7 +535,7 @@ export class ProjectStore {
    * still holds this very project (never a folder that now holds another one, nor one whose
    * file was refused or could not be read in time). Removing from the list reads no file.
    */
-  async delete(id: string, deleteFiles: boolean): Promise<{ id: string; deletedFiles: boolean }> {
+  async delete(id: string, deleteFiles: boolean): Promise<{ id: string; deletedFiles: boolean; leftOver?: string }> {
     const p = this.get(id);
     if (!deleteFiles) {
       if (this.open.get(folderKey(p.path))?.id === id) this.forgetConnection(p.path);
@@ -528,15 +547,32 @@ export class ProjectStore {
     const holdsIt = state.kind === 'project' && state.id === id;
     if (holdsIt) this.forgetConnection(p.path);
     let deletedFiles = false;
+    let aside: string | null = null;
     if (deleteFiles && holdsIt) {
       // Only remove what is recognisably a project folder, never an arbitrary path.
-      if (basename(p.path) === '' || p.path === resolve('/')) throw new UserError('refusing to delete the filesystem root');
-      rmSync(p.path, { recursive: true, force: true });
+      if (basename(p.path) === '' || samePath(p.path, parse(resolve(p.path)).root)) throw new UserError('refusing to delete the filesystem root');
+      // rimraf's MOVE idea: the whole folder leaves its place in one rename before anything in it
+      // is deleted, so a file held open elsewhere (Windows refuses the rename then) stops the
+      // delete with nothing deleted, never half a project folder.
+      aside = tempSibling(p.path);
+      const away = aside;
+      whileUnlocked(
+        { path: p.path, kind: 'folder', done: 'deleted', note: `Nothing was deleted; “${p.name}” is still in the list of projects.` },
+        () => renameSync(p.path, away),
+      );
       deletedFiles = true;
     } else if (deleteFiles && state.kind === 'project') {
       throw new UserError(`${p.path} now holds another project (“${state.name}”), so its files were not deleted; remove “${p.name}” from the list without deleting files`);
     }
     this.registry.prepare('DELETE FROM recent_projects WHERE id = ?').run(id);
+    if (aside) {
+      try {
+        rmSync(aside, { recursive: true, force: true, maxRetries: 3 });
+      } catch {
+        // Out of its place and out of the list already; what is left has a temporary name (cleared by removeStaleTemps).
+        return { id, deletedFiles, leftOver: aside };
+      }
+    }
     return { id, deletedFiles };
   }
 

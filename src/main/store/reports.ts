@@ -24,9 +24,10 @@ export interface ReportSigning {
   fingerprint: string;
 }
 
-/** The id of the newest report of a run written to this path, if any. */
-export function latestReportIdAt(db: Database.Database, auditId: string, path: string): string | undefined {
-  return (db.prepare('SELECT id FROM reports WHERE audit_id = ? AND path = ? ORDER BY created_at DESC LIMIT 1').get(auditId, path) as { id: string } | undefined)?.id;
+/** The id of the newest report of a run written to a path `isPath` accepts (paths/same-path.ts compares them), if any. */
+export function latestReportIdAt(db: Database.Database, auditId: string, isPath: (storedPath: string) => boolean): string | undefined {
+  const rows = db.prepare('SELECT id, path FROM reports WHERE audit_id = ? ORDER BY created_at DESC').all(auditId) as { id: string; path: string }[];
+  return rows.find((r) => isPath(r.path))?.id;
 }
 
 /** Replace a recorded report's hash, signer and time (a rebuild to the same file). */

@@ -10,6 +10,8 @@ export interface UiError {
   code: string;
   message: string;
   field?: string;
+  /** The same action may succeed once the user did what the message says (closed a program holding a file). */
+  retry?: boolean;
 }
 
 export function bridge(): EquivoxBridge {
@@ -23,5 +25,5 @@ export function call<K extends OperationName>(name: K, input: OperationInput<K>)
 
 export function asUiError(err: unknown): UiError {
   const e = err as Partial<UiError> & { message?: string };
-  return { code: e.code ?? 'internal', message: e.message ?? String(err), ...(e.field ? { field: e.field } : {}) };
+  return { code: e.code ?? 'internal', message: e.message ?? String(err), ...(e.field ? { field: e.field } : {}), ...(e.retry === true ? { retry: true } : {}) };
 }

@@ -142,6 +142,7 @@ export type IssueSeverity = 'error' | 'warning' | 'info';
 export type IssueCode =
   | 'missing_file'
   | 'file_name_not_utf8'
+  | 'unreadable_file'
   | 'outside_folder'
   | 'not_audio'
   | 'empty_file'
@@ -297,6 +298,8 @@ export interface DatasetFacts {
 export interface ManifestPreview {
   file: string;
   delimiter: string;
+  /** The text encoding the file was read in (src/main/data/text-encoding.ts), said in the preview; `label` in plain words. */
+  encoding: { name: 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252'; bom: boolean; label: string };
   header: string[];
   rows: Record<string, string>[];
   totalRows: number;

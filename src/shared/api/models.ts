@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FdiVerifier } from '../results';
 import { Id } from './common';
+import type { InferenceStatus } from '../jobs';
 
 /** A model as the renderer and the CLI see it (the full manifest lives in the main process). */
 export interface ModelInfo {
@@ -83,11 +84,24 @@ export const modelOperations = {
         name: z.string().trim().min(1).max(200).optional(),
         licence: z.string().max(200).optional(),
         source: z.string().max(1000).optional(),
+        /** Answer when the import has finished, with the model (the CLI); otherwise at once with the job to follow. */
+        wait: z.boolean().default(false),
       })
       .refine((v) => (v.file === undefined) !== (v.folder === undefined), { message: 'give exactly one of file or folder', path: ['file'] }),
     paths: ['file', 'folder', 'manifest'],
+    result: null as unknown as { jobId: string; model: ModelInfo | null },
+    summary:
+      'Import an .onnx file (with an optional manifest) or a Hugging Face-style folder as a cancellable job (progress events; cancel with jobs.cancel): external data is checked, layers are exposed and verified, the model is held to a time and memory budget',
+  },
+  'models.importResult': {
+    input: z.strictObject({ jobId: z.string().min(1).max(100) }),
     result: null as unknown as ModelInfo,
-    summary: 'Import an .onnx file (with an optional manifest) or a Hugging Face-style folder; layers are exposed and verified',
+    summary: 'Wait for a model import started with models.import in this engine and give the model it imported (its failure as the error)',
+  },
+  'models.inference': {
+    input: z.strictObject({}),
+    result: null as unknown as InferenceStatus,
+    summary: 'Whether speech models can run on this computer (onnxruntime loads where models run), and if not why and what to do',
   },
   'models.layers': {
     input: z.strictObject({ id: z.string().min(1) }),

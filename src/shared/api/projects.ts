@@ -36,7 +36,8 @@ export const projectOperations = {
   },
   'projects.delete': {
     input: z.strictObject({ id: Id, deleteFiles: z.boolean().default(false) }),
-    result: null as unknown as { id: string; deletedFiles: boolean },
-    summary: 'Forget a project; with deleteFiles also remove its folder',
+    /** leftOver: where the folder, already moved out of its place, still holds a file another program keeps open (delete it later). */
+    result: null as unknown as { id: string; deletedFiles: boolean; leftOver?: string },
+    summary: 'Forget a project; with deleteFiles also remove its folder (refused while a job of the project runs)',
   },
 } as const;

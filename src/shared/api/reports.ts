@@ -48,6 +48,37 @@ export interface ReportVerification {
   attestation?: { valid: boolean; predicateType: string | null; subjects: number } | null;
   /** Plain-language reasons when not valid. */
   problems: string[];
+  /**
+   * Every check that was made, in order, each passed or failed, in words that say what the
+   * check covers (and, on a file that is not valid, what it cannot cover): the app lists
+   * exactly these, so an invalid report never reads as if a passing check vouched for the
+   * part that changed. Absent in verifications made before checks were listed.
+   */
+  checks?: VerificationCheck[];
+  /** The signing certificate as found inside the PDF (who it names, who issued it, when it is valid); null when none was found. */
+  certificate?: SignerCertificate | null;
+}
+
+export interface VerificationCheck {
+  id: 'single-signature' | 'coverage' | 'digest' | 'signature' | 'signing-certificate' | 'padding' | 'statement' | 'attachments' | 'attestation';
+  passed: boolean;
+  text: string;
+}
+
+/** The certificate that signed a report, read from the PDF's signature (never a key). */
+export interface SignerCertificate {
+  name: string;
+  organisation: string;
+  email: string | null;
+  subject: string;
+  issuer: string;
+  /** Issued by itself: nobody but the signer vouches for the name in it. */
+  selfSigned: boolean;
+  serialNumber: string;
+  notBefore: string;
+  notAfter: string;
+  /** SHA-256 of its DER, colon-separated upper-case hex (the same as the verification's fingerprint). */
+  fingerprint: string;
 }
 
 /** What `report extract` wrote, and whether the report verified (files are written either way, so a damaged report can be examined). */
@@ -149,6 +180,13 @@ export const reportOperations = {
     paths: ['certPath'],
     result: null as unknown as TrustedCertificate,
     summary: "Trust another auditor's certificate (PEM or DER) for report verification, after checking its fingerprint with them",
+  },
+  'identities.trustReport': {
+    // The fingerprint the recipient was given out of band; the certificate is the one inside the report, trusted only when the two match.
+    input: z.strictObject({ path: Path, fingerprint: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters') }),
+    paths: ['path'],
+    result: null as unknown as TrustedCertificate,
+    summary: "Trust the certificate that signed a report, after the recipient confirmed its SHA-256 fingerprint with the auditor out of band",
   },
   'identities.trusted': {
     input: z.strictObject({}),

@@ -4,7 +4,7 @@
  * against the number of stimuli). Pure: AuditResults → ECharts option.
  */
 import type { EChartsOption } from 'echarts';
-import type { AuditResults, SpeatResult } from '../results';
+import type { AuditResults, SpeatResult, SpeatUnit } from '../results';
 import { baseOption, DEFAULT_STYLE, whiskerSeries, withAxisFont, zeroLineY, type ChartSpec, type ChartStyle } from './common';
 import { ACCENT, GRID_LINE, HUMAN_MARKER, modelStyle, OKABE_ITO } from './palette';
 
@@ -30,30 +30,41 @@ export function testLabel(results: AuditResults, testId: string): string {
  * at the plan's largest bootstrap size); results written before it fall back to the
  * largest bootstrap size, which is then named.
  */
-export function speatSeAtCompared(r: SpeatResult): { size: number; standardError: number } | null {
-  const compared = Math.min(r.associations.X.length, r.associations.Y.length);
-  if (r.standardErrorAtCompared !== undefined && r.standardErrorAtCompared !== null) return { size: r.mde?.stimuli ?? compared, standardError: r.standardErrorAtCompared };
+export function speatSeAtCompared(r: SpeatResult): { size: number; standardError: number; unit: SpeatUnit } | null {
+  const unit = r.unit ?? 'clip';
+  // With speakers as the unit the SE is at the speakers compared (the smaller group's).
+  const compared = unit === 'speaker' && r.speakers ? Math.min(r.speakers.onlyX + r.speakers.both, r.speakers.onlyY + r.speakers.both) : (r.mde?.stimuli ?? Math.min(r.associations.X.length, r.associations.Y.length));
+  if (r.standardErrorAtCompared !== undefined && r.standardErrorAtCompared !== null) return { size: compared, standardError: r.standardErrorAtCompared, unit };
   if (r.standardErrors.length === 0) return null;
-  return r.standardErrors.reduce((a, b) => (b.size > a.size ? b : a));
+  return { ...r.standardErrors.reduce((a, b) => (b.size > a.size ? b : a)), unit };
 }
 
-/** d ± 1.96 SE per (test, model) as [test index, low, high, model index], and the stimuli sizes they use. */
-export function speatWhiskers(results: AuditResults): { data: [number, number, number, number][]; sizes: number[] } {
+/** d ± 1.96 SE per (test, model) as [test index, low, high, model index], the sizes they use and in which unit. */
+export function speatWhiskers(results: AuditResults): { data: [number, number, number, number][]; sizes: number[]; units: SpeatUnit[] } {
   const speat = results.speat;
-  if (!speat) return { data: [], sizes: [] };
+  if (!speat) return { data: [], sizes: [], units: [] };
   const models = results.models.filter((m) => speat.results.some((r) => r.modelId === m.id));
   const data: [number, number, number, number][] = [];
   const sizes = new Set<number>();
+  const units = new Set<SpeatUnit>();
   models.forEach((m, mi) => {
     speat.tests.forEach((t, ti) => {
       const r = speat.results.find((x) => x.testId === t.id && x.modelId === m.id);
       const se = r ? speatSeAtCompared(r) : null;
       if (!r || !se) return;
       sizes.add(se.size);
+      units.add(se.unit);
       data.push([ti, r.effectSize - 1.96 * se.standardError, r.effectSize + 1.96 * se.standardError, mi]);
     });
   });
-  return { data, sizes: [...sizes].sort((a, b) => a - b) };
+  return { data, sizes: [...sizes].sort((a, b) => a - b), units: [...units].sort() };
+}
+
+/** What the sizes of SE points count: "stimuli", "speakers", or both when an audit's tests differ. */
+export function sizeUnitWords(units: readonly SpeatUnit[]): string {
+  if (units.length === 1 && units[0] === 'speaker') return 'speakers';
+  if (units.includes('speaker')) return 'stimuli or speakers';
+  return 'stimuli';
 }
 
 function whiskerCustomSeries(data: [number, number, number, number][], nModels: number, spread: number): Record<string, unknown> {
@@ -87,10 +98,12 @@ function whiskerCustomSeries(data: [number, number, number, number][], nModels: 
 }
 
 /** "; whiskers span ±1.96 bootstrap standard errors at the stimuli compared (18–24 per group)", or ''. */
-export function whiskerCaption(sizes: number[]): string {
+export function whiskerCaption(sizes: number[], units: readonly SpeatUnit[] = ['clip']): string {
   if (sizes.length === 0) return '';
   const range = sizes.length === 1 ? `${sizes[0]}` : `${sizes[0]}–${sizes[sizes.length - 1]}`;
-  return `; whiskers span ±1.96 bootstrap standard errors at the stimuli compared (${range} per group)`;
+  const what = sizeUnitWords(units);
+  const how = units.includes('speaker') ? ', resampling speakers with all their recordings' : '';
+  return `; whiskers span ±1.96 bootstrap standard errors at the ${what} compared (${range} per group${how})`;
 }
 
 export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFAULT_STYLE): ChartSpec | null {
@@ -148,7 +161,7 @@ export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFA
     id: 'speat-effects',
     title: 'SpEAT effect size per test and model',
     caption:
-      `Each grey marker is one model's SpEAT effect size d for one test (shape = model); the dark bar is the mean across models; the hollow diamond is the human IAT D from the SpEAT paper${whiskerCaption(whiskers.sizes)}. Above the zero line, the first-named group sits closer to pleasant speech in the embedding space; below it, the second-named group does. |d| of 0.2, 0.5 and 0.8 are small, medium and large.`,
+      `Each grey marker is one model's SpEAT effect size d for one test (shape = model); the dark bar is the mean across models; the hollow diamond is the human IAT D from the SpEAT paper${whiskerCaption(whiskers.sizes, whiskers.units)}. Above the zero line, the first-named group sits closer to pleasant speech in the embedding space; below it, the second-named group does. |d| of 0.2, 0.5 and 0.8 are small, medium and large.`,
     option: withAxisFont(option, style),
     height: 250,
   };
@@ -220,15 +233,22 @@ export function speatSeChart(results: AuditResults, style: ChartStyle = DEFAULT_
   const speat = results.speat;
   if (!speat || speat.results.every((r) => r.standardErrors.length === 0)) return null;
   const models = results.models.filter((m) => speat.results.some((r) => r.modelId === m.id));
-  const series: Record<string, unknown>[] = models.map((m, i) => {
-    const st = modelStyle(i);
-    const bySize = new Map<number, number[]>();
-    for (const r of speat.results.filter((x) => x.modelId === m.id)) {
-      for (const s of r.standardErrors) bySize.set(s.size, [...(bySize.get(s.size) ?? []), s.standardError]);
-    }
-    const data = [...bySize.entries()].sort((a, b) => a[0] - b[0]).map(([size, ses]) => [size, ses.reduce((a, b) => a + b, 0) / ses.length]);
-    return { type: 'line', name: m.name, symbol: st.symbol, symbolSize: 8, itemStyle: { color: st.colour }, lineStyle: { color: st.colour, width: 1.5 }, data };
-  });
+  // Sizes count speakers where speakers are the unit: an audit whose tests differ gets one line per model and unit.
+  const units = [...new Set(speat.results.filter((r) => r.standardErrors.length > 0).map((r) => r.unit ?? 'clip'))].sort();
+  const series: Record<string, unknown>[] = models.flatMap((m, i) =>
+    units.flatMap((unit) => {
+      const st = modelStyle(i);
+      const bySize = new Map<number, number[]>();
+      for (const r of speat.results.filter((x) => x.modelId === m.id && (x.unit ?? 'clip') === unit)) {
+        for (const s of r.standardErrors) bySize.set(s.size, [...(bySize.get(s.size) ?? []), s.standardError]);
+      }
+      if (bySize.size === 0) return [];
+      const data = [...bySize.entries()].sort((a, b) => a[0] - b[0]).map(([size, ses]) => [size, ses.reduce((a, b) => a + b, 0) / ses.length]);
+      const name = units.length > 1 ? `${m.name} (${unit === 'speaker' ? 'by speaker' : 'by stimulus'})` : m.name;
+      return [{ type: 'line', name, symbol: st.symbol, symbolSize: 8, itemStyle: { color: st.colour }, lineStyle: { color: st.colour, width: 1.5, ...(unit === 'speaker' && units.length > 1 ? { type: 'dashed' } : {}) }, data }];
+    }),
+  );
+  const what = sizeUnitWords(units);
   series.push({
     type: 'scatter',
     name: 'SpEAT paper (average)',
@@ -242,15 +262,16 @@ export function speatSeChart(results: AuditResults, style: ChartStyle = DEFAULT_
     ...baseOption(style),
     legend: { bottom: 0, itemWidth: 12, itemHeight: 10, textStyle: { fontFamily: style.fontFamily, fontSize: style.fontSize } },
     grid: { left: 52, right: 16, top: 14, bottom: 58 },
-    xAxis: { type: 'log', logBase: 2, name: 'Stimuli per group', nameLocation: 'middle', nameGap: 24, min: 1, max: 2 ** Math.ceil(Math.log2(maxSize)), splitLine: { lineStyle: { color: GRID_LINE } } },
+    xAxis: { type: 'log', logBase: 2, name: `${what[0]!.toUpperCase()}${what.slice(1)} per group`, nameLocation: 'middle', nameGap: 24, min: 1, max: 2 ** Math.ceil(Math.log2(maxSize)), splitLine: { lineStyle: { color: GRID_LINE } } },
     yAxis: { type: 'value', name: 'Standard error of d', nameLocation: 'middle', nameGap: 34, min: 0, splitLine: { lineStyle: { color: GRID_LINE } } },
     series: series as EChartsOption['series'],
   };
   return {
     id: 'speat-se',
-    title: 'Standard error of d against the number of stimuli',
-    caption:
-      'Each line is one model: the bootstrap standard error of the SpEAT effect size, averaged over tests, when each group has the given number of stimuli. Hollow diamonds are the SpEAT paper\'s averages (0.75 with 2, 0.33 with 10, 0.12 with 60 stimuli). Lower is more certain; with fewer than 10 stimuli per group an estimate is very uncertain.',
+    title: `Standard error of d against the number of ${what}`,
+    caption: units.includes('speaker')
+      ? `Each line is one model${units.length > 1 ? ' and unit (dashed: by speaker)' : ''}: the bootstrap standard error of the SpEAT effect size, averaged over tests, when each group has the given number of ${what}; where speakers are the unit, each speaker is resampled with all their recordings, because recordings of one person are not independent. Hollow diamonds are the SpEAT paper's averages for independent stimuli (0.75 with 2, 0.33 with 10, 0.12 with 60). Lower is more certain; with fewer than 10 speakers or stimuli per group an estimate is very uncertain.`
+      : 'Each line is one model: the bootstrap standard error of the SpEAT effect size, averaged over tests, when each group has the given number of stimuli. Hollow diamonds are the SpEAT paper\'s averages (0.75 with 2, 0.33 with 10, 0.12 with 60 stimuli). Lower is more certain; with fewer than 10 stimuli per group an estimate is very uncertain.',
     option: withAxisFont(option, style),
     height: 240,
   };

@@ -7,6 +7,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { designTests, runSpeat } from '../../../src/main/audits/speat-audit';
 import { adjustPValues } from '../../../src/main/stats';
+import { speatTables } from '../../../src/main/report/tables';
+import { speatVerdict } from '../../../src/shared/verdicts';
+import type { AuditResults } from '../../../src/shared/results';
 import { buildContext, fakeManifest, fixtureProject, insertDataset, insertEmbedding, type FakeModel } from './fixture';
 
 interface Golden {
@@ -25,10 +28,10 @@ function targetGroups(i: number): Record<string, string> {
   return Object.fromEntries(golden.tests.map((t) => [t.label, t.x.includes(i) ? 'x' : 'y']));
 }
 
-function speatFixture(options: { bootstrap?: number; extraTargets?: boolean } = {}) {
+function speatFixture(options: { bootstrap?: number; extraTargets?: boolean; speaker?: (i: number) => string } = {}) {
   const { db, store } = fixtureProject('SpEAT fixture');
   const attr = insertDataset(db, 'attribute', golden.attribute.map((a) => ({ speaker: a.speaker, valence: a.valence })));
-  const target = insertDataset(db, 'target', golden.targets.map((_, i) => ({ speaker: `t${i}`, groups: targetGroups(i) })));
+  const target = insertDataset(db, 'target', golden.targets.map((_, i) => ({ speaker: options.speaker ? options.speaker(i) : `t${i}`, groups: targetGroups(i) })));
   golden.attribute.forEach((a, i) => insertEmbedding(db, MODEL, attr.shas[i]!, a));
   golden.targets.forEach((t, i) => insertEmbedding(db, MODEL, target.shas[i]!, t));
   const models = new Map([['fixture', fakeManifest(MODEL)]]);
@@ -112,6 +115,9 @@ describe('SpEAT audit pipeline', () => {
       const r = section.results[k]!;
       expect(r.pTwoSided).toBe(twoSided[k]);
       expect(r.pValue).toBe(g.count / g.total); // the paper's one-sided p, unchanged
+      // One clip per speaker: the clip is the speaker, and no second, clip-level test is kept.
+      expect(r.unit).toBe('clip');
+      expect(r.clipLevel).toBeUndefined();
       expect(r.pTwoSidedAdjusted!.bonferroni).toBeCloseTo(adjusted.bonferroni[k]!, 14);
       expect(r.pTwoSidedAdjusted!.holm).toBeCloseTo(adjusted.holm[k]!, 14);
       expect(r.pTwoSidedAdjusted!.bh).toBeCloseTo(adjusted.bh[k]!, 14);
@@ -140,6 +146,93 @@ describe('SpEAT audit pipeline', () => {
     expect(second.results[0]!.effectSize).toBe(123);
     expect(second.results[1]).toEqual(first.results[1]);
     expect(first.results[0]!.standardErrors.map((s) => s.size)).toEqual([2, 4]);
+    f.store.close();
+  });
+
+  it('targets with several clips per speaker: the speaker is the unit of the verdict\'s p (brute force over speaker-consistent splits), the paper\'s clip-level p beside it, bootstrap and MDE by speaker', async () => {
+    // Speakers p0..p4 with two clips each, (0, 1), (2, 3), …: depending on each test's split a
+    // speaker lies in one group or is recorded in both (t-g2 is a within-speaker design).
+    const speaker = (i: number) => `p${Math.floor(i / 2)}`;
+    const f = speatFixture({ bootstrap: 300, speaker });
+    const section = await runSpeat(f.ctx, designTests(f.ctx));
+    const all = golden.associations;
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    for (const [k, g] of golden.tests.entries()) {
+      const r = section.results[k]!;
+      // Brute force, written here: every subset of the 10 clips that keeps each speaker's clips
+      // as the observed split groups them (a one-group speaker's clips together, as many such
+      // speakers in X as observed; a speaker in both groups gives X exactly its X clips or
+      // exactly its Y clips), |mean in − mean out| against the observed.
+      const inX = (i: number) => g.x.includes(i);
+      const speakers = [...new Set(all.map((_, i) => speaker(i)))];
+      const clipsOf = (p: string) => all.map((_, i) => i).filter((i) => speaker(i) === p);
+      const kinds = speakers.map((p) => {
+        const c = clipsOf(p);
+        return c.every(inX) ? 'x' : c.some(inX) ? 'both' : 'y';
+      });
+      const diff = (xs: number[]) => mean(xs.map((i) => all[i]!)) - mean(all.map((_, i) => i).filter((i) => !xs.includes(i)).map((i) => all[i]!));
+      const observed = diff(g.x);
+      let total = 0;
+      let one = 0;
+      let two = 0;
+      for (let mask = 0; mask < 1 << all.length; mask += 1) {
+        const xs = all.map((_, i) => i).filter((i) => mask & (1 << i));
+        const valid = speakers.every((p, j) => {
+          const c = clipsOf(p);
+          const taken = c.filter((i) => xs.includes(i));
+          if (kinds[j] === 'both') return taken.length === c.filter(inX).length && (taken.every(inX) || taken.every((i) => !inX(i)));
+          return taken.length === 0 || taken.length === c.length;
+        });
+        const oneGroupInX = speakers.filter((p, j) => kinds[j] !== 'both' && clipsOf(p).every((i) => xs.includes(i))).length;
+        if (!valid || oneGroupInX !== kinds.filter((x) => x === 'x').length) continue;
+        total += 1;
+        const d = diff(xs);
+        if (d >= observed - 1e-12) one += 1;
+        if (Math.abs(d) >= Math.abs(observed) - 1e-12) two += 1;
+      }
+      expect(r.unit, g.id).toBe('speaker');
+      expect(r.exact).toBe(true);
+      expect(r.permutations, g.id).toBe(total);
+      expect(r.pValue, g.id).toBe(one / total);
+      expect(r.pTwoSided, g.id).toBe(two / total);
+      expect(r.speakers, g.id).toEqual({ onlyX: kinds.filter((x) => x === 'x').length, onlyY: kinds.filter((x) => x === 'y').length, both: kinds.filter((x) => x === 'both').length });
+      // The paper's test, clips as independent: the golden one-sided p (test/golden/audit_speat.py), unchanged.
+      expect(r.clipLevel!.pValue).toBe(g.count / g.total);
+      expect(r.clipLevel!.permutations).toBe(252);
+      expect(Math.abs(r.effectSize - g.d)).toBeLessThan(1e-10);
+      // The report's attachment carries speakers as pseudonyms, never the dataset's ids.
+      expect(r.associations.speakersX!.every((p) => /^s\d+$/.test(p))).toBe(true);
+      expect(new Set([...r.associations.speakersX!, ...r.associations.speakersY!]).size).toBe(5);
+      // Bootstrap sizes are speakers per group: the plan's 2 and 4 up to the smaller group's speakers.
+      const perGroup = Math.min(r.speakers!.onlyX + r.speakers!.both, r.speakers!.onlyY + r.speakers!.both);
+      expect(r.standardErrors.map((p) => p.size)).toEqual([2, 4].filter((x) => x <= perGroup));
+      expect(r.standardErrorAtCompared).toBeGreaterThan(0);
+      expect(r.mde!.unit).toBe('speaker');
+      expect(r.mde!.speakers).toEqual(r.speakers);
+    }
+    // t-g2 pairs every speaker with itself (X even rows, Y odd): 2^5 flips.
+    expect(section.results[1]!.speakers).toEqual({ onlyX: 0, onlyY: 0, both: 5 });
+    // t-g1 has 12 speaker splits: its smallest two-sided p, 2/12, cannot reach 0.05 / 3, so
+    // there is no MDE and the sentence says the design cannot detect a difference.
+    const first = section.results[0]!;
+    expect(first.mde!.d).toBeNull();
+    const v = speatVerdict(first, section.tests[0]!, section);
+    expect(v.unit).toBe('speaker');
+    expect(v.unlikely).toBe(false);
+    expect(v.phrase).toMatch(/^could be chance \(two-sided p = [0-9.]+, adjusted for 3 tests, Holm\), comparing speakers rather than single recordings$/);
+    expect(v.power).toBe('; with 3 and 3 speakers (1 recorded in both groups) no effect of any size could reach significance, so this design cannot detect a difference however large it is (more speakers are needed, not more recordings per speaker)');
+    // The report's tables: the unit beside each p, and the paper's clip-level test apart.
+    const tables = speatTables({ speat: section, datasets: [], models: [] } as unknown as AuditResults);
+    const results = tables.find((t) => t.id === 'speat-results')!;
+    const unitColumn = results.columns.findIndex((c) => c.title === 'Unit');
+    expect(results.rows.map((r) => r[unitColumn])).toEqual(['speaker', 'speaker', 'speaker']);
+    const paper = tables.find((t) => t.id === 'speat-paper-test')!;
+    expect(paper.title).toMatch(/^The SpEAT paper's test \(clips as independent\)/);
+    expect(paper.rows.map((r) => r[3])).toEqual(golden.tests.map((g) => g.count / g.total));
+    expect(tables.find((t) => t.id === 'speat-attributes')!.title).toMatch(/balanced per speaker by design/);
+    // The verdict's p and its adjustment are the speaker-level two-sided ones.
+    const holm = adjustPValues(section.results.map((r) => r.pTwoSided!), 'holm');
+    section.results.forEach((r, k) => expect(r.pTwoSidedAdjusted!.holm).toBeCloseTo(holm[k]!, 14));
     f.store.close();
   });
 });

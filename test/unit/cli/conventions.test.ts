@@ -264,7 +264,7 @@ describe('--labels FILE.json reaches the label check and the import from whereve
       calls.push({ op, input });
       if (op === 'projects.open') return { id: 'p-1', path: '/nowhere' };
       if (op === 'datasets.checkLabels') return { sets: [], setsTotal: 0, undecided: 0, unified: [], unifiedTotal: 0, unusedChoices: [] };
-      if (op === 'datasets.preview') return { file: 'x.csv', delimiter: ',', header: ['path'], rows: [], totalRows: 0, suggestedMapping: { path: 'path', groups: [], ignore: [] }, suggestions: [] };
+      if (op === 'datasets.preview') return { file: 'x.csv', delimiter: ',', encoding: { name: 'utf-8', bom: false, label: 'UTF-8' }, header: ['path'], rows: [], totalRows: 0, suggestedMapping: { path: 'path', groups: [], ignore: [] }, suggestions: [] };
       if (op === 'datasets.import') return { jobId: 'no-such-job', datasetId: 'd-1' };
       return {};
     },

@@ -16,6 +16,8 @@ const designs: BootstrapDesign[] = [
   { kind: 'independent' },
   { kind: 'paired' },
   { kind: 'stratified', strataX: ['f', 'f', 'm', 'm', 'f', 'm', 'f', 'm'], strataY: ['f', 'm', 'f', 'm', 'f', 'm', 'f', 'm'] },
+  // Speakers with several clips (two recorded in both groups): sizes are speakers per group.
+  { kind: 'speakers', speakersX: ['a', 'a', 'b', 'b', 'c', 'd', 'e', 'e'], speakersY: ['f', 'f', 'g', 'h', 'h', 'd', 'e', 'i'] },
 ];
 
 describe('ParallelBootstrap', () => {

@@ -51,13 +51,17 @@ describe('CsvRecordReader', () => {
 });
 
 describe('a manifest larger than one read chunk', () => {
-  it('names the line of a byte that is not UTF-8 beyond the first megabyte', () => {
+  it('names the line of a byte that is neither UTF-8 nor Windows-1252 beyond the first megabyte, and reads a Windows-1252 one', () => {
     const file = join(root, 'big-latin1.csv');
     const line = `${'x'.repeat(99)}.wav,s1\n`; // 108 bytes
     const before = 12_000; // 1.3 MB of good lines
     const bytes = Buffer.concat([Buffer.from('path,speaker\n'), Buffer.from(line.repeat(before)), Buffer.from('Qu\xe9bec.wav,s2\n', 'latin1')]);
     writeFileSync(file, bytes);
-    expect(() => loadManifest(file)).toThrow(new RegExp(`line ${before + 2} has the byte 0xE9 \\("é" in Latin-1/Windows-1252\\)`));
+    const t = loadManifest(file);
+    expect(t.encoding).toEqual({ encoding: 'windows-1252', bom: false });
+    expect(t.rowCount).toBe(before + 1);
+    writeFileSync(file, Buffer.concat([bytes, Buffer.from('Qu\x9dbec.wav,s3\n', 'latin1')]));
+    expect(() => loadManifest(file)).toThrow(new RegExp(`line ${before + 3} has the byte 0x9D, which is neither UTF-8 nor Windows-1252 text`));
   });
 
   it('counts, previews and streams every row, with the same hash as the bytes', async () => {

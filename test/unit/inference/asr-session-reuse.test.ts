@@ -109,7 +109,7 @@ describe('speech recognisers reused across audit jobs', () => {
     // A second audit, of another project, with the same model: not one session set up.
     const second = await audit(r, b, ctc);
     const after = await r.start('selftest.sessions', {}).result;
-    expect(after.threadId).toBe(held.threadId);
+    expect(after.worker).toBe(held.worker);
     expect(after.sessions).toBe(held.sessions);
     expect(after.recognizers).toEqual({ created: 1, reused: 1, kept: 1 });
     // Recognisers are kept beside embedders, not instead of them: this worker embedded nothing.
@@ -119,7 +119,7 @@ describe('speech recognisers reused across audit jobs', () => {
     // Another ASR model: its own sessions (and the worker keeps one recogniser, the new one).
     await audit(r, b, whisper);
     const last = await r.start('selftest.sessions', {}).result;
-    expect(last.threadId).toBe(held.threadId);
+    expect(last.worker).toBe(held.worker);
     expect(last.sessions).toBeGreaterThan(after.sessions);
     expect(last.recognizers).toEqual({ created: 2, reused: 1, kept: 1 });
 
@@ -127,7 +127,7 @@ describe('speech recognisers reused across audit jobs', () => {
     const fresh = runner();
     const again = await audit(fresh, b, ctc);
     const freshHeld = await fresh.start('selftest.sessions', {}).result;
-    expect(freshHeld.threadId).not.toBe(held.threadId);
+    expect(freshHeld.worker).not.toBe(held.worker);
     expect(freshHeld.recognizers).toEqual({ created: 1, reused: 0, kept: 1 });
     expect(transcripts(b, again.auditId)).toEqual(transcripts(b, second.auditId));
     expect(again.results.wer).toEqual(second.results.wer);

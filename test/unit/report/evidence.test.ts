@@ -30,6 +30,7 @@ import { werSectionFrom } from '../../../src/main/audits/wer-section';
 import { extractReport } from '../../../src/main/report/extract';
 import PDFDocument from 'pdfkit';
 import { unitSeed } from '../../../src/main/audits/units';
+import { speakerPseudonyms } from '../../../src/main/audits/speat-audit';
 
 const FIXTURE = join(__dirname, '../../fixtures/report/results.sample.json');
 const base = JSON.parse(readFileSync(FIXTURE, 'utf8')) as AuditResults;
@@ -40,7 +41,7 @@ let pdfPath: string;
 let pdf: Buffer;
 let statement: DetachedStatement;
 let results: AuditResults;
-const embeddings: { X: number[][]; Y: number[][]; A: number[][]; B: number[][] }[] = [];
+const embeddings: { X: number[][]; Y: number[][]; A: number[][]; B: number[][]; speakersX?: string[]; speakersY?: string[] }[] = [];
 
 function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const io = { out: '', err: '', stdout(s: string) { io.out += s; }, stderr(s: string) { io.err += s; } };
@@ -73,7 +74,9 @@ beforeAll(async () => {
   const rows: WerRow[] = corpus.rows.map(({ values }) => ({ id: values.path!, group: values.accent!, speaker: values.speaker!, reference: values.transcript!, hypothesis: values.hypothesis! }));
   const analysis = analyseWer(rows, { normalize: 'basic', referenceGroup: 'us', bootstrap: 200, permutations: 400, by: 'speaker', nAGQ: 1, seed: unitSeed(base.audit.seed, 'wer/accent') });
   const wer: WerSection = werSectionFrom(rows, analysis, { hypotheses: 'model', asrModel: 'pocketsphinx en-us', groupBy: ['accent'], alpha: 0.05, nAGQ: 1, datasetId: base.datasets[0]!.id });
-  // SpEAT: two comparisons on seeded embeddings (8 stimuli per set, 6 dimensions), the unit's steps.
+  // SpEAT: two comparisons on seeded embeddings (8 stimuli per set, 6 dimensions), the unit's
+  // steps; the second one's targets are 4 speakers per group with 2 clips each, so speakers
+  // are its unit (its attachment carries them as pseudonyms, and its bootstrap resamples speakers).
   let state = 7;
   const rand = (): number => {
     state = (state * 1664525 + 1013904223) % 4294967296;
@@ -83,12 +86,30 @@ beforeAll(async () => {
   const speatResults = sp.results.slice(0, 2).map((r, k) => {
     const rows = (shift: number): number[][] => Array.from({ length: 8 }, () => Array.from({ length: 6 }, () => rand() - 0.5 + shift));
     const emb = { X: rows(0.1 * (k + 1)), Y: rows(0), A: rows(0.2), B: rows(-0.2) };
-    embeddings.push(emb);
+    const speakers = k === 1 ? { X: emb.X.map((_, i) => `speaker:ana-${i >> 1}`), Y: emb.Y.map((_, i) => `speaker:bo-${i >> 1}`) } : null;
+    embeddings.push({ ...emb, ...(speakers ? { speakersX: speakers.X, speakersY: speakers.Y } : {}) });
     const seed = unitSeed(base.audit.seed, `speat/${r.modelId}/${r.testId}/${sp.config.temporal}/${sp.config.layer}`);
     const s = speatAssociations(emb);
-    const t = speatFromAssociations(s.X, s.Y, { permutations: sp.config.permutations, seed });
-    const se = bootstrapSpeatSE(s.X, s.Y, sp.config.sampleSizes.filter((n) => n <= s.X.length), { resamples: sp.config.bootstrap, seed, design: { kind: 'paired' } });
-    return { ...r, temporal: sp.config.temporal, layer: sp.config.layer, effectSize: t.effectSize, pValue: t.pValue, pTwoSided: t.pTwoSided, favoured: t.favoured, exact: t.exact, permutations: t.permutations, standardErrors: se.map((p) => ({ size: p.size, standardError: p.standardError })), associations: { X: Array.from(s.X), Y: Array.from(s.Y) } };
+    const t = speatFromAssociations(s.X, s.Y, { permutations: sp.config.permutations, seed, ...(speakers ? { speakers } : {}) });
+    const bySpeaker = t.unit === 'speaker';
+    const sizes = sp.config.sampleSizes.filter((n) => n <= (bySpeaker ? 4 : s.X.length));
+    const se = bootstrapSpeatSE(s.X, s.Y, sizes, { resamples: sp.config.bootstrap, seed, design: bySpeaker ? { kind: 'speakers', speakersX: speakers!.X, speakersY: speakers!.Y } : { kind: 'paired' } });
+    return {
+      ...r,
+      temporal: sp.config.temporal,
+      layer: sp.config.layer,
+      effectSize: t.effectSize,
+      pValue: t.pValue,
+      pTwoSided: t.pTwoSided,
+      favoured: t.favoured,
+      exact: t.exact,
+      permutations: t.permutations,
+      unit: t.unit,
+      ...(t.speakers ? { speakers: t.speakers } : {}),
+      ...(t.clipLevel ? { clipLevel: t.clipLevel } : {}),
+      standardErrors: se.map((p) => ({ size: p.size, standardError: p.standardError })),
+      associations: { X: Array.from(s.X), Y: Array.from(s.Y), ...(bySpeaker ? speakerPseudonyms(speakers!.X, speakers!.Y) : {}) },
+    };
   });
   // FDI: 400 scored trials in two groups, the equal-error-rate threshold and the observed sweep, as runFdi does.
   const fdiNames = Array.from({ length: 400 }, (_, i) => (i % 2 === 0 ? 'female' : 'male'));
@@ -185,13 +206,19 @@ describe('evidence inside the report', () => {
     const steps = reproduce.steps.filter((s) => s.section === 'speat');
     const reported = (JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as AuditResults).speat!.results;
     expect(steps.length).toBe(reported.length);
+    expect(reported.map((x) => x.unit)).toEqual(['clip', 'speaker']);
     for (const [k, step] of steps.entries()) {
       const file = step.argv[step.argv.indexOf('--associations') + 1]!;
-      const attached = JSON.parse(readFileSync(join(out, file), 'utf8')) as { testId: string; modelId: string };
+      const attached = JSON.parse(readFileSync(join(out, file), 'utf8')) as { testId: string; modelId: string; speakersX?: string[] };
+      // Speakers travel as pseudonyms, never the dataset's ids.
+      expect(readFileSync(join(out, file), 'utf8')).not.toMatch(/ana-|bo-/);
+      if (attached.speakersX) expect(attached.speakersX.slice(0, 3)).toEqual(['s1', 's1', 's2']);
       const r = reported.find((x) => x.testId === attached.testId && x.modelId === attached.modelId)!;
       const rerun = await cli(step.argv.map((a) => (a === file ? join(out, a) : a)));
       expect(rerun.code, rerun.err).toBe(0);
-      const again = JSON.parse(rerun.out) as { effectSize: number; pValue: number; pTwoSided: number; standardErrors: { size: number; standardError: number }[] };
+      const again = JSON.parse(rerun.out) as { effectSize: number; pValue: number; pTwoSided: number; unit: string; clipLevel?: unknown; standardErrors: { size: number; standardError: number }[] };
+      expect(again.unit, file).toBe(r.unit);
+      expect(again.clipLevel, file).toEqual(r.clipLevel);
       expect(again.effectSize, file).toBe(r.effectSize);
       expect(again.pValue, file).toBe(r.pValue);
       expect(again.pTwoSided, file).toBe(r.pTwoSided);
@@ -203,7 +230,8 @@ describe('evidence inside the report', () => {
       const seed = step.argv[step.argv.indexOf('--seed') + 1]!;
       const fromEmb = await cli(['stats', 'speat', '--input', embFile, '--permutations', String(r.permutations), '--seed', seed]);
       expect(fromEmb.code, fromEmb.err).toBe(0);
-      const e = JSON.parse(fromEmb.out) as { effectSize: number; pValue: number; pTwoSided: number };
+      const e = JSON.parse(fromEmb.out) as { effectSize: number; pValue: number; pTwoSided: number; unit: string };
+      expect(e.unit).toBe(r.unit);
       expect(e.effectSize).toBeCloseTo(r.effectSize, 12);
       expect(e.pValue).toBe(r.pValue);
       expect(e.pTwoSided).toBe(r.pTwoSided);

@@ -157,9 +157,14 @@ describe('report consistency on own-data runs and the demo', () => {
     expect(demo.results.wer!.config.asrModel).toMatch(/^pocketsphinx_continuous /);
     expect(demo.flat).toContain(`written by ${demo.results.wer!.config.asrModel}`);
     const s = demo.results.speat!;
+    // The demo's targets are 12 speakers with 4 recordings each: every SpEAT test is by speaker
+    // (accent and gender 6 against 6; rate with every speaker in both groups), and the report says so.
+    expect(s.results.map((r) => [r.unit, r.speakers])).toEqual(s.results.map((r) => ['speaker', r.testId.includes('rate') ? { onlyX: 0, onlyY: 0, both: 12 } : { onlyX: 6, onlyY: 6, both: 0 }]));
+    expect(demo.flat).toContain("The SpEAT paper's test (clips as independent), for comparison only");
     for (const r of s.results) {
       const t = s.tests.find((x) => x.id === r.testId)!;
       const v = speatVerdict(r, t, s);
+      expect(v.phrase).toMatch(/, comparing speakers rather than single recordings$/);
       expect(demo.flat).toContain(flatten(`(d = ${fmtD(r.effectSize)}, ${magnitude(r.effectSize)}); this ${v.unlikely ? 'is ' : ''}${v.phrase}`));
       if (magnitude(r.effectSize) !== 'negligible') expect(demo.flat).toContain(`(${v.favoured} favoured)`);
     }

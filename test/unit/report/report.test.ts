@@ -219,6 +219,8 @@ describe('exports', () => {
     expect(files.length).toBeGreaterThan(10);
     expect(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).schemaVersion).toBe(1);
     const wer = readFileSync(join(out, 'wer-groups.csv'), 'utf8');
+    // A UTF-8 BOM first, so Excel reads the file as UTF-8 (issue 35.9).
+    expect(wer.charCodeAt(0)).toBe(0xfeff);
     expect(wer).toContain(`"'=HYPERLINK(""x"")"`);
     const speat = readFileSync(join(out, 'speat-results.csv'), 'utf8');
     expect(speat).toContain(String(results.speat!.results[0]!.effectSize)); // full precision

@@ -21,6 +21,9 @@ interface Node {
   type: string;
   alt: string | null;
   scope: string | null;
+  rowSpan: number | null;
+  /** Object references (OBJR) among the element's kids: the annotations it stands for. */
+  objects: PdfDict[];
   kids: Node[];
 }
 
@@ -39,7 +42,10 @@ function walk(pdf: PdfDocument, v: PdfValue | undefined, seen: Set<number>): Nod
   if (!isDict(x) || !x.entries.has('S')) return [];
   const alt = pdf.resolve(x.entries.get('Alt'));
   const a = pdf.resolve(x.entries.get('A'));
-  return [{ type: nameOf(x.entries.get('S')) ?? '?', alt: isString(alt) ? pdfText(alt) : null, scope: isDict(a) ? nameOf(a.entries.get('Scope')) : null, kids: walk(pdf, x.entries.get('K'), seen) }];
+  const k = pdf.resolve(x.entries.get('K'));
+  const objects = (Array.isArray(k) ? k : [k]).map((v) => pdf.resolve(v)).filter((v): v is PdfDict => isDict(v) && nameOf(v.entries.get('Type')) === 'OBJR').map((v) => pdf.resolve(v.entries.get('Obj')) as PdfDict);
+  const rowSpan = isDict(a) ? pdf.resolve(a.entries.get('RowSpan')) : undefined;
+  return [{ type: nameOf(x.entries.get('S')) ?? '?', alt: isString(alt) ? pdfText(alt) : null, scope: isDict(a) ? nameOf(a.entries.get('Scope')) : null, rowSpan: typeof rowSpan === 'number' ? rowSpan : null, objects, kids: walk(pdf, x.entries.get('K'), seen) }];
 }
 
 const all = (n: Node): Node[] => [n, ...n.kids.flatMap(all)];
@@ -53,7 +59,7 @@ beforeAll(async () => {
   doc = new PdfDocument(pdf);
   const root = doc.resolve(doc.trailer.entries.get('Root')) as PdfDict;
   const str = doc.resolve(root.entries.get('StructTreeRoot')) as PdfDict;
-  tree = { type: 'StructTreeRoot', alt: null, scope: null, kids: walk(doc, str.entries.get('K'), new Set()) };
+  tree = { type: 'StructTreeRoot', alt: null, scope: null, rowSpan: null, objects: [], kids: walk(doc, str.entries.get('K'), new Set()) };
 });
 
 describe('tagged report', () => {
@@ -72,7 +78,7 @@ describe('tagged report', () => {
   it('has one Document element holding headings, paragraphs, lists, tables and figures', () => {
     expect(tree.kids.map((k) => k.type)).toEqual(['Document']);
     const types = new Set(all(tree).map((n) => n.type));
-    for (const t of ['H1', 'H2', 'H3', 'P', 'L', 'LI', 'Lbl', 'LBody', 'Table', 'TR', 'TH', 'TD', 'Figure', 'Caption']) expect(types, t).toContain(t);
+    for (const t of ['H1', 'H2', 'P', 'L', 'LI', 'Lbl', 'LBody', 'Table', 'TR', 'TH', 'TD', 'Figure', 'Caption']) expect(types, t).toContain(t);
   });
 
   it('gives every figure alt text stating the chart’s numbers (the WER chart: each group’s WER and 95% CI)', () => {
@@ -91,11 +97,61 @@ describe('tagged report', () => {
     }
   });
 
+  it('gives Figure 1.1 alt text with each model’s d and its ±1.96 SE whiskers', () => {
+    const fig = all(tree).find((n) => n.type === 'Figure' && n.alt!.startsWith('Figure 1.1.'))!;
+    const speat = results.speat!;
+    const model = results.models.find((m) => speat.results.some((r) => r.modelId === m.id))!;
+    const t = speat.tests[0]!;
+    const r = speat.results.find((x) => x.testId === t.id && x.modelId === model.id)!;
+    // The bootstrap SE at the stimuli compared, as recorded in the results.
+    const se = r.standardErrorAtCompared ?? r.standardErrors.reduce((a, b) => (b.size > a.size ? b : a)).standardError;
+    const n3 = (v: number): string => Number(v.toPrecision(3)).toString().replace('-', '−');
+    // The chart names the test by its groups (its category label), first after the model's name.
+    expect(fig.alt).toMatch(new RegExp(`${model.name.replace(/[.()]/g, '\\$&')}: [^,(]+ ${n3(r.effectSize)} \\(±1\\.96 SE ${n3(r.effectSize - 1.96 * se)} to ${n3(r.effectSize + 1.96 * se)}\\)`));
+    expect(t.name).toContain(fig.alt!.split(`${model.name}: `)[1]!.split(` ${n3(r.effectSize)}`)[0]!);
+  });
+
+  it('gives the SpEAT data table one cell spanning both rows of a test (/RowSpan 2), never an empty cell', () => {
+    const table = all(tree).filter((n) => n.type === 'Table').find((t) => t.kids.filter((k) => k.type === 'TR').some((r) => r.kids.some((c) => c.rowSpan === 2)))!;
+    expect(table).toBeDefined();
+    const rows = table.kids.filter((k) => k.type === 'TR').slice(1);
+    // Test, Matching and Duration check span the test's two rows: 8 cells, then 5.
+    expect(rows.map((r) => r.kids.length)).toEqual(results.speat!.tests.flatMap(() => [8, 5]));
+    expect(rows[0]!.kids.filter((c) => c.rowSpan === 2).length).toBe(3);
+  });
+
+  it('tags the signature widget as a Form element with /TU, declares PDF/UA-1 and has bookmarks from the headings', () => {
+    const forms = all(tree).filter((n) => n.type === 'Form');
+    expect(forms.length).toBe(1);
+    expect(forms[0]!.objects.length).toBe(1);
+    const widget = forms[0]!.objects[0]!;
+    expect(nameOf(widget.entries.get('Subtype'))).toBe('Widget');
+    expect(nameOf(widget.entries.get('FT'))).toBe('Sig');
+    const tu = doc.resolve(widget.entries.get('TU'));
+    expect(isString(tu) && pdfText(tu)).toBe('Digital signature of Ada Auditor over this report');
+    expect(typeof doc.resolve(widget.entries.get('StructParent'))).toBe('number');
+    // Heading levels never skip one (H1 → H3), in reading order.
+    const levels = all(tree).filter((n) => /^H\d$/.test(n.type)).map((n) => Number(n.type[1]));
+    levels.forEach((l, i) => expect(l, `heading ${i} H${l} after H${levels[i - 1] ?? 0}`).toBeLessThanOrEqual((levels[i - 1] ?? 0) + 1));
+    const meta = execFileSync('pdfinfo', ['-meta', pdfPath], { encoding: 'utf8' });
+    expect(meta).toContain('<pdfuaid:part>1</pdfuaid:part>');
+    expect(meta).toContain('<pdfaSchema:prefix>pdfuaid</pdfaSchema:prefix>');
+    // qpdf's outline dump: one top-level bookmark per H1, distinct titles, the sections' H2s under them.
+    const outlines = (JSON.parse(execFileSync('qpdf', ['--json', '--json-key=outlines', pdfPath], { encoding: 'utf8', maxBuffer: 64 << 20 })) as { outlines: { title: string; kids: { title: string }[] }[] }).outlines;
+    for (const h of Object.values(SECTION_HEADINGS)) expect(outlines.map((o) => o.title)).toContain(h);
+    const titles = outlines.flatMap((o) => [o.title, ...o.kids.map((k) => k.title)]);
+    expect(new Set(titles).size).toBe(titles.length);
+    expect(outlines.find((o) => o.title === SECTION_HEADINGS.speat)!.kids.map((k) => k.title)).toEqual(['1.1 Method in brief', '1.2 Data, models and results']);
+    expect(execFileSync('qpdf', ['--check', pdfPath], { encoding: 'utf8' })).toContain('No syntax or stream encoding errors');
+  });
+
   it('gives every table header cells (TH with a scope) in its first row or at the start of each row', () => {
     const tables = all(tree).filter((n) => n.type === 'Table');
     expect(tables.length).toBeGreaterThan(10);
     for (const t of tables) {
       const rows = t.kids.filter((k) => k.type === 'TR');
+      // A data table's title is its Caption; label–value lists (row headers) have none.
+      if (rows[0]?.kids[0]?.scope === 'Column') expect(t.kids[0]?.type, 'a Table whose title is not its Caption').toBe('Caption');
       expect(rows.length).toBeGreaterThan(0);
       const columnHeaders = rows[0]!.kids.every((c) => c.type === 'TH' && c.scope === 'Column');
       const rowHeaders = rows.every((r) => r.kids[0]?.type === 'TH' && r.kids[0].scope === 'Row');

@@ -234,6 +234,8 @@ describe('stats wer CLI: speakers, the mixed model and the primary test', () => 
 });
 
 describe('stats fdi CLI', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'equivox-fdi-cli-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
   it('single threshold matches the golden FDI; threshold range gives a sweep', async () => {
     const r = await cli(['stats', 'fdi', '--input', fixture('fdi_small.csv'), '--threshold', '0.5']);
     expect(r.fdi).toBeCloseTo(golden<number[]>('fdi_harm(0.5)')[0]!, 14);
@@ -246,7 +248,7 @@ describe('stats fdi CLI', () => {
     expect(s.fdiCi95).toHaveLength(2);
   });
   it('errors name the line and field', async () => {
-    await expect(cli(['stats', 'fdi', '--input', fixture('fdi_bad_score.csv'), '--threshold', '0.5'])).rejects.toThrow(/line 3: score is not a finite number/);
+    await expect(cli(['stats', 'fdi', '--input', fixture('fdi_bad_score.csv'), '--threshold', '0.5'])).rejects.toThrow(/line 3: score "abc" is not a number/);
     await expect(cli(['stats', 'fdi', '--input', fixture('fdi_nan.csv'), '--threshold', '0.5'])).rejects.toThrow(/line 3: score/);
     await expect(cli(['stats', 'fdi', '--input', fixture('fdi_empty_group.csv'), '--threshold', '0.5'])).rejects.toThrow(/line 3: empty group/);
     // Without threshold options the sweep spans the observed scores (issue 21); both at once is a usage error.
@@ -255,5 +257,23 @@ describe('stats fdi CLI', () => {
   });
   it('fixtures are what the golden script wrote', () => {
     expect(readFileSync(fixture('fdi_small.csv'), 'utf8').split('\n')[0]).toBe('group,label,score');
+  });
+  it('reads the scores as Excel saves them in Europe (";" and decimal commas, Windows-1252 or UTF-16 with a BOM) to the same FDI', async () => {
+    const european = readFileSync(fixture('fdi_small.csv'), 'utf8').replace(/,/g, ';').replace(/(\d)\.(\d)/g, '$1,$2').replace(/\n/g, '\r\n');
+    expect(european.split('\r\n')[1]).toBe('a;1;0,9');
+    const files = {
+      'fdi_eu_cp1252.csv': Buffer.from(european, 'latin1'),
+      'fdi_eu_utf16.csv': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(european.replace(/;/g, '\t'), 'utf16le')]),
+    };
+    for (const [name, bytes] of Object.entries(files)) {
+      const file = join(tmp, name);
+      writeFileSync(file, bytes);
+      const r = await cli(['stats', 'fdi', '--input', file, '--threshold', '0.5']);
+      expect(r.fdi).toBeCloseTo(golden<number[]>('fdi_harm(0.5)')[0]!, 14);
+    }
+    // In a comma-separated file "0,9" would be split; quoted, it may be a thousands separator, and the message says so.
+    const quoted = join(tmp, 'fdi_quoted_comma.csv');
+    writeFileSync(quoted, 'group,label,score\na,1,"0,9"\nb,0,0.1\n');
+    await expect(cli(['stats', 'fdi', '--input', quoted, '--threshold', '0.5'])).rejects.toThrow(/line 2: score "0,9" has a comma, which in a comma-separated file cannot be told from a thousands separator/);
   });
 });

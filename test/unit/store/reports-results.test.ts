@@ -30,8 +30,8 @@ describe('store/reports', () => {
     insertReport(db, { id: 'r1', auditId: 'a1', path: '/out/a.pdf', createdAt: '2026-01-02T00:00:00.000Z', ...signing });
     insertReport(db, { id: 'r2', auditId: 'a1', path: '/out/a.pdf', createdAt: '2026-01-03T00:00:00.000Z', ...signing });
     insertReport(db, { id: 'r3', auditId: 'a1', path: '/out/b.pdf', createdAt: '2026-01-04T00:00:00.000Z', ...signing });
-    expect(latestReportIdAt(db, 'a1', '/out/a.pdf')).toBe('r2');
-    expect(latestReportIdAt(db, 'a1', '/out/c.pdf')).toBeUndefined();
+    expect(latestReportIdAt(db, 'a1', (p) => p === '/out/a.pdf')).toBe('r2');
+    expect(latestReportIdAt(db, 'a1', (p) => p === '/out/c.pdf')).toBeUndefined();
     updateReport(db, 'r2', { sha256: 'h2', signer: 'Grace', fingerprint: 'f2' }, '2026-01-05T00:00:00.000Z');
     expect(reportPath(db, 'r3')).toBe('/out/b.pdf');
     expect(reportPath(db, 'nope')).toBeUndefined();

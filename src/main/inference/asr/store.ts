@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { UserError } from '../../../shared/errors';
 import { goldenTestSignal } from '../frontends';
 import type { AsrSpec, FrontEnd, ModelFile, ModelManifest } from '../manifest';
@@ -19,6 +19,9 @@ import { createCtcRecognizer, CTC_DEFAULTS, ctcVocabFromJson } from './ctc';
 import type { Recognizer } from './types';
 import { createWhisperRecognizer, whisperIdToToken, whisperSpec, type WhisperDecodeOptions, type WhisperGraphs, type WhisperTokenFiles } from './whisper';
 import { readInputFile, readOptionalInputFileSync } from '../../security/input-file';
+import { importBudget } from '../budget';
+import { checkExternalDataOf, copyExternalData, type ExternalFile } from '../external-data';
+import type { ImportWork } from '../models';
 
 /** Bumped when decoding changes the hypotheses for every ASR model. */
 export const ASR_VERSION = 'asr-v1';
@@ -223,7 +226,7 @@ export interface AsrImportOptions {
 }
 
 /** Import a detected ASR folder into dataDir/models/<id>/. Idempotent. */
-export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrImportOptions = {}): Promise<ModelManifest> {
+export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrImportOptions = {}, work: ImportWork = {}): Promise<ModelManifest> {
   const folder = found.folder;
   const vocabPath = join(folder, 'vocab.json');
   const vocabBytes = await readInputFile(vocabPath, 'model-file', 'folder');
@@ -243,108 +246,162 @@ export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrI
     }
   }
   const io = graphIo(mainBytes, mainPath);
-  // The id covers everything that changes the transcripts: the graph(s) and the vocabulary.
-  // (A plain decoder keeps the id it had before cached decoders were supported.)
-  const parts = [sha256(mainBytes), decoders.map((d) => sha256(d.bytes)).join('+'), sha256(vocabBytes)];
-  const id = sha256(`${ASR_VERSION}\n${parts.join('\n')}\n`);
+  // Before onnxruntime sees any graph: the files they name for their values are regular
+  // files inside their own folder (inference/external-data.ts), or the import stops here.
+  const external = asrExternalData([{ path: mainPath, bytes: mainBytes }, ...decoders.map((d) => ({ path: d.src, bytes: d.bytes }))], [basename(mainPath), ...decoders.map((d) => d.name)]);
   const root = join(dataDir, 'models');
+  // Copied (and hashed) before the id is known: the same graphs with other weights are another model.
+  const staging = external.length > 0 ? join(root, `${sha256(mainBytes)}.staging-${process.pid}`) : null;
+  let copied: Awaited<ReturnType<typeof copyExternalData>> = [];
+  if (staging) {
+    rmSync(staging, { recursive: true, force: true });
+    mkdirSync(staging, { recursive: true });
+    try {
+      work.progress?.('Copying its external data', 0, external.length, { label: `Copying the ${external.length} file(s) that hold the values of ${basename(folder)}` });
+      copied = await copyExternalData(external, staging);
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
+  }
+  // The id covers everything that changes the transcripts: the graph(s) and the vocabulary.
+  // (A plain decoder keeps the id it had before cached decoders were supported; a model
+  // without external data the id it had before they were.)
+  const parts = [sha256(mainBytes), decoders.map((d) => sha256(d.bytes)).join('+'), sha256(vocabBytes), ...(copied.length > 0 ? [copied.map((f) => `${f.location}\t${f.sha256}`).sort().join('+')] : [])];
+  const id = sha256(`${ASR_VERSION}\n${parts.join('\n')}\n`);
   const dir = join(root, id);
   const existing = readJson<ModelManifest>(join(dir, 'manifest.json'));
-  if (existing) return existing;
-  const pre = readJson<{ sampling_rate?: number; do_normalize?: boolean; feature_size?: number }>(join(folder, 'preprocessor_config.json'));
-  const config = readJson<{ num_mel_bins?: number }>(join(folder, 'config.json'));
-  if (pre?.sampling_rate !== undefined && pre.sampling_rate !== 16000) throw new UserError(`the model expects ${pre.sampling_rate} Hz audio; Equivox feeds 16 kHz`, 'folder');
-  let frontEnd: FrontEnd;
-  let asr: AsrSpec;
-  let family: ModelManifest['family'];
-  let how: string;
-  if (found.kind === 'ctc') {
-    family = 'wav2vec2-ctc';
-    // Wav2Vec2FeatureExtractor's default is do_normalize = true.
-    frontEnd = { kind: 'raw-waveform', sampleRate: 16000, doNormalize: o.doNormalize ?? pre?.do_normalize ?? true };
-    asr = ctcSpec(folder, vocab, io.outputs.includes('logits') ? 'logits' : io.outputs[0]!);
-    how = 'greedy CTC (argmax per frame, repeats collapsed, blank dropped, "|" as a space)';
-  } else {
-    family = 'whisper-asr';
-    const d1 = io.inputDims[1];
-    const n = o.nMels ?? pre?.feature_size ?? config?.num_mel_bins ?? (typeof d1 === 'number' ? d1 : 80);
-    if (n !== 80 && n !== 128) throw new UserError(`a Whisper encoder with ${n} mel bins is not supported (80 or 128)`, 'folder');
-    frontEnd = { kind: 'whisper-logmel', sampleRate: 16000, nMels: n };
-    try {
-      const spec = whisperSpec(whisperFiles(folder));
-      asr = { ...spec, decoder: found.decoderMerged ? 'merged' : found.decoderWithPast ? 'with-past' : 'plain' };
-    } catch (err) {
-      throw new UserError(`${folder}: ${err instanceof Error ? err.message : String(err)}`, 'folder');
-    }
-    const langs = Object.keys(asr.languages ?? {});
-    const cache = asr.decoder === 'plain' ? 'no key/value cache (decoder_model.onnx only)' : `key/value cache (${asr.decoder === 'merged' ? 'merged decoder' : 'decoder with past'})`;
-    how =
-      `greedy decoding with ${cache}, at most ${asr.maxNewTokens} tokens per 30 s window; ` +
-      (langs.length > 0 ? `${langs.length} languages (${langs.slice(0, 8).join(', ')}${langs.length > 8 ? ', …' : ''}), chosen per plan or detected, English by default` : 'English only');
+  if (existing) {
+    if (staging) rmSync(staging, { recursive: true, force: true });
+    return existing;
   }
-  const fe = frontEnd.kind === 'raw-waveform' ? (frontEnd.doNormalize ? 'raw16k-norm' : 'raw16k') : `whisper-logmel${(frontEnd as { nMels: number }).nMels}`;
-  const files: ModelFile[] = [
-    { role: 'model', path: join(dir, 'model.onnx'), sha256: parts[0]!, bytes: mainBytes.length },
-    ...decoders.map((d) => ({ role: d.role, path: join(dir, d.name), sha256: sha256(d.bytes), bytes: d.bytes.length })),
-    { role: 'vocab', path: join(dir, 'vocab.json'), sha256: parts[2]!, bytes: vocabBytes.length },
-  ];
-  const manifest: ModelManifest = {
-    manifestVersion: 1,
-    id,
-    sha256: id,
-    alias: null,
-    name: o.name ?? basename(folder),
-    family,
-    frontEnd,
-    builtin: false,
-    files,
-    inputName: io.input,
-    blocks: null,
-    states: [],
-    dims: [],
-    stateDefinition: `Speech recognition model (${how}); it gives transcripts, not hidden states, and is not used for embeddings.`,
-    layerAggregation: { rule: 'all-layers', layers: [], note: 'Speech recognition model: no hidden states.' },
-    exposure: { status: 'native', message: '', maxAbsDiff: null, derivedSha256: null },
-    settingsKey: `${ASR_VERSION}|${fe}|${asr.kind}-greedy|${asr.kind === 'whisper' ? 'window=30s-quiet-cut' : 'chunk=30s'}`,
-    licence: o.licence ?? null,
-    source: o.source ?? folder,
-    addedAt: new Date().toISOString(),
-    task: 'asr',
-    asr,
-  };
-  // Write into a temporary folder and rename, so a half-written model never appears.
-  const tmp = `${dir}.partial-${process.pid}`;
-  mkdirSync(tmp, { recursive: true });
-  // The bytes that were hashed, not a second read of the folder (which a FIFO could block).
-  writeFileSync(join(tmp, 'model.onnx'), mainBytes);
-  for (const d of decoders) writeFileSync(join(tmp, d.name), d.bytes);
-  for (const f of SIDE_FILES) {
-    const side = readOptionalInputFileSync(join(folder, f), 'model-file', 'folder');
-    if (side !== null) writeFileSync(join(tmp, f), side);
-  }
-  // Verify before it enters the store: decode the 1 s test clip (a few tokens are enough
-  // to show the graphs run and fit together).
-  const probe: ModelManifest = {
-    ...manifest,
-    files: files.map((f) => ({ ...f, path: join(tmp, basename(f.path)) })),
-    ...(asr.kind === 'whisper' ? { asr: { ...asr, maxNewTokens: 2 } } : {}),
-  };
   try {
-    const rec = await createRecognizer(probe, { provider: 'cpu', threads: 2 });
-    try {
-      const t = await rec.transcribe(goldenTestSignal(16000));
-      manifest.exposure.message = `Speech recognition model; decoded the 1 s test clip (${t.tokens} token(s)).`;
-    } finally {
-      await rec.release();
+    const pre = readJson<{ sampling_rate?: number; do_normalize?: boolean; feature_size?: number }>(join(folder, 'preprocessor_config.json'));
+    const config = readJson<{ num_mel_bins?: number }>(join(folder, 'config.json'));
+    if (pre?.sampling_rate !== undefined && pre.sampling_rate !== 16000) throw new UserError(`the model expects ${pre.sampling_rate} Hz audio; Equivox feeds 16 kHz`, 'folder');
+    let frontEnd: FrontEnd;
+    let asr: AsrSpec;
+    let family: ModelManifest['family'];
+    let how: string;
+    if (found.kind === 'ctc') {
+      family = 'wav2vec2-ctc';
+      // Wav2Vec2FeatureExtractor's default is do_normalize = true.
+      frontEnd = { kind: 'raw-waveform', sampleRate: 16000, doNormalize: o.doNormalize ?? pre?.do_normalize ?? true };
+      asr = ctcSpec(folder, vocab, io.outputs.includes('logits') ? 'logits' : io.outputs[0]!);
+      how = 'greedy CTC (argmax per frame, repeats collapsed, blank dropped, "|" as a space)';
+    } else {
+      family = 'whisper-asr';
+      const d1 = io.inputDims[1];
+      const n = o.nMels ?? pre?.feature_size ?? config?.num_mel_bins ?? (typeof d1 === 'number' ? d1 : 80);
+      if (n !== 80 && n !== 128) throw new UserError(`a Whisper encoder with ${n} mel bins is not supported (80 or 128)`, 'folder');
+      frontEnd = { kind: 'whisper-logmel', sampleRate: 16000, nMels: n };
+      try {
+        const spec = whisperSpec(whisperFiles(folder));
+        asr = { ...spec, decoder: found.decoderMerged ? 'merged' : found.decoderWithPast ? 'with-past' : 'plain' };
+      } catch (err) {
+        throw new UserError(`${folder}: ${err instanceof Error ? err.message : String(err)}`, 'folder');
+      }
+      const langs = Object.keys(asr.languages ?? {});
+      const cache = asr.decoder === 'plain' ? 'no key/value cache (decoder_model.onnx only)' : `key/value cache (${asr.decoder === 'merged' ? 'merged decoder' : 'decoder with past'})`;
+      how =
+        `greedy decoding with ${cache}, at most ${asr.maxNewTokens} tokens per 30 s window; ` +
+        (langs.length > 0 ? `${langs.length} languages (${langs.slice(0, 8).join(', ')}${langs.length > 8 ? ', …' : ''}), chosen per plan or detected, English by default` : 'English only');
     }
-  } catch (err) {
+    const fe = frontEnd.kind === 'raw-waveform' ? (frontEnd.doNormalize ? 'raw16k-norm' : 'raw16k') : `whisper-logmel${(frontEnd as { nMels: number }).nMels}`;
+    const files: ModelFile[] = [
+      { role: 'model', path: join(dir, 'model.onnx'), sha256: parts[0]!, bytes: mainBytes.length },
+      ...decoders.map((d) => ({ role: d.role, path: join(dir, d.name), sha256: sha256(d.bytes), bytes: d.bytes.length })),
+      { role: 'vocab', path: join(dir, 'vocab.json'), sha256: parts[2]!, bytes: vocabBytes.length },
+      ...copied.map((f) => ({ role: 'external-data' as const, path: join(dir, f.location), sha256: f.sha256, bytes: f.bytes })),
+    ];
+    const manifest: ModelManifest = {
+      manifestVersion: 1,
+      id,
+      sha256: id,
+      alias: null,
+      name: o.name ?? basename(folder),
+      family,
+      frontEnd,
+      builtin: false,
+      files,
+      inputName: io.input,
+      blocks: null,
+      states: [],
+      dims: [],
+      stateDefinition: `Speech recognition model (${how}); it gives transcripts, not hidden states, and is not used for embeddings.`,
+      layerAggregation: { rule: 'all-layers', layers: [], note: 'Speech recognition model: no hidden states.' },
+      exposure: { status: 'native', message: '', maxAbsDiff: null, derivedSha256: null },
+      settingsKey: `${ASR_VERSION}|${fe}|${asr.kind}-greedy|${asr.kind === 'whisper' ? 'window=30s-quiet-cut' : 'chunk=30s'}`,
+      licence: o.licence ?? null,
+      source: o.source ?? folder,
+      addedAt: new Date().toISOString(),
+      task: 'asr',
+      asr,
+    };
+    // Write into a temporary folder and rename, so a half-written model never appears.
+    const tmp = `${dir}.partial-${process.pid}`;
     rmSync(tmp, { recursive: true, force: true });
-    if (err instanceof UserError) throw err;
-    throw new UserError(`${folder} could not be run as a ${family} model: ${err instanceof Error ? err.message : String(err)}`, 'folder');
+    // The external data already copied (and checked) goes along: onnxruntime reads it from here only.
+    if (staging) renameSync(staging, tmp);
+    else mkdirSync(tmp, { recursive: true });
+    // The bytes that were hashed, not a second read of the folder (which a FIFO could block).
+    writeFileSync(join(tmp, 'model.onnx'), mainBytes);
+    for (const d of decoders) writeFileSync(join(tmp, d.name), d.bytes);
+    for (const f of SIDE_FILES) {
+      const side = readOptionalInputFileSync(join(folder, f), 'model-file', 'folder');
+      if (side !== null) writeFileSync(join(tmp, f), side);
+    }
+    // Verify before it enters the store: decode the 1 s test clip (a few tokens are enough
+    // to show the graphs run and fit together).
+    const probe: ModelManifest = {
+      ...manifest,
+      files: files.map((f) => ({ ...f, path: join(tmp, relative(dir, f.path)) })),
+      ...(asr.kind === 'whisper' ? { asr: { ...asr, maxNewTokens: 2 } } : {}),
+    };
+    work.progress?.('Checking it decodes', 0, 1, { label: `Decoding a 1 s test clip with ${manifest.name}` });
+    // The graphs run from here on: held to a budget (inference/budget.ts), past which the runner ends the worker.
+    work.budget?.({ ...importBudget(files.reduce((a, f) => a + f.bytes, 0), `the model “${manifest.name}” (${folder})`), doing: 'decoding a 1 s test clip' });
+    try {
+      const rec = await createRecognizer(probe, { provider: 'cpu', threads: 2 });
+      try {
+        const t = await rec.transcribe(goldenTestSignal(16000));
+        manifest.exposure.message = `Speech recognition model; decoded the 1 s test clip (${t.tokens} token(s)).`;
+      } finally {
+        await rec.release();
+      }
+    } catch (err) {
+      rmSync(tmp, { recursive: true, force: true });
+      if (err instanceof UserError) throw err;
+      throw new UserError(`${folder} could not be run as a ${family} model: ${err instanceof Error ? err.message : String(err)}`, 'folder');
+    } finally {
+      work.budget?.(null);
+    }
+    writeFileSync(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2));
+    mkdirSync(root, { recursive: true });
+    if (existsSync(dir)) return readJson<ModelManifest>(join(dir, 'manifest.json')) ?? manifest;
+    renameSync(tmp, dir);
+    return manifest;
+  } finally {
+    // Renamed into the store's temporary folder unless the import stopped before that.
+    if (staging) rmSync(staging, { recursive: true, force: true });
   }
-  writeFileSync(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2));
-  mkdirSync(root, { recursive: true });
-  if (existsSync(dir)) return readJson<ModelManifest>(join(dir, 'manifest.json')) ?? manifest;
-  renameSync(tmp, dir);
-  return manifest;
+}
+
+/**
+ * The external data of an ASR export's graphs, checked (inference/external-data.ts). The
+ * store keeps the graphs side by side, so two graphs may not name one location for two
+ * different files, and no location may take one of the store's own file names.
+ */
+function asrExternalData(graphs: { path: string; bytes: Uint8Array }[], graphNames: string[]): ExternalFile[] {
+  const byLocation = new Map<string, ExternalFile>();
+  const taken = new Set([...graphNames, 'model.onnx', 'manifest.json', ...SIDE_FILES].map((n) => n.toLowerCase()));
+  for (const g of graphs) {
+    for (const f of checkExternalDataOf(g.bytes, g.path)) {
+      if (taken.has(f.location.toLowerCase())) throw new UserError(`${g.path}: its external data is named "${f.location}", a name Equivox keeps for another file of the model`, 'folder');
+      const seen = byLocation.get(f.location);
+      if (seen && seen.path !== f.path) throw new UserError(`${g.path}: its external data "${f.location}" names another file than the same name in ${seen.path}'s graph`, 'folder');
+      byLocation.set(f.location, f);
+    }
+  }
+  return [...byLocation.values()];
 }

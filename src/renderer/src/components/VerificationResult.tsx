@@ -23,14 +23,14 @@ export function verdict(v: ReportVerification): { tone: 'ok' | 'warn' | 'bad'; h
     return {
       tone: 'bad',
       headline: 'Not valid: this report was changed after it was signed, or its signature is damaged.',
-      advice: 'Do not rely on its contents. Ask the auditor for the original file.',
+      advice: 'Do not rely on its contents. Ask the auditor for the original file. The checks below say exactly what failed and what still holds.',
     };
   }
   if (v.trusted === false) {
     return {
       tone: 'warn',
       headline: 'Valid, but the signer is not one of the identities trusted on this computer.',
-      advice: 'The file is unchanged since it was signed. Compare the certificate fingerprint below with one the auditor gave you directly before relying on who signed it.',
+      advice: 'The file is unchanged since it was signed. Compare the certificate fingerprint below with the one the auditor gives you by phone or in person before relying on who signed it; if they match, trust this auditor.',
     };
   }
   return {
@@ -46,8 +46,19 @@ export function trustText(trusted: boolean | null): string {
   return trusted ? 'yes: one of the identities created, imported or trusted on this computer' : 'no';
 }
 
-export function VerificationResult({ v, file }: { v: ReportVerification; file?: string }): JSX.Element {
+/**
+ * The checks of a report that is not valid, split by outcome. Each passed check's words say
+ * what it covers (verify.ts), so nothing that passed reads as if it vouched for what changed.
+ */
+export function checkLists(v: ReportVerification): { failed: string[]; passed: string[] } {
+  const checks = v.checks ?? [];
+  return { failed: checks.filter((c) => !c.passed).map((c) => c.text), passed: checks.filter((c) => c.passed).map((c) => c.text) };
+}
+
+export function VerificationResult({ v, file, onTrust }: { v: ReportVerification; file?: string; onTrust?: () => void }): JSX.Element {
   const d = verdict(v);
+  if (v.signed === true && !v.valid && (v.checks?.length ?? 0) > 0) return <InvalidResult v={v} file={file} headline={d.headline} advice={d.advice} />;
+  const c = v.certificate;
   return (
     <div className={d.tone === 'ok' ? 'ok-box' : d.tone === 'warn' ? 'warn-box' : 'error-note'} role="status" data-testid="verification">
       <p>
@@ -71,7 +82,22 @@ export function VerificationResult({ v, file }: { v: ReportVerification; file?: 
         </dt>
         <dd>
           <code className="hash">{v.fingerprint ?? 'none'}</code>
+          {v.valid && v.trusted === false && onTrust && (
+            <div className="row">
+              <button type="button" onClick={onTrust}>
+                Trust this auditor…
+              </button>
+            </div>
+          )}
         </dd>
+        {c && (
+          <>
+            <dt>Certificate</dt>
+            <dd>
+              {c.subject}; {c.selfSigned ? 'self-signed: nobody but its owner vouches for the name in it' : `issued by ${c.issuer}`}; valid {c.notBefore.slice(0, 10)} to {c.notAfter.slice(0, 10)}
+            </dd>
+          </>
+        )}
         <dt>Signed at</dt>
         <dd>{v.signedAt ? new Date(v.signedAt).toLocaleString() : 'unknown'}</dd>
         <dt>Whole file covered</dt>
@@ -103,6 +129,57 @@ export function VerificationResult({ v, file }: { v: ReportVerification; file?: 
           <ul>
             {v.problems.map((p, i) => (
               <li key={i}>{p}</li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** A report that is not valid: the verdict, who the signature names (not judged), then every check, failed first. */
+function InvalidResult({ v, file, headline, advice }: { v: ReportVerification; file: string | undefined; headline: string; advice: string }): JSX.Element {
+  const { failed, passed } = checkLists(v);
+  return (
+    <div className="error-note" role="status" data-testid="verification">
+      <p>
+        <strong>{headline}</strong>
+      </p>
+      <p>{advice}</p>
+      <dl className="facts-list">
+        {file && (
+          <>
+            <dt>File</dt>
+            <dd>
+              <code className="path">{file}</code>
+            </dd>
+          </>
+        )}
+        <dt>Signed by</dt>
+        <dd>{v.signer ?? 'no signer found'}</dd>
+        <dt>
+          <Term k="fingerprint" />
+        </dt>
+        <dd>
+          <code className="hash">{v.fingerprint ?? 'none'}</code>
+        </dd>
+        <dt>Trusted signer</dt>
+        <dd>{trustText(v.trusted)}</dd>
+      </dl>
+      <p>
+        <strong>What failed</strong>
+      </p>
+      <ul className="checks-list" data-testid="checks-failed">
+        {failed.map((t, i) => (
+          <li key={i}>{t}</li>
+        ))}
+      </ul>
+      {passed.length > 0 && (
+        <>
+          <p>What still holds (each check covers only what it says, not the changed part):</p>
+          <ul className="checks-list" data-testid="checks-passed">
+            {passed.map((t, i) => (
+              <li key={i}>{t}</li>
             ))}
           </ul>
         </>

@@ -1,5 +1,7 @@
 import { Fragment, type JSX, useMemo, useState } from 'react';
 import { speatSeChart, testLabel } from '../../../shared/charts';
+import { sizeUnitWords } from '../../../shared/charts/speat';
+import { speakersText, speatUnit } from '../../../shared/verdicts';
 import type { AuditResults, SpeatSection } from '../../../shared/results';
 import { ChartFigure } from './ChartFigure';
 import { durationTestName } from '../../../shared/duration-check';
@@ -22,6 +24,8 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
   const [selection, setSelection] = useState<StimulusSelection | null>(null);
   const { config } = speat;
   const sizes = [...new Set(speat.results.flatMap((r) => r.standardErrors.map((s) => s.size)))].sort((a, b) => a - b);
+  const bySpeaker = speat.results.some((r) => speatUnit(r) === 'speaker');
+  const seUnits = sizeUnitWords([...new Set(speat.results.filter((r) => r.standardErrors.length > 0).map(speatUnit))]);
 
   return (
     <div className="dash-section">
@@ -31,6 +35,9 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
         Settings: the {config.temporal === 'min' ? 'minimum' : config.temporal === 'max' ? 'maximum' : 'mean'} over time, {LAYER_WORDS[config.layer] ?? `the ${config.layer} layer`},{' '}
         {config.permutations.toLocaleString('en')} shuffles (<Term k="permutation">permutation test</Term>) for each <Term k="p">p-value</Term>,{' '}
         <Term k="adjusted">adjusted</Term> with {CORRECTION_NAMES[config.correction]} for {speat.results.length} {speat.results.length === 1 ? 'test' : 'tests'}; “unlikely to be chance” below {config.alpha}.
+        {bySpeaker
+          ? ' Where a speaker has several recordings, the verdict’s p shuffles whole speakers between the groups, because recordings of one person are not independent; the paper’s test, which shuffles single recordings, is shown for comparison only.'
+          : ''}
       </p>
 
       {effect ? (
@@ -62,7 +69,7 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                 ±1.96 <Term k="se">SE</Term>
               </th>
               <th scope="col" className="num">
-                <Term k="p">p</Term> one-sided, as in the paper
+                <Term k="p">p</Term> one-sided, the paper’s test
               </th>
               <th scope="col" className="num">
                 two-sided <Term k="adjusted">p adjusted</Term> ({CORRECTION_NAMES[config.correction]}), behind the verdict
@@ -100,16 +107,21 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
                         </td>
                         <td className="num">{s ? <Num value={1.96 * s.standardError} /> : '–'}</td>
                         <td className="num">
-                          <Num value={r.pValue} kind="p" />
+                          <Num value={r.clipLevel?.pValue ?? r.pValue} kind="p" />
                         </td>
                         <td className="num">
                           <Num value={r.pTwoSidedAdjusted?.[config.correction] ?? r.pAdjusted[config.correction]} kind="p" />
+                          {/* What the p permutes (METHODS.md § The unit of inference); results without a unit are clip-level. */}
+                          <div className="muted small" data-testid="speat-unit">
+                            {speatUnit(r) === 'speaker' ? 'by speaker' : 'by clip'}
+                          </div>
                         </td>
                         <td>
                           {r.exact ? 'exact' : 'sampled'} ({r.permutations.toLocaleString('en')})
                         </td>
                         <td className="num">
                           {t.x.n} / {t.y.n}; {t.attributes.nA} / {t.attributes.nB}
+                          {speatUnit(r) === 'speaker' && r.speakers ? <div className="muted small">{speakersText(r.speakers)}</div> : null}
                         </td>
                         <td className="num">
                           {t.confounds.duration ? (
@@ -143,7 +155,7 @@ export function SpeatPanel({ projectId, results, speat }: { projectId: string; r
           spec={se}
           table={
             <table className="dash-table">
-              <caption>Bootstrap standard error of d by stimuli per group</caption>
+              <caption>Bootstrap standard error of d by {seUnits} per group</caption>
               <thead>
                 <tr>
                   <th scope="col">Test</th>

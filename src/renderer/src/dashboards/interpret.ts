@@ -8,7 +8,7 @@ import { pText } from '../../../shared/charts';
 import { chancePhrase, magnitude } from '../../../shared/interpret';
 import type { Correction, ModelSummary, Section, SpeatResult, SpeatSection, SpeatTestDesign } from '../../../shared/results';
 import { durationTestName } from '../../../shared/duration-check';
-import { speatControlNote, speatVerdict } from '../../../shared/verdicts';
+import { speatControlNote, speatSampleSize, speatVerdict } from '../../../shared/verdicts';
 
 export const SECTION_NAMES: Record<Section, string> = {
   speat: 'Embedding association (SpEAT)',
@@ -41,8 +41,8 @@ export function speatRowText(r: SpeatResult, t: SpeatTestDesign, s: SpeatSection
   const favoured = v.favoured !== null && mag !== 'negligible' ? ` ${v.favoured} favoured.` : '';
   const verdict = `${v.phrase[0]!.toUpperCase()}${v.phrase.slice(1)}${v.power}.`;
   const parts = [`${magWord} effect.${favoured}`, directionText(r.effectSize, t), verdict];
-  const n = Math.min(t.x.n, t.y.n);
-  if (n < 10) parts.push(`Very uncertain: only ${n} stimuli per group.`);
+  const size = speatSampleSize(r, t);
+  if (size.n < 10) parts.push(`Very uncertain: only ${size.n} ${size.what} per group.`);
   const dur = t.confounds.duration;
   if (dur && dur.p < s.config.alpha) parts.push(`The two groups' recordings differ in length (${durationTestName(dur)}, ${pText(dur.p)}), which may account for part of the effect.`);
   const control = speatControlNote(model);

@@ -1,10 +1,11 @@
 import { type JSX, useEffect, useState } from 'react';
 import { Breadcrumb } from '../components/Breadcrumb';
-import type { ReportVerification } from '../../../shared/api/reports';
+import type { ReportVerification, TrustedCertificate } from '../../../shared/api/reports';
 import { asUiError, call, type UiError } from '../api';
 import type { Nav } from '../nav';
 import { ErrorNote } from '../components/ErrorNote';
 import { PathInput } from '../components/PathInput';
+import { TrustSignerDialog } from '../components/TrustSignerDialog';
 import { VerificationResult } from '../components/VerificationResult';
 
 /**
@@ -16,11 +17,14 @@ export function VerifyScreen({ nav, path: initial }: { nav: Nav; path?: string }
   const [result, setResult] = useState<{ file: string; v: ReportVerification } | null>(null);
   const [error, setError] = useState<UiError | null>(null);
   const [busy, setBusy] = useState(false);
+  const [trusting, setTrusting] = useState(false);
+  const [trusted, setTrusted] = useState<TrustedCertificate | null>(null);
 
-  const verify = async (file: string) => {
+  const verify = async (file: string, keepTrusted = false) => {
     if (!file) return;
     setError(null);
     setResult(null);
+    if (!keepTrusted) setTrusted(null);
     setBusy(true);
     try {
       setResult({ file, v: await call('reports.verify', { path: file }) });
@@ -65,7 +69,25 @@ export function VerifyScreen({ nav, path: initial }: { nav: Nav; path?: string }
       {result && (
         <section className="card" aria-labelledby="verify-result-heading">
           <h2 id="verify-result-heading">Result</h2>
-          <VerificationResult v={result.v} file={result.file} />
+          {trusted && (
+            <p className="ok-box" role="status">
+              You trust {trusted.name}
+              {trusted.organisation ? `, ${trusted.organisation}` : ''} now (fingerprint confirmed). Reports signed with this certificate verify as trusted on this computer; the check below ran again.
+            </p>
+          )}
+          <VerificationResult v={result.v} file={result.file} onTrust={() => setTrusting(true)} />
+          {trusting && (
+            <TrustSignerDialog
+              file={result.file}
+              v={result.v}
+              onCancel={() => setTrusting(false)}
+              onTrusted={(t) => {
+                setTrusting(false);
+                setTrusted(t);
+                void verify(result.file, true);
+              }}
+            />
+          )}
         </section>
       )}
     </div>

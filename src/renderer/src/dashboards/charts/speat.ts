@@ -12,7 +12,7 @@ export const LAYER_ORDER: LayerChoice[] = ['first', 'second', 'q1', 'q2', 'q3', 
 export const TEMPORAL_ORDER: Temporal[] = ['mean', 'min', 'max'];
 
 /** The SE of d at the stimuli compared (shared with the PDF), or null. */
-export function largestSe(r: SpeatResult): { size: number; standardError: number } | null {
+export function largestSe(r: SpeatResult): ReturnType<typeof speatSeAtCompared> {
   return speatSeAtCompared(r);
 }
 
@@ -36,8 +36,8 @@ export function speatEffectDashboardChart(results: AuditResults): { spec: ChartS
   const series = [...((base.option.series ?? []) as Record<string, unknown>[])];
 
   // Whiskers come with the shared chart (at the stimuli compared), so PDF and dashboard show the same.
-  const whiskers = speatWhiskers(results).data;
-  const sizesUsed = speatWhiskers(results).sizes;
+  const whiskerSet = speatWhiskers(results);
+  const whiskers = whiskerSet.data;
   const extremes = [...whiskers.flatMap((w) => [w[1], w[2]]), ...speat.results.map((r) => r.effectSize), ...tests.map((t) => t.humanIatD ?? 0)];
   const lim = Math.max(1, Math.ceil(Math.max(...extremes.map(Math.abs)) * 2) / 2);
   const yAxis = { ...(base.option.yAxis as Record<string, unknown>), min: -lim, max: lim };
@@ -55,7 +55,7 @@ export function speatEffectDashboardChart(results: AuditResults): { spec: ChartS
         const m = models[p.seriesIndex]!;
         const r = speat.results.find((x) => x.testId === t.id && x.modelId === m.id);
         const se = r ? largestSe(r) : null;
-        return `${esc(m.name)}<br/>${esc(label)}: d = ${fmtSigned(v[1])} (${v[1]})${se ? `<br/>SE at ${se.size} per group: ${fmt(se.standardError)}` : ''}<br/>Click to list the stimuli`;
+        return `${esc(m.name)}<br/>${esc(label)}: d = ${fmtSigned(v[1])} (${v[1]})${se ? `<br/>SE at ${se.size} ${se.unit === 'speaker' ? 'speakers' : 'stimuli'} per group: ${fmt(se.standardError)}` : ''}<br/>Click to list the stimuli`;
       }
       if (p.seriesIndex === nModels) return `Mean across models<br/>${esc(label)}: d = ${fmtSigned(v[1])} (${v[1]})`;
       return `Human IAT D (SpEAT paper)<br/>${esc(label)}: ${fmtSigned(v[1])}`;
@@ -66,7 +66,7 @@ export function speatEffectDashboardChart(results: AuditResults): { spec: ChartS
   const caption =
     `Each grey marker is one model's SpEAT effect size d for one test (shape = model); the dark bar is the mean across models` +
     (hasHuman ? '; the hollow diamond is the human IAT D from the SpEAT paper' : '') +
-    whiskerCaption(sizesUsed) +
+    whiskerCaption(whiskerSet.sizes, whiskerSet.units) +
     `. Above the zero line (positive d), recordings of the first-named group (for example ${tests[0] ? `“${tests[0].x.value}” in “${testLabel(results, tests[0].id)}”` : 'X'}) sit closer to pleasant speech than the second group's; below it, the second group's do. |d| of 0.2, 0.5 and 0.8 are small, medium and large. Click a marker to list and play its stimuli.`;
   return {
     spec: { ...base, caption, option },

@@ -520,6 +520,12 @@ function CsvImport({
       )}
       {preview && mapping && (
         <div className="stack">
+          {preview.encoding && preview.encoding.name !== 'utf-8' && (
+            <p className="hint" role="note" data-testid="manifest-encoding">
+              Read as {preview.encoding.label}.
+              {preview.encoding.name === 'windows-1252' && ' If letters with accents look wrong below, save the file as “CSV UTF-8” and choose it again.'}
+            </p>
+          )}
           <div className="table-scroll" role="region" aria-label="First rows of the spreadsheet" tabIndex={0} data-scrolls-sideways>
             <table className="data">
               <caption>

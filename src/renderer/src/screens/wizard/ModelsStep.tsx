@@ -1,7 +1,10 @@
 import { type FormEvent, type JSX, useCallback, useEffect, useState } from 'react';
 import type { ModelInfo, ModelLayers } from '../../../../shared/api/models';
+import type { InferenceStatus } from '../../../../shared/jobs';
 import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
+import { JobProgress } from '../../components/JobProgress';
+import { useJob } from '../../lib/jobs';
 import { PathInput } from '../../components/PathInput';
 import { RunOnCluster } from '../../components/cluster/RunOnCluster';
 import type { Draft } from './draft';
@@ -14,6 +17,12 @@ function exposureText(m: ModelInfo): string {
   if (m.exposure.status === 'native') return 'Every layer can be read directly.';
   if (m.exposure.status === 'exposed') return 'Equivox reads each of its inner layers.';
   return 'Only its final layer can be read, so layer-by-layer results are not available.';
+}
+
+/** An import's failure as shown: one the auditor stopped says so. */
+function importFailure(err: unknown): UiError {
+  const e = asUiError(err);
+  return e.code === 'cancelled' ? { ...e, message: 'You stopped the import; nothing was added.' } : e;
 }
 
 type Catalogue = Awaited<ReturnType<typeof loadCatalogue>>;
@@ -147,8 +156,14 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
   const [folderError, setFolderError] = useState<UiError | null>(null);
   const [folderDone, setFolderDone] = useState<string | null>(null);
   const [platform, setPlatform] = useState<string | null>(null);
+  // The import running now (a job: progress, and it can be stopped) and which form started it.
+  const [importJob, setImportJob] = useState<{ jobId: string; from: 'file' | 'folder' } | null>(null);
+  const job = useJob(importJob?.jobId ?? null);
+  // Whether speech models can run on this computer at all (onnxruntime may not load): said once, with what to do.
+  const [inference, setInference] = useState<InferenceStatus | null>(null);
   useEffect(() => {
     appInfo().then((i) => setPlatform(i.platform), () => setPlatform(null));
+    call('models.inference', {}).then(setInference, () => setInference(null));
   }, []);
 
   const refresh = useCallback(async () => {
@@ -183,18 +198,41 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
     }
   };
 
+  /** Start an import job, follow it, and give the model it imported (its failure, or "stopped", as the error). */
+  const runImport = async (input: { file: string; name?: string } | { folder: string }, from: 'file' | 'folder'): Promise<ModelInfo> => {
+    const { jobId } = await call('models.import', input);
+    setImportJob({ jobId, from });
+    try {
+      return await call('models.importResult', { jobId });
+    } finally {
+      setImportJob(null);
+    }
+  };
+
+  const importProgress = (from: 'file' | 'folder') =>
+    importJob?.from === from && (
+      <div className="stack">
+        <JobProgress job={job} label="Importing the model" />
+        <div>
+          <button type="button" onClick={() => void call('jobs.cancel', { jobId: importJob.jobId }).catch(() => undefined)}>
+            Stop the import
+          </button>
+        </div>
+      </div>
+    );
+
   const importModel = async (e: FormEvent) => {
     e.preventDefault();
     setImportError(null);
     setImporting(true);
     try {
-      const m = await call('models.import', { file: importPath, ...(importName.trim() ? { name: importName.trim() } : {}) });
+      const m = await runImport({ file: importPath, ...(importName.trim() ? { name: importName.trim() } : {}) }, 'file');
       await refresh();
       toggle(m, true);
       setImportPath('');
       setImportName('');
     } catch (err) {
-      setImportError(asUiError(err));
+      setImportError(importFailure(err));
     } finally {
       setImporting(false);
     }
@@ -206,7 +244,7 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
     setFolderDone(null);
     setImporting(true);
     try {
-      const m = await call('models.import', { folder: folderPath });
+      const m = await runImport({ folder: folderPath }, 'folder');
       await refresh();
       // A recogniser serves WER; any other model is audited.
       if (m.task === 'asr') {
@@ -218,7 +256,7 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
       }
       setFolderPath('');
     } catch (err) {
-      setFolderError(asUiError(err));
+      setFolderError(importFailure(err));
     } finally {
       setImporting(false);
     }
@@ -248,7 +286,15 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
           'Which models does this audit use? The sections you ticked need no model to audit, only the models named below.'
         )}
       </p>
-      {platform && (
+      {inference && !inference.available && (
+        <div className="error-note" role="status" data-testid="inference-unavailable">
+          <p>
+            <strong>Speech models cannot run on this computer:</strong> {inference.reason}.
+          </p>
+          <p>{inference.fix}</p>
+        </div>
+      )}
+      {platform && inference?.available !== false && (
         <p className="hint">
           On this computer models run on {providersText(platform)}. The report records which one ran: its <Term k="provider">execution provider</Term>.
         </p>
@@ -342,6 +388,7 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
             </button>
           </div>
         </form>
+        {importProgress('file')}
         <ErrorNote error={importError} what="Could not import the model:" next="Press “Choose…” and pick an .onnx file on this computer, then try again." />
       </details>
 
@@ -362,6 +409,7 @@ export function ModelsStep({ project, draft, update }: StepProps): JSX.Element {
             </button>
           </div>
         </form>
+        {importProgress('folder')}
         {folderDone && (
           <p className="ok" role="status">
             {folderDone}

@@ -218,7 +218,13 @@ export function ReportStep({ project, draft, onDone, nav }: StepProps & { onDone
           </button>
           {!identity && <span className="hint">Choose or create an identity first.</span>}
         </div>
-        <ErrorNote error={buildError} what="The report could not be built:" next="Check the file name and identity above (nothing was lost); to save elsewhere press “Choose folder…”, then try again." />
+        <ErrorNote
+          error={buildError}
+          what="The report could not be built:"
+          next="Check the file name and identity above (nothing was lost); to save elsewhere press “Choose folder…”, then try again."
+          onRetry={() => void build()}
+          retrying={building}
+        />
         {built && (
           <div className="ok-box" role="status">
             <p>
