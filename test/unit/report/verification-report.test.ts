@@ -12,6 +12,7 @@ import type { AuditResults } from '../../../src/shared/results';
 import { fdiGrouping } from '../../../src/main/audits/fdi-grouping';
 import { fdiTables } from '../../../src/main/report/tables';
 import { verificationMethodText } from '../../../src/main/report/verification-tables';
+import { definitionsText } from '../../../src/main/report/definitions';
 import { reportDataFiles } from '../../../src/main/report';
 import { reproduceSteps } from '../../../src/main/report/reproduce';
 import { renderChartSvg } from '../../../src/main/report/charts';
@@ -68,7 +69,7 @@ describe('verification measures in the FDI section', () => {
 
   it('the report data exports both tables as CSV at full precision', () => {
     const files = reportDataFiles(results);
-    const eer = files.find((x) => x.name === 'fdi-eer.csv')!.data.toString('utf8');
+    const eer = files.find((x) => x.name === 'fdi-eer.csv')!.data.toString('utf8').replace(/^\uFEFF/, '');
     expect(eer.split(/\r?\n/)[0]).toBe('Group,Genuine trials,Impostor trials,EER,EER 95% CI low,EER 95% CI high,EER threshold,FMR,FNMR');
     expect(eer).toContain(`g1,12,12,${golden.eer.g1!.eer},`);
     expect(files.some((x) => x.name === 'fdi-garbe-fdr.csv')).toBe(true);
@@ -83,6 +84,9 @@ describe('verification measures in the FDI section', () => {
     expect(text).not.toContain('noise');
     const chance = { ...results.fdi!, groupings: [{ ...grouping, verifier: { ...grouping.verifier!, informative: false } }] };
     expect(verificationMethodText(chance)).toContain('describe noise as much as the groups');
+    // The recipient's definitions.md carries the same definitions.
+    const defs = definitionsText(results);
+    for (const t of ['GARBE = a Gini(FMR) + (1 - a) Gini(FNMR), a = 0.5', 'FDR = 1 - (a max_{g,h} |FMR_g - FMR_h|', 'EER = (FNMR + FMR) / 2']) expect(defs).toContain(t);
   });
 
   it('results written before the measures render without their tables or chart', () => {
