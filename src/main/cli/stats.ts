@@ -150,7 +150,8 @@ const fdiCommand: CliCommand = {
     const items = { groups, labels, scores, speakers: hasEnrol ? { enrol, test } : null };
     const result = guard(() => analyseFdi(items, thresholds, { alpha, orientation, bootstrap, seed, nullPermutations, ...(threshold !== undefined ? { threshold } : {}) }));
     // Per-group EER (same resamples and seed as the FDI's CI), GARBE and FDR at the reported threshold: the audit's `verification`.
-    const verification = guard(() => verificationResult(items, result.threshold, bootstrap, seed));
+    // GARBE and FDR compare groups: with one group there is nothing to print (null).
+    const verification = new Set(groups).size >= 2 ? guard(() => verificationResult(items, result.threshold, bootstrap, seed)) : null;
     return {
       ...result,
       verification,
