@@ -43,7 +43,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   ],
   stats: [
     'stats speat (--input FILE.json | --associations FILE.json) [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--mde [--alpha A]] [--threads T]   (FILE.json may hold speakersX and speakersY, one speaker id per row of X and Y: a speaker with several clips makes speakers the unit, printed as unit beside pTwoSided)',
-    'stats wer --input FILE.csv [--reference-group G (else every pair, Holm over all pairs)] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S] [--mde-simulations N [--alpha A]]',
+    'stats wer --input FILE.csv [--reference-group G (else every pair, Holm over all pairs)] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--lr-bootstrap B] [--seed S] [--mde-simulations N [--alpha A]]',
     'stats fdi --input FILE.csv [--threshold T] [--thresholds FROM:TO:STEP] [--alpha A] [--orientation harm|paper] [--bootstrap R] [--null-permutations N] [--seed S]',
     'stats ser --input FILE.json [--learning-rates 1e-3,1e-4,1e-5] [--steps N] [--seed S] [--batch-size B] [--hidden H] [--eval-every K] [--patience P]',
   ],
@@ -118,7 +118,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
   'models download': { options: { id: 'string', 'allow-downloads': 'boolean' } },
   embed: { options: { project: 'string', dataset: 'string', model: 'string', provider: 'string', threads: 'string' } },
   'stats speat': { options: { input: 'string', associations: 'string', permutations: 'string', seed: 'string', bootstrap: 'string', 'sample-sizes': 'string', paired: 'boolean', mde: 'boolean', alpha: 'string', threads: 'string' } },
-  'stats wer': { options: { input: 'string', 'reference-group': 'string', normalize: 'string', 'secondary-normalize': 'string', bootstrap: 'string', permutations: 'string', by: 'string', nagq: 'string', seed: 'string', 'mde-simulations': 'string', alpha: 'string' } },
+  'stats wer': { options: { input: 'string', 'reference-group': 'string', normalize: 'string', 'secondary-normalize': 'string', bootstrap: 'string', permutations: 'string', by: 'string', nagq: 'string', 'lr-bootstrap': 'string', seed: 'string', 'mde-simulations': 'string', alpha: 'string' } },
   'stats fdi': { options: { input: 'string', threshold: 'string', thresholds: 'string', alpha: 'string', orientation: 'string', bootstrap: 'string', 'null-permutations': 'string', seed: 'string' } },
   'stats ser': {
     options: { input: 'string', 'learning-rates': 'string', steps: 'string', seed: 'string', 'batch-size': 'string', hidden: 'string', 'eval-every': 'string', patience: 'string' },

@@ -484,7 +484,14 @@ function appendix(L: Layout, r: AuditResults): void {
     r.wer.comparisons.forEach((c, i) => {
       const v = verdicts[i]!;
       const mixed = c.mixed ? `; mixed model b = ${fmt(c.mixed.coefficient)} (SE ${fmt(c.mixed.standardError)}), Wald ${pText(c.mixed.pValue)}` : '';
-      tests.push(`WER ${c.group} vs ${c.referenceGroup}: primary ${v.testName}, ${pText(v.pValue)} (Holm ${pText(v.pAdjusted)}). Secondary: Poisson likelihood-ratio χ²(1) = ${fmt(c.poisson.devianceDrop)}, ${pText(c.poisson.pValue)}; permutation ${pText(c.permutationPValue)} (${c.permutationExact ? 'exact' : `${r.wer!.config.permutations} permutations`})${mixed}.`);
+      const b = c.primary?.bootstrap;
+      const boot = b
+        ? `, likelihood ratio ${fmt(b.statistic)} against ${plural(b.replicates, 'bootstrap replicate')} (at most ${b.maxReplicates}, ${b.hits} reaching it; unit: speaker)`
+        : c.primary?.statistic !== undefined
+          ? `, likelihood ratio ${fmt(c.primary.statistic)} against χ² with 1 degree of freedom (unit: speaker)`
+          : '';
+      const primary = v.tested ? `primary ${v.testName}, ${pText(v.pValue)} (Holm ${pText(v.pAdjusted)})${boot}` : `no verdict (${v.phrase.replace(/^gets no verdict: /, '')})`;
+      tests.push(`WER ${c.group} vs ${c.referenceGroup}: ${primary}. Secondary: Poisson likelihood-ratio χ²(1) = ${fmt(c.poisson.devianceDrop)}, ${pText(c.poisson.pValue)}; permutation ${pText(c.permutationPValue)} (${c.permutationExact ? 'exact' : `${r.wer!.config.permutations} permutations`})${mixed}.`);
     });
     tests.push(`WER overall: ${werOverallStatement(r.wer).text} Fixed-effects Poisson (secondary): χ² = ${fmt(r.wer.overall.devianceDrop)} with ${plural(r.wer.overall.df, 'degree')} of freedom, ${pText(r.wer.overall.pValue)}.`);
   }

@@ -190,8 +190,8 @@ export const GLOSSARY = {
   },
   primary: {
     term: 'Primary test',
-    means: 'The one test behind each verdict, fixed by the method: a model that allows for each speaker’s own error rate (a mixed model) when both groups compared have at least 5 speakers, else a test that shuffles whole speakers between the groups (whole recordings when speakers are not known).',
-    notMeans: 'The secondary tests shown beside it are never the basis of a verdict.',
+    means: 'The one test behind each verdict, fixed by the method, with speakers (not recordings) as the unit: a model that allows for each speaker’s own error rate (a mixed model), its p found, when a group has fewer than 20 speakers, by repeating the audit up to 999 times in simulation with new speakers and no real difference (from 20 speakers the textbook formula holds); whole recordings when speakers are not known.',
+    notMeans: 'The secondary tests shown beside it are never the basis of a verdict. With fewer than 5 speakers in a group there is no verdict at all, only what those speakers could have shown.',
   },
 } as const;
 
