@@ -5,4 +5,5 @@
  * whenever a definition changes what a number means (a test, a unit of inference, a
  * default), so that two reports with the same methods version computed the same things.
  */
-export const METHODS_VERSION = 'equivox-methods 2026-12-05';
+// "b": FDI's verification measures (EER, GARBE, FDR, DET) added.
+export const METHODS_VERSION = 'equivox-methods 2026-12-05b';

@@ -553,6 +553,26 @@ export interface FdiGrouping {
    * `stats fdi` on the report data reproduces the numbers. Absent in results written before.
    */
   trials?: FdiTrialScore[];
+  /** The field's own verification measures at `threshold` (per-group EER, GARBE, FDR, DET); absent in results written before. */
+  verification?: FdiVerification;
+}
+
+/**
+ * Speaker verification by the field's measures, beside the FDI (src/main/stats/verification.ts),
+ * in ISO/IEC 19795-10 terms: false match rate (FMR: impostor trials accepted, the FDI's FPR) and
+ * false non-match rate (FNMR: genuine trials rejected, the FDI's FNR).
+ */
+export interface FdiVerification {
+  /** Per group: equal error rate, the score where its FMR and FNMR meet, 95% bootstrap CI (null without resamples). */
+  eer: Record<string, { eer: number; threshold: number; ci95: [number, number] | null; genuine: number; impostor: number }>;
+  /** How the EER CIs were bootstrapped; null without resamples. `dropped` per group. */
+  eerCi: { unit: 'speaker' | 'trial'; resamples: number; dropped: Record<string, number>; method: string } | null;
+  /** GARBE = α·Gini(FMR) + (1 − α)·Gini(FNMR) across groups at the threshold (Howard et al. 2022). */
+  garbe: { garbe: number; alpha: number; giniFmr: number; giniFnmr: number };
+  /** FDR = 1 − (α·max |ΔFMR| + (1 − α)·max |ΔFNMR|) over pairs of groups (de Freitas Pereira & Marcel 2021). */
+  fdr: { fdr: number; alpha: number; fmrGap: number; fnmrGap: number };
+  /** Per group, the DET curve: FMR and FNMR at each distinct score as threshold (thinned where points coincide on probit axes). */
+  det: Record<string, { fmr: number[]; fnmr: number[] }>;
 }
 
 export interface FdiTrialScore {

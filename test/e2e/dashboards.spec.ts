@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import type { AuditResults, Section } from '../../src/shared/results';
 import { speatEffectDashboardChart } from '../../src/renderer/src/dashboards/charts/speat';
 import { wassersteinPairs } from '../../src/shared/fdi-pairs';
+import { fmt } from '../../src/shared/format';
 import { WER_TEST_NAMES, werVerdicts } from '../../src/shared/wer-verdict';
 import { werPowerText } from '../../src/shared/verdicts';
 import { checkLayout, checkWording } from './pages/app';
@@ -256,5 +257,12 @@ test('FDI: the Wasserstein table has a number for every pair of groups, on the d
     }
     const cells = await table.locator('tbody td.num').allTextContents();
     expect(cells.every((t) => /^[0-9]+\.[0-9]+$/.test(t.trim())), cells.join(' | ')).toBe(true);
+    // The field's verification measures beside the FDI (issue 34.5): one EER row per group, GARBE and FDR as in results.json.
+    const v = g.verification!;
+    await expect(page.getByTestId('fdi-verification').locator('tbody tr')).toHaveCount(Object.keys(v.eer).length);
+    const values = page.getByTestId('fdi-garbe-fdr').locator(':scope > strong');
+    await expect(values).toHaveText([fmt(v.garbe.garbe), fmt(v.fdr.fdr)]);
   }
+  expect(pdf).toContain('Equal error rate (EER) per group');
+  expect(pdf).toContain('DET curves per group');
 });

@@ -12,6 +12,7 @@ import { readSerInput } from './ser-input';
 import { speatCommand } from './speat-command';
 import { guard, readSpreadsheet } from './stats-io';
 import { quoteUserText } from '../../shared/quote';
+import { verificationResult } from '../audits/fdi-grouping';
 
 /**
  * A CSV for `stats wer` and `stats fdi`: the files a report carries (report extract) are
@@ -148,9 +149,14 @@ const fdiCommand: CliCommand = {
     const observed = given === null && threshold === undefined ? observedThresholds(scores) : null;
     const thresholds = given ?? observed?.thresholds ?? [threshold!];
     if (observed) threshold = equalErrorRate(scores, labels).threshold;
-    const result = guard(() => analyseFdi({ groups, labels, scores, speakers: hasEnrol ? { enrol, test } : null }, thresholds, { alpha, orientation, bootstrap, seed, nullPermutations, ...(threshold !== undefined ? { threshold } : {}) }));
+    const items = { groups, labels, scores, speakers: hasEnrol ? { enrol, test } : null };
+    const result = guard(() => analyseFdi(items, thresholds, { alpha, orientation, bootstrap, seed, nullPermutations, ...(threshold !== undefined ? { threshold } : {}) }));
+    // Per-group EER (same resamples and seed as the FDI's CI), GARBE and FDR at the reported threshold: the audit's `verification`.
+    // GARBE and FDR compare groups: with one group there is nothing to print (null).
+    const verification = new Set(groups).size >= 2 ? guard(() => verificationResult(items, result.threshold, bootstrap, seed)) : null;
     return {
       ...result,
+      verification,
       thresholdRule: observed ? 'equal-error-rate' : 'given',
       sweepRule: observed ? 'observed-range' : 'given',
       ...(observed ? { sweepRange: { from: observed.from, to: observed.to, step: observed.step } } : {}),

@@ -16,6 +16,7 @@ import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '.
 import { decisionText, spellingsText } from '../../shared/label-text';
 import { durationCheckText } from '../../shared/duration-check';
 import { referenceSentence, werReferenceSentence } from '../../shared/reference-group';
+import { verificationMethodText } from './verification-tables';
 import { fdiTables, providerText, serTables, speatTables, werTables, type Cell, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
 import { useXmp } from './xmp';
@@ -330,6 +331,7 @@ function fdiSection(L: Layout, r: AuditResults): void {
   openSection(L, 'fdi', [
     `Verification decisions score ≥ threshold, per group: false positive rate, false negative rate and accuracy, their disparities (max − min), worst-group accuracy and Wasserstein-1 distances between the groups' score distributions. Each metric is normalised over groups to [0, 1] (orientation "${f.config.orientation}"${f.config.orientation === 'harm' ? ': 1 − accuracy, so every metric grows with harm' : ': accuracy as published, which on its own produces rank disagreement'}). FDI = mean over metric pairs of α × value disagreement + (1 − α) × rank disagreement, α = ${f.config.alpha}. Thresholds swept from ${f.config.thresholds.from} to ${f.config.thresholds.to} by ${f.config.thresholds.step}; the reported threshold is ${fmt(f.config.threshold)}${f.config.thresholdRule === "equal-error-rate" ? " (the equal-error-rate threshold over all trials)" : " (set in the plan)"}. ${fdiUncertaintyText(f)}`,
     ...(refs.length > 0 ? [`Reference groups, per attribute set. ${refs.join(' ')}`] : []),
+    ...[verificationMethodText(f)].filter((t): t is string => t !== null),
   ]);
   const list = fdiTables(r);
   tables(L, list.filter((t) => !t.id.startsWith('fdi-sweep')));

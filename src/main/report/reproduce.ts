@@ -85,7 +85,7 @@ export function reproduceSteps(results: AuditResults): ReproduceStep[] {
         '--null-permutations', String(g.null === null ? 0 : (g.null?.permutations ?? fdi!.config.nullPermutations ?? 1000)),
         '--seed', String(unitSeed(results.audit.seed, `fdi/${g.groupBy.join('+')}`)),
       ],
-      compare: `fdi.groupings[${i}] (fdi, groups, disparities, wasserstein, fdiCi95, null.pValue) at its threshold`,
+      compare: `fdi.groupings[${i}] (fdi, groups, disparities, wasserstein, fdiCi95, null.pValue, verification) at its threshold`,
       note: 'The sweep over thresholds is not rerun by this step; add --thresholds FROM:TO:STEP from the grouping\'s sweepRange to see it.',
     });
   }

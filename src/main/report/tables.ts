@@ -14,6 +14,7 @@ import { agreementCell } from '../../shared/ser-agreement';
 import { serComparisonCell } from '../../shared/verdicts';
 import { durationCheckText } from '../../shared/duration-check';
 import { werNormalisationTables } from './wer-normalisation-tables';
+import { verificationTables } from './verification-tables';
 
 export type Cell = string | number | boolean | null;
 /** pct: a rate as a percentage; pp: a difference of rates in percentage points; rel: a relative change in percent (src/shared/format.ts). */
@@ -458,6 +459,7 @@ export function fdiTables(results: AuditResults): ReportTable[] {
         rows: g.sweep.map((s) => [s.threshold, s.fdi, s.valueDisagreement, s.rankDisagreement, s.disparities.fpr, s.disparities.fnr, s.disparities.accuracy]),
       },
     );
+    out.push(...verificationTables(g, suffix));
   });
   return out;
 }

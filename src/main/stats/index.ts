@@ -168,3 +168,23 @@ export { SpeakerDesign, speakerPermutationTest, describeSpeakers, type SpeakerCo
 export { MDE_POWER, speatMde, smallestTwoSidedP, type SpeatMdeOptions, type SpeatMdeResult } from './power';
 export { verifierQuality, equalErrorRate, type VerifierQuality } from './verifier';
 export { werMde, werComparisonMdes, werSimulator, type WerMdeOptions, type WerMdeResult } from './wer-power';
+export {
+  GARBE_ALPHA,
+  FDR_ALPHA,
+  EER_CI_SPEAKER_METHOD,
+  EER_CI_TRIAL_METHOD,
+  weightedEer,
+  bootstrapGroupEer,
+  groupEers,
+  giniCoefficient,
+  garbe,
+  fairnessDiscrepancyRate,
+  detCurve,
+  verificationMeasures,
+  type SortedTrials,
+  type GroupEer,
+  type EerBootstrapInfo,
+  type GarbeResult,
+  type FdrResult,
+  type VerificationMeasures,
+} from './verification';
