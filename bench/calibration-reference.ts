@@ -38,7 +38,7 @@ export function referenceCalibration(options: { audits: number; permutations: nu
   const alpha = options.alpha ?? 0.05;
   const out: ReferenceCalibration = { audits: 0, fixed: 0, best: 0, everyPair: 0 };
   const anyBelow = (d: WerCounts, reference: string | null, sim: number) =>
-    compareWerGroups(d, reference, { by: 'speaker', permutations: options.permutations, seed: sim }).comparisons.some((c) => c.primary.pHolm < alpha);
+    compareWerGroups(d, reference, { by: 'speaker', permutations: options.permutations, seed: sim }).comparisons.some((c) => c.primary !== null && c.primary.pHolm < alpha);
   for (let sim = 0; sim < options.audits; sim += 1) {
     const d = options.simulate(Rng.stream(options.seed ?? 20_261_205, sim));
     out.audits += 1;

@@ -16,6 +16,7 @@ import type { ColumnMapping, DatasetRole, ImportResult, ImportSource, LabelChoic
 import { Provider, type EmbedSummary } from './api/models';
 import { ApiError } from './errors';
 import type { AuditResults } from './results';
+import type { FollowUpInput } from './audit-context';
 import { zodToApiError } from './validate';
 
 /** What to import and how: a dataset import's parameters, from `datasets.import` (src/main/data/import.ts). */
@@ -98,6 +99,8 @@ export interface RenderJobInput {
   exportsDir: string;
   /** The locked plan's exact canonical JSON (its SHA-256 is the results' planSha256), attached when known. */
   lockedPlan?: string;
+  /** Remedial actions and re-audit date from the Report step (not part of the locked plan). */
+  followUp?: FollowUpInput;
 }
 
 export interface RenderJobOutput {

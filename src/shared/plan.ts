@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ReferenceChoice } from './reference-group';
+import { AuditContext, statedContext } from './audit-context';
 
 export const PLAN_SCHEMA_VERSION = 1 as const;
 
@@ -219,6 +220,8 @@ export const AuditPlan = z.strictObject({
   ser: SerPlan.optional(),
   wer: WerPlan.optional(),
   fdi: FdiPlan.optional(),
+  /** System, purpose, data provenance and independence (src/shared/audit-context.ts); blank fields dropped, absent when none stated, so older plans keep their hash. */
+  context: AuditContext.optional().transform(statedContext),
 }).superRefine((plan, ctx) => {
   for (const s of plan.sections) {
     if (!plan[s]) ctx.addIssue({ code: 'custom', message: `the plan runs ${s} but has no ${s} settings`, path: [s] });

@@ -6,6 +6,7 @@
  */
 import type { GroupFacts, LabelRecord } from './api/datasets';
 import type { ReferenceDesign } from './reference-group';
+import type { AuditContextConfig } from './audit-context';
 
 export type { GroupFacts };
 
@@ -19,6 +20,8 @@ export type Correction = 'bonferroni' | 'holm' | 'bh';
 export interface AuditResults {
   schemaVersion: typeof RESULTS_SCHEMA_VERSION;
   equivoxVersion: string;
+  /** The METHODS.md definitions the run followed (src/shared/methods-version.ts); absent in results written before it was recorded. */
+  methodsVersion?: string;
   project: { id: string; name: string };
   audit: AuditRunInfo;
   environment: RunEnvironment;
@@ -48,6 +51,8 @@ export interface AuditRunInfo {
   finishedAt: string;
   /** Differences between the run's plan and the locked version it descends from. */
   deviations: { path: string; locked: unknown; used: unknown }[];
+  /** The plan's system, purpose, provenance and independence statement; absent when the auditor stated none (and in results written before). */
+  context?: AuditContextConfig;
 }
 
 export interface RunEnvironment {
@@ -78,6 +83,8 @@ export interface DatasetSummary {
   /** Every role the dataset served in this audit's project (absent in results written before one dataset could serve several). */
   roles?: ('target' | 'attribute' | 'asr' | 'verification')[];
   manifestSha256: string | null;
+  /** When the dataset was first imported into the project (ISO time): a plan locked before every one of these was pre-registered. Absent in results written before. */
+  importedAt?: string;
   clips: number;
   excluded: number;
   groups: GroupFacts[];
@@ -396,8 +403,23 @@ export interface WerUtterance {
   secondaryHypothesis?: string;
 }
 
-/** The test behind a WER comparison's verdict (METHODS.md § WER and CER). */
-export type WerPrimaryTest = 'mixed-poisson' | 'speaker-permutation' | 'utterance-permutation';
+/** The test behind a WER comparison's verdict (METHODS.md § WER and CER, § The unit of inference). */
+export type WerPrimaryTest = 'mixed-poisson-lr-bootstrap' | 'mixed-poisson-lr' | 'mixed-poisson' | 'speaker-permutation' | 'utterance-permutation';
+
+/** How the parametric bootstrap behind a 'mixed-poisson-lr-bootstrap' verdict ran (stats/wer-lr-bootstrap.ts). */
+export interface WerBootstrapFacts {
+  /** The likelihood-ratio statistic (deviance without the group difference minus with it). */
+  statistic: number;
+  /** Replicates drawn (L). */
+  replicates: number;
+  /** The most that would have been drawn (B). */
+  maxReplicates: number;
+  /** The bootstrap stops once this many replicates reach the statistic (p = that many / L). */
+  stopAfter: number;
+  hits: number;
+  /** Speaker SD (log scale) of the fit without the group difference, from which replicates are drawn. */
+  nullSpeakerSd: number;
+}
 
 export interface WerComparison {
   group: string;
@@ -411,8 +433,12 @@ export interface WerComparison {
   poisson: { coefficient: number; standardError: number; rateRatio: number; devianceDrop: number; pValue: number };
   /** Mixed-effects Poisson regression with a speaker random intercept (speakers known). */
   mixed?: { coefficient: number; standardError: number; pValue: number; rateRatio: number; ci95: [number, number] };
-  /** The one test behind the verdict; pHolm is its p adjusted over the comparisons (Holm). */
-  primary?: { test: WerPrimaryTest; pValue: number; pHolm: number };
+  /**
+   * The one test behind the verdict; pHolm is its p adjusted over the tested comparisons
+   * (Holm). Null: no verdict, because speakers are known and a compared group has fewer
+   * than 5 (only the MDE is stated). Absent in results written before issue 13.
+   */
+  primary?: { test: WerPrimaryTest; pValue: number; pHolm: number; statistic?: number; bootstrap?: WerBootstrapFacts } | null;
   /** What the primary test could have detected; null when it could not be computed (see WerMde). */
   mde?: WerMde | null;
 }
@@ -421,7 +447,9 @@ export interface WerComparison {
  * The smallest rate ratio (group against reference) the comparison's primary test finds
  * "unlikely to be chance" in 80% of audits like this one (METHODS.md § Verdicts that hold,
  * Power): simulated from the fitted mixed model (its speaker variance and intercept) with
- * the actual speakers, utterances and reference words, bisection on the planted ratio.
+ * the actual speakers, utterances and reference words, bisection on the planted ratio. A
+ * comparison without a verdict (fewer than 5 speakers in a group) states the MDE of the
+ * exact speaker-level permutation test: what these speakers could have shown at all.
  */
 export interface WerMde {
   /** Minimum detectable rate ratio (> 1); null when even maxRateRatio is detected in fewer than 80% of simulations. */
@@ -433,7 +461,7 @@ export interface WerMde {
   simulations: number;
   /** The level used: the section's alpha after Holm's strictest step (alpha / number of comparisons). */
   alpha: number;
-  /** The test whose power it is (the comparison's primary test). */
+  /** The test whose power it is (the comparison's primary test, or the speaker-level permutation test where there is none). */
   test: WerPrimaryTest;
   /** The largest rate ratio searched. */
   maxRateRatio: number;
@@ -474,7 +502,7 @@ export interface WerSection {
   /** Mixed-effects model summary, when speakers are known. */
   mixed?: { speakerVariance: number; logLikelihood: number; overall: { chi2: number; df: number; pValue: number }; singular: boolean; speakers: number; nAGQ: number };
   /** The overall test behind a statement about all groups together; null when none is valid. */
-  overallPrimary?: { test: 'mixed-poisson' | 'poisson'; chi2: number; df: number; pValue: number } | null;
+  overallPrimary?: { test: 'mixed-poisson-lr-bootstrap' | 'mixed-poisson' | 'poisson'; chi2: number; df: number; pValue: number; bootstrap?: WerBootstrapFacts } | null;
   calibration?: Record<string, { meanConfidence: number; accuracy: number; ece: number }>;
   /** Per-group WER under config.secondaryNormalize. */
   secondary?: WerSecondaryResult;
@@ -525,6 +553,26 @@ export interface FdiGrouping {
    * `stats fdi` on the report data reproduces the numbers. Absent in results written before.
    */
   trials?: FdiTrialScore[];
+  /** The field's own verification measures at `threshold` (per-group EER, GARBE, FDR, DET); absent in results written before. */
+  verification?: FdiVerification;
+}
+
+/**
+ * Speaker verification by the field's measures, beside the FDI (src/main/stats/verification.ts),
+ * in ISO/IEC 19795-10 terms: false match rate (FMR: impostor trials accepted, the FDI's FPR) and
+ * false non-match rate (FNMR: genuine trials rejected, the FDI's FNR).
+ */
+export interface FdiVerification {
+  /** Per group: equal error rate, the score where its FMR and FNMR meet, 95% bootstrap CI (null without resamples). */
+  eer: Record<string, { eer: number; threshold: number; ci95: [number, number] | null; genuine: number; impostor: number }>;
+  /** How the EER CIs were bootstrapped; null without resamples. `dropped` per group. */
+  eerCi: { unit: 'speaker' | 'trial'; resamples: number; dropped: Record<string, number>; method: string } | null;
+  /** GARBE = α·Gini(FMR) + (1 − α)·Gini(FNMR) across groups at the threshold (Howard et al. 2022). */
+  garbe: { garbe: number; alpha: number; giniFmr: number; giniFnmr: number };
+  /** FDR = 1 − (α·max |ΔFMR| + (1 − α)·max |ΔFNMR|) over pairs of groups (de Freitas Pereira & Marcel 2021). */
+  fdr: { fdr: number; alpha: number; fmrGap: number; fnmrGap: number };
+  /** Per group, the DET curve: FMR and FNMR at each distinct score as threshold (thinned where points coincide on probit axes). */
+  det: Record<string, { fmr: number[]; fnmr: number[] }>;
 }
 
 export interface FdiTrialScore {

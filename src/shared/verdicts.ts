@@ -222,9 +222,19 @@ export function fdiVerdict(g: FdiGrouping): FdiVerdict {
   };
 }
 
-/** "; too few speakers to detect a rate ratio smaller than 1.80 (80% power)" after a "could be chance" WER verdict, else ''. */
+/**
+ * "; too few speakers to detect a rate ratio smaller than 1.80 (80% power)" after a "could
+ * be chance" WER verdict; where a comparison gets no verdict (fewer than 5 speakers in a
+ * group), what these speakers could have detected at all; else ''.
+ */
 export function werPowerText(c: WerComparison, unlikely: boolean): string {
   if (unlikely || !c.mde) return '';
+  if (c.primary === null) {
+    // No verdict (fewer than 5 speakers in a group): what these speakers could have shown at all.
+    return c.mde.rateRatio === null
+      ? `; with these speakers even a rate ratio of ${fmt(c.mde.maxRateRatio)} would be detected less than 80% of the time`
+      : `; with these speakers only a rate ratio of ${fmt(c.mde.rateRatio)} or more could have been detected (80% power)`;
+  }
   return c.mde.rateRatio === null
     ? `; too few speakers to detect even a rate ratio of ${fmt(c.mde.maxRateRatio)} reliably (80% power)`
     : `; too few speakers to detect a rate ratio smaller than ${fmt(c.mde.rateRatio)} (80% power)`;

@@ -17,7 +17,9 @@ import Database from 'better-sqlite3';
 import type { AuditResults, Section } from '../../src/shared/results';
 import { speatEffectDashboardChart } from '../../src/renderer/src/dashboards/charts/speat';
 import { wassersteinPairs } from '../../src/shared/fdi-pairs';
-import { WER_TEST_NAMES } from '../../src/shared/wer-verdict';
+import { fmt } from '../../src/shared/format';
+import { WER_TEST_NAMES, werVerdicts } from '../../src/shared/wer-verdict';
+import { werPowerText } from '../../src/shared/verdicts';
 import { checkLayout, checkWording } from './pages/app';
 import { startHost, type RunningHost } from './web-host';
 
@@ -199,30 +201,38 @@ function demoReportText(): string {
   return execFileSync('pdftotext', ['-layout', join(demoDir, 'out', 'report.pdf'), '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ').replace(/Equivox bias audit · [^·]* · page \d+ of \d+ /g, '').replace(/- /g, '-');
 }
 
-test('WER: for each comparison the dashboard and the signed PDF name the same primary test and p', async ({ page }) => {
+test('WER: for each comparison the dashboard and the signed PDF give the same verdict (test, unit and p), or the same "no verdict" and power statement', async ({ page }) => {
   expect(demo.wer, 'the demo runs the WER section').toBeDefined();
   const pdf = demoReportText();
   await page.setViewportSize({ width: 1200, height: 900 });
   await page.goto(previewUrl(demo));
   await page.getByRole('tab', { name: 'WER', exact: true }).click();
   const names = Object.values(WER_TEST_NAMES);
-  for (const c of demo.wer!.comparisons) {
+  const verdicts = werVerdicts(demo.wer!);
+  for (const [i, c] of demo.wer!.comparisons.entries()) {
+    const v = verdicts[i]!;
     const shown = ((await page.getByTestId(`wer-verdict-${c.group}`).textContent()) ?? '').replace(/\s+/g, ' ');
-    // "…; this is unlikely to be chance (p = 0.003, Holm-adjusted for 2 comparisons; speaker-level permutation test)."
-    const m = /(unlikely to be chance|could be chance) \((p (?:=|<) [0-9.]+)(?:, Holm-adjusted for \d+ comparisons)?; ([^)]+)\)/.exec(shown);
-    expect(m, `verdict on the dashboard for ${c.group}: ${shown}`).not.toBeNull();
-    const [phrase, , p, test] = m!;
-    expect(names).toContain(test);
-    // The PDF's summary finding for the same group carries the same phrase: same verdict, same test, same p.
-    const finding = new RegExp(`${c.group.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: word error rate [^•]*?this (?:is )?((?:unlikely to be chance|could be chance) \\([^)]*\\))`).exec(pdf);
+    // "…; this is unlikely to be chance (p = 0.003, Holm-adjusted for 2 comparisons; speaker-level permutation test; unit: speaker)."
+    // or, below 5 speakers a group, "…; this gets no verdict: us has only 4 speakers …; with these speakers only a rate ratio of 3.1 or more could have been detected (80% power)."
+    const sentence = `${v.phrase}${werPowerText(c, v.unlikely)}`;
+    expect(shown, `verdict on the dashboard for ${c.group}`).toContain(sentence);
+    if (v.tested) {
+      expect(names).toContain(v.testName);
+      expect(v.phrase).toMatch(/; unit: (speaker|utterance)\)$/);
+    } else {
+      expect(v.phrase).toMatch(/^gets no verdict: .* a verdict needs at least 5 speakers in each group$/);
+      if (c.mde) expect(shown).toMatch(/with these speakers (only a rate ratio of [0-9.]+ or more could have been detected \(80% power\)|even a rate ratio of [0-9.]+ would be detected less than 80% of the time)/);
+    }
+    // The PDF's summary finding for the same group carries the same sentence.
+    const finding = new RegExp(`${c.group.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: word error rate [^•]*?this (?:is )?((?:unlikely to be chance|could be chance|gets no verdict)[^•]*)`).exec(pdf);
     expect(finding, `finding for ${c.group} in the PDF`).not.toBeNull();
-    expect(finding![1]).toContain(phrase);
-    expect(finding![1]).toContain(p!);
-    expect(finding![1]).toContain(test!);
+    expect(finding![1]).toContain(sentence);
   }
   // The overall statement and the primary test are stated once, in the same words on both.
   const primary = ((await page.getByTestId('wer-primary').textContent()) ?? '').replace(/\s+/g, ' ');
   expect(pdf).toContain(primary);
+  const overall = ((await page.getByTestId('wer-overall').textContent()) ?? '').replace(/\s+/g, ' ');
+  expect(pdf).toContain(overall);
   // How the reference group was chosen (issue 32.3): the demo's plan names us.
   await expect(page.getByTestId('wer-reference')).toHaveText('Reference group chosen before the run: us, named by the auditor.');
   expect(pdf).toContain('Reference group chosen before the run: us, named by the auditor.');
@@ -247,5 +257,12 @@ test('FDI: the Wasserstein table has a number for every pair of groups, on the d
     }
     const cells = await table.locator('tbody td.num').allTextContents();
     expect(cells.every((t) => /^[0-9]+\.[0-9]+$/.test(t.trim())), cells.join(' | ')).toBe(true);
+    // The field's verification measures beside the FDI (issue 34.5): one EER row per group, GARBE and FDR as in results.json.
+    const v = g.verification!;
+    await expect(page.getByTestId('fdi-verification').locator('tbody tr')).toHaveCount(Object.keys(v.eer).length);
+    const values = page.getByTestId('fdi-garbe-fdr').locator(':scope > strong');
+    await expect(values).toHaveText([fmt(v.garbe.garbe), fmt(v.fdr.fdr)]);
   }
+  expect(pdf).toContain('Equal error rate (EER) per group');
+  expect(pdf).toContain('DET curves per group');
 });

@@ -75,6 +75,9 @@ test('the Groups step offers the largest group as the reference, the auditor nam
   await page.getByRole('button', { name: 'New audit' }).click();
   await app.expectStep(1, 'Purpose');
   for (const section of [/\(SpEAT\)/, /\(SER\)/]) await page.getByRole('checkbox', { name: section }).uncheck();
+  // What the audit is about (issue 34.4): two fields stated, the rest left empty for the report to call "not stated".
+  await page.getByLabel('System under audit', { exact: true }).fill('VoiceDesk ');
+  await page.getByLabel('Intended purpose', { exact: true }).fill('Transcribing customer calls for quality review');
   await app.next();
 
   await app.expectStep(2, 'Data');
@@ -132,5 +135,7 @@ test('the Groups step offers the largest group as the reference, the auditor nam
   const plan = locked[0]!;
   expect(plan.config.wer!.referenceGroup).toEqual({ kind: 'group', group: 'us', chosen: 'auditor' });
   expect(plan.config.fdi!.references).toEqual([{ groupBy: fdiName.split(' × '), reference: { kind: 'every-pair' } }]);
+  // The Purpose step's statements are in the locked plan, trimmed, with nothing for the fields left empty.
+  expect(plan.config.context).toEqual({ system: { name: 'VoiceDesk' }, purpose: { intended: 'Transcribing customer calls for quality review' } });
   expect(plan.sha256).toBe(createHash('sha256').update(canonicalJson({ plan: plan.config, inputs: plan.inputs })).digest('hex'));
 });

@@ -11,8 +11,8 @@ except where noted, so normalisation leaves the words unchanged.
   b_g          = log(rate ratio),  SE = sqrt(1 / E_g + 1 / E_ref)
   speaker p    = exact two-sided permutation test over speakers: every split of the 6
                  speakers into 3 + 3 (their utterances together), statistic |WER_a - WER_b|,
-                 p = #{splits >= observed} / #splits (METHODS.md: the primary test when a
-                 group has fewer than 5 speakers)
+                 p = #{splits >= observed} / #splits (a secondary test: with fewer than 5
+                 speakers per group there is no verdict, METHODS.md § The unit of inference)
 """
 import itertools
 import json

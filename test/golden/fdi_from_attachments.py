@@ -20,7 +20,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 path, tau, orientation, alpha = sys.argv[1], float(sys.argv[2]), sys.argv[3], float(sys.argv[4])
-with open(path, newline="", encoding="utf-8") as f:
+with open(path, newline="", encoding="utf-8-sig") as f:
     rows = list(csv.DictReader(f))
 groups = sorted({r["group"] for r in rows})
 metrics = {"fpr": [], "fnr": [], "accuracy": []}

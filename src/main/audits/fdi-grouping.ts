@@ -4,8 +4,8 @@
  * the report's sample fixture both build groupings here, so the fixture has the shape the
  * pipeline produces (Wasserstein distances keyed by pair "a|b", not by group).
  */
-import type { FdiGrouping } from '../../shared/results';
-import { analyseFdi, bootstrapFdi, fdiAtThreshold, groupRates, observedThresholds, type FdiItems, type Orientation } from '../stats';
+import type { FdiGrouping, FdiVerification } from '../../shared/results';
+import { analyseFdi, bootstrapFdi, fdiAtThreshold, groupRates, observedThresholds, verificationMeasures, type FdiItems, type Orientation } from '../stats';
 
 /**
  * The trials' speaker ids replaced by pseudonyms S01, S02, … numbered in the sorted order of
@@ -67,8 +67,18 @@ export function fdiGrouping(
     null: a.null,
     // The scores travel with the grouping so that the report can attach them (report-data fdi-trials-*.csv).
     trials: items.groups.map((g, i) => ({ group: g, label: items.labels[i] === 1 ? 1 : 0, score: items.scores[i]!, ...(items.speakers ? { speakers: [items.speakers.enrol[i]!, items.speakers.test[i]!] as [string, string] } : {}) })),
+    verification: verificationResult(items, tau, options.bootstrap, seed),
     sweepRange: observed
       ? { from: observed.from, to: observed.to, step: observed.step, rule: 'observed-range' }
       : { from: grid[0]!, to: grid[grid.length - 1]!, step: grid.length > 1 ? grid[1]! - grid[0]! : 0, rule: 'given' },
   };
+}
+
+/**
+ * Per-group EER (CI over speakers when the trials name them, with the FDI's resamples and
+ * seed), GARBE and FDR at τ, and the DET curves: what `stats fdi` prints as `verification`.
+ */
+export function verificationResult(items: FdiItems, tau: number, bootstrap: number, seed: number): FdiVerification {
+  const v = verificationMeasures(items, tau, { bootstrap, seed });
+  return { eer: v.eer, eerCi: v.eerCi, garbe: v.garbe, fdr: v.fdr, det: v.det };
 }

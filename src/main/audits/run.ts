@@ -3,6 +3,7 @@
  * committed as it finishes; finally the results document. Killing the process at any
  * point and running the same audit again resumes it and gives identical numbers.
  */
+import { METHODS_VERSION } from '../../shared/methods-version';
 import { randomUUID } from 'node:crypto';
 import { arch, cpus, platform } from 'node:os';
 import { basename, dirname } from 'node:path';
@@ -163,6 +164,7 @@ function datasetSummary(db: Database.Database, id: string): ResultDataset {
     roles: f.dataset.roles,
     // datasetFacts above has already refused a dataset the project does not hold.
     manifestSha256: datasetManifestSha256(db, id) ?? null,
+    importedAt: f.dataset.createdAt,
     clips: f.totals.usable,
     excluded: f.totals.excluded,
     groups: f.groups,
@@ -356,6 +358,7 @@ async function runLocked(o: RunAuditOptions, audit: AuditRow, plan: ReturnType<t
     const results: AuditResults = {
       schemaVersion: RESULTS_SCHEMA_VERSION,
       equivoxVersion: VERSION,
+      methodsVersion: METHODS_VERSION,
       project: { id: o.projectId, name: o.projectName },
       audit: {
         id: audit.id,
@@ -369,6 +372,7 @@ async function runLocked(o: RunAuditOptions, audit: AuditRow, plan: ReturnType<t
         startedAt: started,
         finishedAt: new Date().toISOString(),
         deviations: dev.differences,
+        ...(config.context ? { context: config.context } : {}),
       },
       environment: { platform: platform(), arch: arch(), node: process.versions.node, onnxruntime: ortVersion(), cpus: cpus().length, decoder: decoderFacts() },
       datasets: summaries,

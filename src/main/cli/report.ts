@@ -22,7 +22,7 @@ export function reportCommands(api: () => Api): CliCommand[] {
   return [
     {
       path: ['report', 'build'],
-      usage: 'report build (--project DIR --run ID | --results FILE.json) --out FILE.pdf [--identity ID] [--passphrase P] [--auditor NAME] [--organisation ORG] [--allow-incomplete]   (--allow-incomplete: sign even though a planned section did not run; the cover says so)',
+      usage: 'report build (--project DIR --run ID | --results FILE.json) --out FILE.pdf [--identity ID] [--passphrase P] [--auditor NAME] [--organisation ORG] [--remedial-actions TEXT] [--reaudit-date YYYY-MM-DD] [--allow-incomplete]   (--allow-incomplete: sign even though a planned section did not run; the cover says so)',
       run: async (o, _p, ctx) => {
         const input = {
           project: o.string('project'),
@@ -33,6 +33,8 @@ export function reportCommands(api: () => Api): CliCommand[] {
           passphrase: o.string('passphrase'),
           auditor: o.string('auditor'),
           organisation: o.string('organisation'),
+          remedialActions: o.string('remedial-actions'),
+          reauditDate: o.string('reaudit-date'),
           allowIncomplete: o.flag('allow-incomplete'),
         };
         o.assertNoUnknown();

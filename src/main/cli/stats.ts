@@ -6,12 +6,13 @@
  */
 import { UserError } from '../../shared/errors';
 import { CsvError, fromCsvCell, parseCsvTable, parseDecimal, type CsvTable } from '../data/csv';
-import { analyseFdi, analyseWer, werComparisonMdes, equalErrorRate, NORMALIZE_MODES, observedThresholds, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
+import { analyseFdi, analyseWer, werComparisonMdes, WER_LR_BOOTSTRAP, equalErrorRate, NORMALIZE_MODES, observedThresholds, serPropagation, thresholdRange, type NormalizeMode, type Orientation, type WerRow } from '../stats';
 import { UsageError, type CliCommand, type Options } from './args';
 import { readSerInput } from './ser-input';
 import { speatCommand } from './speat-command';
 import { guard, readSpreadsheet } from './stats-io';
 import { quoteUserText } from '../../shared/quote';
+import { verificationResult } from '../audits/fdi-grouping';
 
 /**
  * A CSV for `stats wer` and `stats fdi`: the files a report carries (report extract) are
@@ -31,7 +32,7 @@ function readCsv(path: string, requiredColumns: string[]): CsvTable {
 const werCommand: CliCommand = {
   path: ['stats', 'wer'],
   usage:
-    'stats wer --input FILE.csv [--reference-group G (else every pair, Holm over all pairs)] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S] [--mde-simulations N [--alpha A]]',
+    'stats wer --input FILE.csv [--reference-group G (else every pair, Holm over all pairs)] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--lr-bootstrap B] [--seed S] [--mde-simulations N [--alpha A]]',
   async run(opts: Options) {
     const input = opts.requireString('input');
     const referenceGroup = opts.string('reference-group');
@@ -44,6 +45,8 @@ const werCommand: CliCommand = {
     const byOption = opts.string('by');
     if (byOption !== undefined && byOption !== 'utterance' && byOption !== 'speaker') throw new UsageError(`--by must be utterance or speaker, got "${byOption}"`);
     const nAGQ = opts.int('nagq', 1, 1, 25);
+    // Replicates at most of the parametric bootstrap behind verdicts with 5–19 speakers per group.
+    const lrBootstrap = opts.int('lr-bootstrap', WER_LR_BOOTSTRAP, 19, 1e6);
     const seed = opts.int('seed', 0, 0, 2 ** 52);
     // The minimum detectable rate ratio per comparison (simulated; opt-in, it refits the model hundreds of times).
     const mdeSimulations = opts.int('mde-simulations', 0, 0, 100_000);
@@ -69,7 +72,7 @@ const werCommand: CliCommand = {
       };
     });
     const by = (byOption as 'utterance' | 'speaker' | undefined) ?? (hasSpeakers ? 'speaker' : 'utterance');
-    const analysis = guard(() => analyseWer(rows, { normalize, ...(secondaryNormalize ? { secondaryNormalize } : {}), referenceGroup, bootstrap, permutations, by, seed, nAGQ }));
+    const analysis = guard(() => analyseWer(rows, { normalize, ...(secondaryNormalize ? { secondaryNormalize } : {}), referenceGroup, bootstrap, permutations, by, seed, nAGQ, lrBootstrap }));
     if (mdeSimulations === 0) return analysis;
     const mdes = werComparisonMdes(rows, analysis, { alpha, simulations: mdeSimulations, seed, nAGQ });
     return { ...analysis, comparisons: analysis.comparisons.map((c, i) => ({ ...c, mde: mdes[i] ?? null })) };
@@ -146,9 +149,14 @@ const fdiCommand: CliCommand = {
     const observed = given === null && threshold === undefined ? observedThresholds(scores) : null;
     const thresholds = given ?? observed?.thresholds ?? [threshold!];
     if (observed) threshold = equalErrorRate(scores, labels).threshold;
-    const result = guard(() => analyseFdi({ groups, labels, scores, speakers: hasEnrol ? { enrol, test } : null }, thresholds, { alpha, orientation, bootstrap, seed, nullPermutations, ...(threshold !== undefined ? { threshold } : {}) }));
+    const items = { groups, labels, scores, speakers: hasEnrol ? { enrol, test } : null };
+    const result = guard(() => analyseFdi(items, thresholds, { alpha, orientation, bootstrap, seed, nullPermutations, ...(threshold !== undefined ? { threshold } : {}) }));
+    // Per-group EER (same resamples and seed as the FDI's CI), GARBE and FDR at the reported threshold: the audit's `verification`.
+    // GARBE and FDR compare groups: with one group there is nothing to print (null).
+    const verification = new Set(groups).size >= 2 ? guard(() => verificationResult(items, result.threshold, bootstrap, seed)) : null;
     return {
       ...result,
+      verification,
       thresholdRule: observed ? 'equal-error-rate' : 'given',
       sweepRule: observed ? 'observed-range' : 'given',
       ...(observed ? { sweepRange: { from: observed.from, to: observed.to, step: observed.step } } : {}),

@@ -43,7 +43,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
   ],
   stats: [
     'stats speat (--input FILE.json | --associations FILE.json) [--permutations N] [--seed S] [--bootstrap R --sample-sizes k1,k2,… [--paired]] [--mde [--alpha A]] [--threads T]   (FILE.json may hold speakersX and speakersY, one speaker id per row of X and Y: a speaker with several clips makes speakers the unit, printed as unit beside pTwoSided)',
-    'stats wer --input FILE.csv [--reference-group G (else every pair, Holm over all pairs)] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--seed S] [--mde-simulations N [--alpha A]]',
+    'stats wer --input FILE.csv [--reference-group G (else every pair, Holm over all pairs)] [--normalize basic|none|english|whisper-english|whisper-basic] [--secondary-normalize MODE] [--bootstrap R] [--permutations N] [--by utterance|speaker] [--nagq K] [--lr-bootstrap B] [--seed S] [--mde-simulations N [--alpha A]]',
     'stats fdi --input FILE.csv [--threshold T] [--thresholds FROM:TO:STEP] [--alpha A] [--orientation harm|paper] [--bootstrap R] [--null-permutations N] [--seed S]',
     'stats ser --input FILE.json [--learning-rates 1e-3,1e-4,1e-5] [--steps N] [--seed S] [--batch-size B] [--hidden H] [--eval-every K] [--patience P]',
   ],
@@ -54,7 +54,7 @@ export const USAGE: Readonly<Record<string, readonly string[]>> = {
     'audit list --project DIR',
   ],
   report: [
-    'report build (--project DIR --run ID | --results FILE.json) --out FILE.pdf [--identity ID] [--passphrase P] [--auditor NAME] [--organisation ORG] [--allow-incomplete]   (--allow-incomplete: sign even though a planned section did not run; the cover says so)',
+    'report build (--project DIR --run ID | --results FILE.json) --out FILE.pdf [--identity ID] [--passphrase P] [--auditor NAME] [--organisation ORG] [--remedial-actions TEXT] [--reaudit-date YYYY-MM-DD] [--allow-incomplete]   (--allow-incomplete: sign even though a planned section did not run; the cover says so)',
     'report verify FILE.pdf [--require-trusted]   (the verdict in one line on stderr, the details as JSON on stdout; exit 0 when the signature is valid, 1 otherwise; with --require-trusted also 1 when the signer is not a trusted identity)',
     'report extract FILE.pdf --out DIR   (write the files attached inside the report: results.json, the locked plan, the statement, the report-data CSVs; exit 1 when the report does not verify, the files are written anyway)',
   ],
@@ -118,7 +118,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
   'models download': { options: { id: 'string', 'allow-downloads': 'boolean' } },
   embed: { options: { project: 'string', dataset: 'string', model: 'string', provider: 'string', threads: 'string' } },
   'stats speat': { options: { input: 'string', associations: 'string', permutations: 'string', seed: 'string', bootstrap: 'string', 'sample-sizes': 'string', paired: 'boolean', mde: 'boolean', alpha: 'string', threads: 'string' } },
-  'stats wer': { options: { input: 'string', 'reference-group': 'string', normalize: 'string', 'secondary-normalize': 'string', bootstrap: 'string', permutations: 'string', by: 'string', nagq: 'string', seed: 'string', 'mde-simulations': 'string', alpha: 'string' } },
+  'stats wer': { options: { input: 'string', 'reference-group': 'string', normalize: 'string', 'secondary-normalize': 'string', bootstrap: 'string', permutations: 'string', by: 'string', nagq: 'string', 'lr-bootstrap': 'string', seed: 'string', 'mde-simulations': 'string', alpha: 'string' } },
   'stats fdi': { options: { input: 'string', threshold: 'string', thresholds: 'string', alpha: 'string', orientation: 'string', bootstrap: 'string', 'null-permutations': 'string', seed: 'string' } },
   'stats ser': {
     options: { input: 'string', 'learning-rates': 'string', steps: 'string', seed: 'string', 'batch-size': 'string', hidden: 'string', 'eval-every': 'string', patience: 'string' },
@@ -137,6 +137,8 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
       passphrase: 'string',
       auditor: 'string',
       organisation: 'string',
+      'remedial-actions': 'string',
+      'reaudit-date': 'string',
       'allow-incomplete': 'boolean',
     },
   },

@@ -7,10 +7,11 @@
  * (from results.json) after each; DEFINITIONS_VERSION changes whenever the text does.
  */
 import type { AuditResults } from '../../shared/results';
+import { METHODS_VERSION } from '../../shared/methods-version';
 
 export const DEFINITIONS_ATTACHMENT = 'definitions.md';
-/** The methods page's date this text follows (METHODS.md, § The unit of inference added 2026-12-05). */
-export const DEFINITIONS_VERSION = 'equivox-methods 2026-12-05';
+/** The methods page's date this text follows (METHODS.md, § The unit of inference added 2026-12-05): the methods version a run records and the cover prints. */
+export const DEFINITIONS_VERSION = METHODS_VERSION;
 
 const SPEAT = `## SpEAT
 
@@ -87,7 +88,20 @@ score >= tau.
 - Bootstrap CI of FDI: speakers resampled where trials name them (a trial kept when both
   its speakers were drawn), else trials within groups. Null: group labels shuffled over
   speakers (else trials), FDI recomputed at the same threshold,
-  p = (1 + #{FDI_perm >= FDI_obs}) / (1 + permutations).`;
+  p = (1 + #{FDI_perm >= FDI_obs}) / (1 + permutations).
+- Beside the FDI (results.json fdi.groupings[].verification), in ISO/IEC 19795-10 terms:
+  FMR (false match rate) = the FPR, FNMR (false non-match rate) = the FNR.
+  Per group the equal error rate: at each distinct score t ascending,
+  FNMR(t) = #{genuine < t} / n1 and FMR(t) = #{impostor >= t} / n0; the first t where
+  |FNMR - FMR| is smallest; EER = (FNMR + FMR) / 2 there. Its 95% CI: percentile
+  bootstrap over the group's speakers (a trial weighs c(enrol) x c(test), a genuine trial
+  c(speaker); resamples without genuine or impostor weight left out), else over its
+  genuine and its impostor trials separately; same resamples and seed as the FDI's CI.
+- At tau, over the n groups: Gini(x) = n/(n-1) x sum_i sum_j |x_i - x_j| / (2 n^2 mean x)
+  (0 when every x is 0); GARBE = a Gini(FMR) + (1 - a) Gini(FNMR), a = 0.5 (Howard et al.
+  2022); FDR = 1 - (a max_{g,h} |FMR_g - FMR_h| + (1 - a) max_{g,h} |FNMR_g - FNMR_h|),
+  a = 0.5 (de Freitas Pereira & Marcel 2021).
+- DET curve per group: (FMR(t), FNMR(t)) at every distinct score and above the highest.`;
 
 const fmt = (v: unknown): string => (v === undefined || v === null ? 'not recorded' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 

@@ -16,9 +16,13 @@ import { plural, werOverallStatement, werPrimaryStatement, werVerdicts } from '.
 import { decisionText, spellingsText } from '../../shared/label-text';
 import { durationCheckText } from '../../shared/duration-check';
 import { referenceSentence, werReferenceSentence } from '../../shared/reference-group';
+import { verificationMethodText } from './verification-tables';
 import { fdiTables, providerText, serTables, speatTables, werTables, type Cell, type ReportTable } from './tables';
 import { showInvisibleInDocument } from './visible-text';
 import { useXmp } from './xmp';
+import { contextSection } from './audit-context-section';
+import { checklistRows } from './checklist';
+import type { FollowUpInput } from '../../shared/audit-context';
 import { speatUnit } from '../../shared/verdicts';
 
 /** The PDF/A level the report claims; checked by test/unit/report/archival.test.ts with poppler (veraPDF is the formal validator). */
@@ -40,6 +44,10 @@ export interface DocumentMeta {
   fingerprint: string;
   /** How the signing key is protected, for the limitations. */
   keyProtection: 'safeStorage' | 'passphrase' | 'passphrase-file' | 'protector';
+  /** Remedial actions and re-audit date from the Report step; "not stated" where absent. */
+  followUp?: FollowUpInput;
+  /** The Equivox that builds this report: version and git commit, or that the build recorded none (src/main/report/build-info.ts). */
+  build?: string;
 }
 
 export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKit.PDFDocument {
@@ -87,6 +95,7 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
   const L = new Layout(doc);
   const status = completeness(results);
   cover(L, results, meta, status);
+  contextSection(L, results, meta.followUp ?? {});
   summary(L, results, status);
   const builders = { speat: speatSection, ser: serSection, wer: werSection, fdi: fdiSection } as const;
   for (const section of ['speat', 'ser', 'wer', 'fdi'] as const) {
@@ -138,6 +147,9 @@ function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completen
     ['Plan hash (SHA-256)', r.audit.planSha256 ?? 'not locked'],
     ['Plan locked at', r.audit.lockedAt ?? 'not locked'],
     ['Equivox version', r.equivoxVersion],
+    ['Methods version', r.methodsVersion ?? 'not recorded (results written before methods were versioned)'],
+    // The Equivox that made this report, which may be newer than the one that ran the audit (above).
+    ['Equivox build', meta.build ?? 'not recorded'],
     ['Signed by', meta.signerName],
     ['Certificate fingerprint (SHA-256)', meta.fingerprint],
   ]);
@@ -319,6 +331,7 @@ function fdiSection(L: Layout, r: AuditResults): void {
   openSection(L, 'fdi', [
     `Verification decisions score ≥ threshold, per group: false positive rate, false negative rate and accuracy, their disparities (max − min), worst-group accuracy and Wasserstein-1 distances between the groups' score distributions. Each metric is normalised over groups to [0, 1] (orientation "${f.config.orientation}"${f.config.orientation === 'harm' ? ': 1 − accuracy, so every metric grows with harm' : ': accuracy as published, which on its own produces rank disagreement'}). FDI = mean over metric pairs of α × value disagreement + (1 − α) × rank disagreement, α = ${f.config.alpha}. Thresholds swept from ${f.config.thresholds.from} to ${f.config.thresholds.to} by ${f.config.thresholds.step}; the reported threshold is ${fmt(f.config.threshold)}${f.config.thresholdRule === "equal-error-rate" ? " (the equal-error-rate threshold over all trials)" : " (set in the plan)"}. ${fdiUncertaintyText(f)}`,
     ...(refs.length > 0 ? [`Reference groups, per attribute set. ${refs.join(' ')}`] : []),
+    ...[verificationMethodText(f)].filter((t): t is string => t !== null),
   ]);
   const list = fdiTables(r);
   tables(L, list.filter((t) => !t.id.startsWith('fdi-sweep')));
@@ -482,14 +495,20 @@ function appendix(L: Layout, r: AuditResults): void {
     r.wer.comparisons.forEach((c, i) => {
       const v = verdicts[i]!;
       const mixed = c.mixed ? `; mixed model b = ${fmt(c.mixed.coefficient)} (SE ${fmt(c.mixed.standardError)}), Wald ${pText(c.mixed.pValue)}` : '';
-      tests.push(`WER ${c.group} vs ${c.referenceGroup}: primary ${v.testName}, ${pText(v.pValue)} (Holm ${pText(v.pAdjusted)}). Secondary: Poisson likelihood-ratio χ²(1) = ${fmt(c.poisson.devianceDrop)}, ${pText(c.poisson.pValue)}; permutation ${pText(c.permutationPValue)} (${c.permutationExact ? 'exact' : `${r.wer!.config.permutations} permutations`})${mixed}.`);
+      const b = c.primary?.bootstrap;
+      const boot = b
+        ? `, likelihood ratio ${fmt(b.statistic)} against ${plural(b.replicates, 'bootstrap replicate')} (at most ${b.maxReplicates}, ${b.hits} reaching it; unit: speaker)`
+        : c.primary?.statistic !== undefined
+          ? `, likelihood ratio ${fmt(c.primary.statistic)} against χ² with 1 degree of freedom (unit: speaker)`
+          : '';
+      const primary = v.tested ? `primary ${v.testName}, ${pText(v.pValue)} (Holm ${pText(v.pAdjusted)})${boot}` : `no verdict (${v.phrase.replace(/^gets no verdict: /, '')})`;
+      tests.push(`WER ${c.group} vs ${c.referenceGroup}: ${primary}. Secondary: Poisson likelihood-ratio χ²(1) = ${fmt(c.poisson.devianceDrop)}, ${pText(c.poisson.pValue)}; permutation ${pText(c.permutationPValue)} (${c.permutationExact ? 'exact' : `${r.wer!.config.permutations} permutations`})${mixed}.`);
     });
     tests.push(`WER overall: ${werOverallStatement(r.wer).text} Fixed-effects Poisson (secondary): χ² = ${fmt(r.wer.overall.devianceDrop)} with ${plural(r.wer.overall.df, 'degree')} of freedom, ${pText(r.wer.overall.pValue)}.`);
   }
   if (r.fdi) for (const g of r.fdi.groupings) tests.push(`FDI ${g.groupBy.join(' × ')}: percentile bootstrap CI (${r.fdi.config.bootstrap} resamples) ${g.fdiCi95 ? `[${fmt(g.fdiCi95[0])}, ${fmt(g.fdiCi95[1])}]` : 'not computed'}.`);
   L.bullets(tests, 8);
   L.h2('Reporting checklist');
-  const has = (b: boolean, where: string): string => (b ? `yes: ${where}` : 'not reported');
   L.table({
     id: 'appendix-checklist',
     section: 'appendix',
@@ -498,20 +517,7 @@ function appendix(L: Layout, r: AuditResults): void {
       { title: 'Item', format: 'text', width: 2 },
       { title: 'Reported', format: 'text', width: 2 },
     ],
-    rows: [
-      ['Datasets, sizes and provenance (manifest hashes)', has(r.datasets.length > 0, 'appendix, Datasets')],
-      ['Demographic groups with clips, speakers, durations', has(r.datasets.some((d) => d.groups.length > 0), 'data tables per section')],
-      ['Sampling and matching of stimuli', has(!!r.speat, 'appendix, Sampling')],
-      ['Text normalisation rules', has(!!r.wer, 'section 3, Method')],
-      ['Models with versions (SHA-256) and execution provider', has(r.models.length > 0 && (!r.wer || r.wer.config.asrModel !== null), r.wer ? 'models tables, WER speech recogniser table, appendix' : 'models tables, appendix')],
-      ['Seeds and software versions', has(true, 'appendix, Software')],
-      ['Pre-registration (locked plan hash)', has(r.audit.planSha256 !== null, 'cover')],
-      ['Effect sizes with uncertainty (SE, CIs)', has(true, 'results tables and figures')],
-      ['Statistical tests with statistics and degrees of freedom', has(true, 'appendix, Statistical tests')],
-      ['Correction for multiple comparisons (raw and adjusted p)', has(!!r.speat || !!r.wer, 'results tables')],
-      ['Confound checks', has(!!r.speat?.tests.some((t) => t.confounds.duration), 'section 1, data table')],
-      ['Limitations', has(true, 'Limitations')],
-    ],
+    rows: checklistRows(r),
   });
 }
 

@@ -11,11 +11,14 @@ import { pdfkitAddPlaceholder } from '@signpdf/placeholder-pdfkit';
 import { SignPdf } from '@signpdf/signpdf';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import type { AuditResults } from '../../shared/results';
+import type { FollowUpInput } from '../../shared/audit-context';
 import { showInvisible } from '../../shared/visible-text';
 import { toCsv } from '../data/csv';
 import type { SigningIdentity } from '../identity';
 import { CadesSigner } from './cms';
 import { createDocument } from './document';
+import { buildCommit, buildText } from './build-info';
+import { VERSION } from '../version';
 import { DEFINITIONS_ATTACHMENT, DEFINITIONS_VERSION, definitionsText } from './definitions';
 import { layoutOf } from './layout';
 import { allTables } from './tables';
@@ -47,6 +50,8 @@ export interface BuildReportOptions {
    * SHA-256 is the results' planSha256); attached as plan.locked.json when given.
    */
   lockedPlan?: Buffer;
+  /** Remedial actions and re-audit date the auditor gave when building the report. */
+  followUp?: FollowUpInput;
 }
 
 /** One file the report carries inside it (PDF/A-3 associated file) and, mostly, beside it. */
@@ -163,6 +168,8 @@ export async function buildReport(results: AuditResults, opts: BuildReportOption
     signerName: `${identity.info.name}${identity.info.organisation ? `, ${identity.info.organisation}` : ''}`,
     fingerprint: identity.info.fingerprint,
     keyProtection: identity.info.protection,
+    followUp: opts.followUp ?? {},
+    build: buildText(VERSION, buildCommit()),
   });
   const evidence = evidenceFiles(results, opts.lockedPlan);
   const certificatePem = `-----BEGIN CERTIFICATE-----\n${identity.certificateDer.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;

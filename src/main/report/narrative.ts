@@ -80,9 +80,9 @@ export function werSecondaryPermutationText(wer: WerSection): string {
   return ` and the permutation test at the ${wer.config.by} level (${wer.config.permutations} permutations${exact})${where}`;
 }
 
-/** Holm-adjusted primary p per WER comparison: the one number behind each verdict. */
+/** Holm-adjusted primary p per tested WER comparison: the one number behind each verdict. */
 export function werAdjusted(results: AuditResults): number[] {
-  return results.wer ? werVerdicts(results.wer).map((v) => v.pAdjusted) : [];
+  return results.wer ? werVerdicts(results.wer).flatMap((v) => (v.pAdjusted === null ? [] : [v.pAdjusted])) : [];
 }
 
 export function werFindings(results: AuditResults): string[] {

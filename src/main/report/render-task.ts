@@ -49,6 +49,7 @@ export const renderReportTask: Task<RenderInput, RenderOutput> = async (input) =
     ...(input.organisation !== undefined ? { organisation: input.organisation } : {}),
     reportFileName: basename(out),
     ...(input.lockedPlan !== undefined ? { lockedPlan: Buffer.from(input.lockedPlan, 'utf8') } : {}),
+    ...(input.followUp !== undefined ? { followUp: input.followUp } : {}),
   });
   const statementText = `${JSON.stringify(statement, null, 2)}\n`;
   const sha256 = createHash('sha256').update(pdf).digest('hex');

@@ -21,6 +21,11 @@ export interface ReproduceStep {
   note: string;
 }
 
+function werLrBootstrapArgs(w: NonNullable<AuditResults['wer']>): string[] {
+  const b = w.comparisons.find((c) => c.primary?.bootstrap)?.primary?.bootstrap ?? w.overallPrimary?.bootstrap;
+  return b ? ['--lr-bootstrap', String(b.maxReplicates)] : [];
+}
+
 export function reproduceSteps(results: AuditResults): ReproduceStep[] {
   const steps: ReproduceStep[] = [];
   const w = results.wer;
@@ -37,6 +42,8 @@ export function reproduceSteps(results: AuditResults): ReproduceStep[] {
         '--permutations', String(w.config.permutations),
         '--by', w.config.by,
         '--nagq', String(w.config.nAGQ),
+        // The bootstrap behind verdicts with 5–19 speakers a group: the same B gives the same draws.
+        ...werLrBootstrapArgs(w),
         '--seed', String(unitSeed(results.audit.seed, `wer/${w.config.groupBy.join('+')}`)),
       ],
       compare: 'wer.groups (wer, ci95, errors, referenceWords) and wer.comparisons (primary test p-values)',
@@ -78,7 +85,7 @@ export function reproduceSteps(results: AuditResults): ReproduceStep[] {
         '--null-permutations', String(g.null === null ? 0 : (g.null?.permutations ?? fdi!.config.nullPermutations ?? 1000)),
         '--seed', String(unitSeed(results.audit.seed, `fdi/${g.groupBy.join('+')}`)),
       ],
-      compare: `fdi.groupings[${i}] (fdi, groups, disparities, wasserstein, fdiCi95, null.pValue) at its threshold`,
+      compare: `fdi.groupings[${i}] (fdi, groups, disparities, wasserstein, fdiCi95, null.pValue, verification) at its threshold`,
       note: 'The sweep over thresholds is not rerun by this step; add --thresholds FROM:TO:STEP from the grouping\'s sweepRange to see it.',
     });
   }

@@ -127,6 +127,7 @@ export async function buildReportFiles(engine: JobServices, input: OperationInpu
     attestationPath,
     exportsDir,
     ...(lockedPlan ? { lockedPlan: lockedPlan.toString('utf8') } : {}),
+    followUp: { ...(input.remedialActions ? { remedialActions: input.remedialActions } : {}), ...(input.reauditDate ? { reauditDate: input.reauditDate } : {}) },
   } satisfies RenderInput).result;
   const { sha256, exports, pages, signer, fingerprint } = written;
   let reportId: string | null;

@@ -4,16 +4,17 @@
  * full precision. One definition, so the two can never disagree.
  */
 import type { AuditResults, ModelSummary, WerPrimaryTest, WerSection } from '../../shared/results';
-import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtP, fmtRate, fmtRelative } from '../../shared/format';
+import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtP, fmtRate, fmtRelative, pText } from '../../shared/format';
 import { speatSeAtCompared, testLabel } from '../../shared/charts/speat';
 import { CORRECTION_NAMES, magnitude, modelName, recogniserName } from './narrative';
-import { plural, WER_TEST_SHORT, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
+import { plural, WER_TEST_SHORT, WER_VERDICT_MIN_SPEAKERS, werAlpha, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
 import { wassersteinPairs } from '../../shared/fdi-pairs';
 import { speakersText, speatUnit } from '../../shared/verdicts';
 import { agreementCell } from '../../shared/ser-agreement';
 import { serComparisonCell } from '../../shared/verdicts';
 import { durationCheckText } from '../../shared/duration-check';
 import { werNormalisationTables } from './wer-normalisation-tables';
+import { verificationTables } from './verification-tables';
 
 export type Cell = string | number | boolean | null;
 /** pct: a rate as a percentage; pp: a difference of rates in percentage points; rel: a relative change in percent (src/shared/format.ts). */
@@ -344,7 +345,7 @@ export function werTables(results: AuditResults): ReportTable[] {
       rows: wer.comparisons.map((c, i) => {
         const v = verdicts[i]!;
         const rr = werRateRatio(c);
-        return [comparisonName(c), c.absoluteDelta, c.relativeDelta, rr.value, rr.ci95 ? fmtCi(rr.ci95) : null, WER_TEST_SHORT[v.test], v.pValue, v.pAdjusted, v.unlikely ? 'unlikely to be chance' : 'could be chance'];
+        return [comparisonName(c), c.absoluteDelta, c.relativeDelta, rr.value, rr.ci95 ? fmtCi(rr.ci95) : null, v.test ? WER_TEST_SHORT[v.test] : `none (< ${WER_VERDICT_MIN_SPEAKERS} speakers)`, v.pValue, v.pAdjusted, v.label];
       }),
     },
     {
@@ -364,6 +365,7 @@ export function werTables(results: AuditResults): ReportTable[] {
         const secondary = (test: WerPrimaryTest, p: number | null | undefined): Cell => (v.test === test ? 'primary' : p ?? null);
         return [
           comparisonName(c),
+          // The mixed model's Wald p: secondary (the likelihood-ratio test, bootstrap-calibrated below 20 speakers per group, is primary).
           secondary('mixed-poisson', c.mixed?.pValue),
           c.poisson.rateRatio,
           c.poisson.devianceDrop,
@@ -380,7 +382,13 @@ export function werTables(results: AuditResults): ReportTable[] {
       title: 'Mixed-effects Poisson regression: per comparison and overall (errors ~ group + offset(log words) + (1 | speaker))',
       columns: [col('Term', 'text', 1.4), col('b', 'signed', 0.6), col('SE', 'num', 0.6), col('Wald p', 'p', 0.6), col('Rate ratio', 'num', 0.7), col('95% CI low', 'num', 0.7), col('95% CI high', 'num', 0.7), col('Statistic', 'text', 1.6)],
       rows: [
-        ...wer.comparisons.map((c) => [`${c.group} vs ${c.referenceGroup}`, c.mixed?.coefficient ?? null, c.mixed?.standardError ?? null, c.mixed?.pValue ?? null, c.mixed?.rateRatio ?? null, c.mixed?.ci95[0] ?? null, c.mixed?.ci95[1] ?? null, ''] as Cell[]),
+        ...wer.comparisons.map((c) => {
+          // Where the verdict's test is the bootstrap-calibrated LR test, its statistic and how many replicates gave its p.
+          const b = c.primary?.bootstrap;
+          const lr = c.primary?.test === 'mixed-poisson-lr' && c.primary.statistic !== undefined ? `LR = ${fmt(c.primary.statistic)}; χ²(1) ${pText(c.primary.pValue)}` : '';
+          const stat = b ? `LR = ${fmt(b.statistic)}; bootstrap ${pText(c.primary!.pValue)} from ${plural(b.replicates, 'replicate')} (at most ${b.maxReplicates})` : lr;
+          return [`${c.group} vs ${c.referenceGroup}`, c.mixed?.coefficient ?? null, c.mixed?.standardError ?? null, c.mixed?.pValue ?? null, c.mixed?.rateRatio ?? null, c.mixed?.ci95[0] ?? null, c.mixed?.ci95[1] ?? null, stat] as Cell[];
+        }),
         ['Speaker variance', null, null, null, null, null, null, `σ² = ${fmt(wer.mixed.speakerVariance)}${wer.mixed.singular ? ' (boundary)' : ''}, ${plural(wer.mixed.speakers, 'speaker')}`],
         ['Group factor (likelihood ratio)', null, null, wer.mixed.overall.pValue, null, null, null, `χ² = ${fmt(wer.mixed.overall.chi2)}, ${plural(wer.mixed.overall.df, 'degree')} of freedom; log-likelihood ${fmt(wer.mixed.logLikelihood)}`],
       ],
@@ -451,6 +459,7 @@ export function fdiTables(results: AuditResults): ReportTable[] {
         rows: g.sweep.map((s) => [s.threshold, s.fdi, s.valueDisagreement, s.rankDisagreement, s.disparities.fpr, s.disparities.fnr, s.disparities.accuracy]),
       },
     );
+    out.push(...verificationTables(g, suffix));
   });
   return out;
 }

@@ -26,6 +26,10 @@
  * (random data sets).
  * Rows with zero reference words are left out (log offset undefined). Rows are aggregated
  * into (speaker, fixed-effect pattern) cells first: exact, because mu_i = words_i · exp(η).
+ * mixedPoissonCellMinimum gives the maximum-likelihood deviance alone (no standard errors,
+ * so no lme4 PIRLS path), by Newton's method on (θ, β) jointly with the profile search as
+ * its fallback: the likelihood-ratio statistics of the bootstrap (wer-lr-bootstrap.ts),
+ * checked against lme4 with tight convergence control in test/golden/wer_lr.R.
  */
 import { lme4DevianceFunction, type PirlsData } from './glmm-pirls';
 import { chi2Sf, logGamma, normalSf } from './special';
@@ -536,25 +540,24 @@ function minimiseOverTheta(at: (theta: number) => number): number {
   return theta < 1e-6 ? 0 : theta;
 }
 
-/** Fit one model: columns are the fixed-effect columns (intercept included). */
-function fitModel(errors: ArrayLike<number>, words: ArrayLike<number>, speakerIndex: Int32Array, q: number, columns: readonly ArrayLike<number>[], nAGQ: number): MixedPoissonFit {
-  const d = buildDesign(errors, words, speakerIndex, q, columns);
-  const model = new Model(d, nAGQ);
+/** The maximum-likelihood point of a design: θ, β, the deviance there, the modes, and whether every profile step converged. */
+interface ProfileMinimum {
+  theta: number;
+  beta: number[];
+  deviance: number;
+  b: Float64Array;
+  converged: boolean;
+}
+
+/**
+ * Minimise the deviance over (θ ≥ 0, β): for each θ, β at its optimum (profileBeta),
+ * warm-started from the nearest θ evaluated so far; θ by minimiseOverTheta. `start` is
+ * the first β tried.
+ */
+function profileMinimum(model: Model, start: number[]): ProfileMinimum {
   let converged = true;
-  // Profile deviance over θ: for each θ, β at its optimum, warm-started along the grid.
   const profile = new Map<number, { beta: number[]; deviance: number; b: Float64Array }>();
-  let lastBeta = new Array<number>(d.p).fill(0);
-  {
-    // A sensible start for β: intercept at the pooled log rate.
-    let Ysum = 0;
-    let Esum = 0;
-    for (let c = 0; c < d.cells; c += 1) {
-      Ysum += d.Y[c]!;
-      Esum += d.E[c]!;
-    }
-    const interceptCol = columns.findIndex((col) => Array.prototype.every.call(col, (v: number) => v === 1));
-    if (interceptCol >= 0) lastBeta[interceptCol] = Math.log(Math.max(Ysum, 0.5) / Esum);
-  }
+  let lastBeta = start;
   const at = (theta: number): number => {
     const hit = profile.get(theta);
     if (hit) return hit.deviance;
@@ -577,9 +580,114 @@ function fitModel(errors: ArrayLike<number>, words: ArrayLike<number>, speakerIn
     lastBeta = r.beta;
     return r.deviance;
   };
-  let theta = minimiseOverTheta(at);
+  const theta = minimiseOverTheta(at);
   at(theta);
   const best = profile.get(theta)!;
+  return { theta, beta: best.beta, deviance: best.deviance, b: best.b, converged };
+}
+
+/**
+ * The Laplace maximum by Newton's method on (θ, β) jointly, with the analytic gradient and
+ * a Hessian from central differences of it, from a start with θ > 0: a few dozen deviance
+ * evaluations where the profile search takes hundreds. The deviance is even in θ, so θ = 0
+ * is always stationary; when the iterates head there (θ < 1e-4) the boundary fit (θ = 0, β
+ * profiled) is the candidate instead. Null when Newton does not settle (the caller then
+ * runs the profile search).
+ */
+function newtonMinimum(model: Model, theta0: number, beta0: readonly number[]): ProfileMinimum | null {
+  const p = beta0.length;
+  const n = p + 1;
+  const evaluate = (x: number[]): { f: number; g: number[] } => {
+    const f = model.deviance(x[0]!, x.slice(1));
+    return { f, g: [model.gradientTheta(x[0]!), ...model.gradientBeta(x[0]!)] };
+  };
+  let x = [theta0, ...beta0];
+  let cur = evaluate(x);
+  if (!Number.isFinite(cur.f)) return null;
+  const boundary = (): ProfileMinimum | null => {
+    const r = profileBeta(model, 0, x.slice(1));
+    return r.converged ? { theta: 0, beta: r.beta, deviance: r.deviance, b: Float64Array.from(model.ev.b), converged: true } : null;
+  };
+  for (let iter = 0; iter < 60; iter += 1) {
+    const saved = Float64Array.from(model.ev.b);
+    const H = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+    for (let j = 0; j < n; j += 1) {
+      const h = 1e-5 * (1 + Math.abs(x[j]!));
+      const up = x.slice();
+      const dn = x.slice();
+      up[j] += h;
+      dn[j] -= h;
+      const gu = evaluate(up).g;
+      const gd = evaluate(dn).g;
+      for (let i = 0; i < n; i += 1) H[i]![j] = (gu[i]! - gd[i]!) / (2 * h);
+    }
+    model.ev.b.set(saved);
+    for (let i = 0; i < n; i += 1) for (let j = 0; j < i; j += 1) H[i]![j] = H[j]![i] = (H[i]![j]! + H[j]![i]!) / 2;
+    // Levenberg: add to the diagonal until the step is a descent direction of a positive-definite model.
+    let step: number[] | null = null;
+    for (let lambda = 0; lambda < 1e8; lambda = lambda === 0 ? 1e-6 * (1 + Math.abs(H[0]![0]!)) : lambda * 10) {
+      const Hl = H.map((row, i) => row.map((v, j) => (i === j ? v + lambda : v)));
+      if (!invertPd(Hl)) continue;
+      step = solve(Hl, cur.g);
+      if (step) break;
+    }
+    if (!step) return null;
+    const decrement = step.reduce((a, v, j) => a + v * cur.g[j]!, 0);
+    if (decrement < 1e-12 * (1 + Math.abs(cur.f)) && step.every((v, j) => Math.abs(v) < 1e-8 * (1 + Math.abs(x[j]!)))) break;
+    let t = 1;
+    // θ stays positive: the boundary is handled apart.
+    if (x[0]! - step[0]! < 0) t = Math.min(t, (0.5 * x[0]!) / step[0]!);
+    let accepted = false;
+    for (let k = 0; k < 40; k += 1) {
+      const cand = x.map((v, j) => v - t * step[j]!);
+      const next = evaluate(cand);
+      if (Number.isFinite(next.f) && next.f <= cur.f + 1e-12 * Math.abs(cur.f)) {
+        const tiny = cur.f - next.f < 1e-13 * (1 + Math.abs(cur.f)) && step.every((v, j) => Math.abs(t * v) < 1e-9 * (1 + Math.abs(x[j]!)));
+        x = cand;
+        cur = next;
+        accepted = true;
+        if (tiny) iter = 60;
+        break;
+      }
+      model.ev.b.set(saved);
+      t /= 2;
+    }
+    if (!accepted) break;
+    if (x[0]! < 1e-4) {
+      const b = boundary();
+      if (b && b.deviance <= cur.f) return b;
+    }
+  }
+  // A stationary point inside: keep it unless the boundary is lower (the deviance can have both).
+  const interior: ProfileMinimum = { theta: x[0]!, beta: x.slice(1), deviance: cur.f, b: Float64Array.from(model.ev.b), converged: true };
+  const gnorm = Math.max(...cur.g.map(Math.abs));
+  if (!(gnorm < 1e-4 * (1 + Math.abs(cur.f)))) return null;
+  const b = boundary();
+  if (b && b.deviance < interior.deviance) return b;
+  model.ev.b.set(interior.b);
+  model.deviance(interior.theta, interior.beta);
+  return interior;
+}
+
+/** Fit one model: columns are the fixed-effect columns (intercept included). */
+function fitModel(errors: ArrayLike<number>, words: ArrayLike<number>, speakerIndex: Int32Array, q: number, columns: readonly ArrayLike<number>[], nAGQ: number): MixedPoissonFit {
+  const d = buildDesign(errors, words, speakerIndex, q, columns);
+  const model = new Model(d, nAGQ);
+  // A sensible start for β: intercept at the pooled log rate.
+  const start = new Array<number>(d.p).fill(0);
+  {
+    let Ysum = 0;
+    let Esum = 0;
+    for (let c = 0; c < d.cells; c += 1) {
+      Ysum += d.Y[c]!;
+      Esum += d.E[c]!;
+    }
+    const interceptCol = columns.findIndex((col) => Array.prototype.every.call(col, (v: number) => v === 1));
+    if (interceptCol >= 0) start[interceptCol] = Math.log(Math.max(Ysum, 0.5) / Esum);
+  }
+  const best = profileMinimum(model, start);
+  const converged = best.converged;
+  let theta = best.theta;
   let beta = best.beta;
   model.ev.b.set(best.b);
   let dev = model.deviance(theta, beta);
@@ -643,6 +751,93 @@ function fitModel(errors: ArrayLike<number>, words: ArrayLike<number>, speakerIn
     converged,
     nAGQ,
   };
+}
+
+/**
+ * Count data already summed into cells for likelihood-ratio statistics: per cell a count,
+ * an exposure (reference words, > 0) and a speaker index in 0..q−1, cells sorted by
+ * speaker. A speaker's utterances that share their fixed effects can be summed into one
+ * cell without changing the likelihood's dependence on (θ, β): within a cell
+ * mu_i = words_i · exp(η), so the rows' likelihood is the cell total's times a
+ * multinomial term no parameter touches.
+ */
+export interface MixedPoissonCells {
+  counts: ArrayLike<number>;
+  exposure: ArrayLike<number>;
+  speaker: ArrayLike<number>;
+  q: number;
+}
+
+/** A maximum-likelihood fit without standard errors: what a likelihood-ratio statistic needs. */
+export interface MixedPoissonMinimum {
+  /** −2 log-likelihood of the cell counts (Laplace, or AGQ with nAGQ > 1), constants included. */
+  deviance: number;
+  theta: number;
+  beta: number[];
+  converged: boolean;
+}
+
+/**
+ * The maximum of the (Laplace or AGQ) likelihood over (θ ≥ 0, β) for cell data, by the same
+ * profile search as mixedPoissonFit but without its standard errors (so without lme4's
+ * PIRLS path, which only moves the Hessian): cheap enough to repeat for every bootstrap
+ * replicate. `start` is the first β tried (default: 0 except each column that is constant 1,
+ * or for indicator columns each column's pooled log rate).
+ */
+export function mixedPoissonCellMinimum(cells: MixedPoissonCells, columns: readonly ArrayLike<number>[], options: MixedPoissonOptions & { start?: readonly number[]; theta?: number } = {}): MixedPoissonMinimum {
+  const n = cells.counts.length;
+  const p = columns.length;
+  const q = cells.q;
+  const X = new Float64Array(n * p);
+  const Y = new Float64Array(n);
+  const E = new Float64Array(n);
+  const start = new Int32Array(q + 1);
+  let constant = 0;
+  for (let c = 0; c < n; c += 1) {
+    const s = cells.speaker[c]!;
+    if (c > 0 && s < cells.speaker[c - 1]!) throw new RangeError('cells must be sorted by speaker');
+    const y = cells.counts[c]!;
+    const e = cells.exposure[c]!;
+    if (!(e > 0)) throw new RangeError(`cell ${c + 1} has no exposure`);
+    Y[c] = y;
+    E[c] = e;
+    constant += (y > 0 ? y * Math.log(e) : 0) - logGamma(y + 1);
+    for (let a = 0; a < p; a += 1) X[c * p + a] = columns[a]![c]!;
+    start[s + 1] += 1;
+  }
+  for (let s = 0; s < q; s += 1) start[s + 1] += start[s]!;
+  // Only the Laplace/AGQ path is used here; the PIRLS fields serve lme4DevianceFunction, never called.
+  const d: Design = { p, q, cells: n, X, Y, E, start, constant, residualConstant: 0, startWeight: new Float64Array(n), startNumerator: new Float64Array(n) };
+  let beta0 = options.start ? [...options.start] : null;
+  if (!beta0) {
+    beta0 = new Array<number>(p).fill(0);
+    for (let a = 0; a < p; a += 1) {
+      let ya = 0;
+      let ea = 0;
+      let ones = true;
+      let indicator = true;
+      for (let c = 0; c < n; c += 1) {
+        const x = X[c * p + a]!;
+        if (x !== 1) ones = false;
+        if (x !== 0 && x !== 1) indicator = false;
+        if (x === 1) {
+          ya += Y[c]!;
+          ea += E[c]!;
+        }
+      }
+      if ((ones || indicator) && ea > 0) beta0[a] = Math.log(Math.max(ya, 0.5) / ea);
+    }
+    // An intercept plus indicators: the indicators start at 0 against the intercept's pooled rate.
+    const intercept = beta0.findIndex((_, a) => {
+      for (let c = 0; c < n; c += 1) if (X[c * p + a] !== 1) return false;
+      return true;
+    });
+    if (intercept >= 0) for (let a = 0; a < p; a += 1) if (a !== intercept) beta0[a] = 0;
+  }
+  const model = new Model(d, Math.max(1, Math.floor(options.nAGQ ?? 1)));
+  // Newton needs the analytic gradient, which is the Laplace one; AGQ takes the profile search.
+  const best = (model.nAGQ === 1 ? newtonMinimum(model, options.theta ?? 0.5, beta0) : null) ?? profileMinimum(model, beta0);
+  return { deviance: best.deviance, theta: best.theta, beta: best.beta, converged: best.converged };
 }
 
 /** lme4's deriv12 (central differences, step 1e-4, no bounds): gradient and Hessian of f at x. */

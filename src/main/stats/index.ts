@@ -54,6 +54,10 @@ export {
   werComparisonPairs,
   analyseWer,
   MIXED_MODEL_MIN_SPEAKERS,
+  LR_CHI2_MIN_SPEAKERS,
+  type WerPrimary,
+  type WerBootstrapFacts,
+  type WerOverallPrimary,
   type UtteranceMeasures,
   type PooledRates,
   type WerRow,
@@ -72,13 +76,35 @@ export { poissonGlm, poissonDeviance, poissonGroupComparison, type GlmFit, type 
 export {
   mixedPoissonGroupComparison,
   mixedPoissonFit,
+  mixedPoissonCellMinimum,
   mixedPoissonDeviance,
   gaussHermite,
   type MixedPoissonOptions,
   type MixedPoissonFit,
   type MixedPoissonComparison,
   type MixedPoissonAnalysis,
+  type MixedPoissonCells,
+  type MixedPoissonMinimum,
 } from './glmm';
+export {
+  WER_LR_BOOTSTRAP,
+  WER_LR_STOP_AFTER,
+  werCells,
+  werLrStatistic,
+  werLrBootstrap,
+  bootstrapPValue,
+  drawCellCounts,
+  ownRates,
+  mergedRates,
+  sharedRate,
+  lrBootstrapStream,
+  OVERALL_LR_STREAM,
+  type WerCells,
+  type LrStatistic,
+  type LrBootstrapOptions,
+  type LrBootstrapResult,
+} from './wer-lr-bootstrap';
+export { normalDraw, poissonDraw } from './draws';
 export {
   fitStandardisation,
   standardiseInPlace,
@@ -142,3 +168,23 @@ export { SpeakerDesign, speakerPermutationTest, describeSpeakers, type SpeakerCo
 export { MDE_POWER, speatMde, smallestTwoSidedP, type SpeatMdeOptions, type SpeatMdeResult } from './power';
 export { verifierQuality, equalErrorRate, type VerifierQuality } from './verifier';
 export { werMde, werComparisonMdes, werSimulator, type WerMdeOptions, type WerMdeResult } from './wer-power';
+export {
+  GARBE_ALPHA,
+  FDR_ALPHA,
+  EER_CI_SPEAKER_METHOD,
+  EER_CI_TRIAL_METHOD,
+  weightedEer,
+  bootstrapGroupEer,
+  groupEers,
+  giniCoefficient,
+  garbe,
+  fairnessDiscrepancyRate,
+  detCurve,
+  verificationMeasures,
+  type SortedTrials,
+  type GroupEer,
+  type EerBootstrapInfo,
+  type GarbeResult,
+  type FdrResult,
+  type VerificationMeasures,
+} from './verification';

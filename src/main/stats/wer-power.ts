@@ -16,13 +16,26 @@
  *   any b by shifting each b̂ by b − b₀. Round 1 plants the closed-form guess
  *   (z_{1−α/2} + z_{0.8}) · SE with a quarter of the simulations (at least 50); round 2
  *   plants round 1's answer and gives the MDE and its power (1.25 × simulations fits).
- * - Permutation tests (few speakers, or none known): bisection on the planted ratio, each
- *   step the same simulations tested again (exact when the splits can be enumerated).
+ * - The bootstrap-calibrated likelihood-ratio test (5–19 speakers in a group): the
+ *   comparison's parametric bootstrap is drawn once, to all B replicates (the verdict's own
+ *   draws and their continuation: the same seeded stream), and every simulated audit's LR
+ *   statistic is judged against that null distribution, p = (1 + #{replicate ≥ LR}) / (1 + B),
+ *   rather than by a bootstrap of its own (B refits per simulated audit would cost B times
+ *   more; the statistic's null distribution hardly depends on the speaker variance and base
+ *   rate, which is also why the bootstrap holds its level). From 20 speakers the same
+ *   statistic against χ² (1 df). The planted ratio is bracketed from the normal-theory
+ *   guess, then bisected.
+ * - Permutation tests (none known, or no verdict with fewer than 5 speakers: then the exact
+ *   speaker-level test states what these speakers could have shown at all): bisection on
+ *   the planted ratio, each step the same simulations tested again (exact when the splits
+ *   can be enumerated).
  */
+import { normalDraw, poissonDraw } from './draws';
 import { mixedPoissonFit } from './glmm';
 import { Rng } from './rng';
-import { normalQuantile, normalSf } from './special';
+import { chi2Sf, normalQuantile, normalSf } from './special';
 import { measureUtterance, werPermutationTest, werPermutationTestExact, type WerAnalysis, type WerCounts, type WerPrimaryTest, type WerRow } from './wer';
+import { bootstrapPValue, lrBootstrapStream, mergedRates, ownRates, WER_LR_BOOTSTRAP, werCells, werLrBootstrap, werLrStatistic } from './wer-lr-bootstrap';
 
 export interface WerMdeOptions {
   /** The comparison's primary test (as compareWerGroups chose it). */
@@ -34,6 +47,8 @@ export interface WerMdeOptions {
   permutations?: number;
   maxRateRatio?: number;
   nAGQ?: number;
+  /** The bootstrap-calibrated LR test: the verdict's seed (the comparison's stream follows from the groups) and B. */
+  lrBootstrap?: { seed: number; resamples?: number };
 }
 
 export interface WerMdeResult {
@@ -48,33 +63,6 @@ export interface WerMdeResult {
 }
 
 const POWER = 0.8;
-
-/** Poisson draw by inversion, in pieces of mean ≤ 30 (a sum of Poissons is Poisson), so exp(−λ) never underflows. */
-function poissonDraw(rng: Rng, lambda: number): number {
-  let k = 0;
-  let left = lambda;
-  while (left > 0) {
-    const l = Math.min(left, 30);
-    left -= l;
-    const u = rng.nextFloat();
-    let j = 0;
-    let p = Math.exp(-l);
-    let cdf = p;
-    while (u > cdf && j < 10_000) {
-      j += 1;
-      p *= l / j;
-      cdf += p;
-    }
-    k += j;
-  }
-  return k;
-}
-
-function normalDraw(rng: Rng): number {
-  const u = 1 - rng.nextFloat();
-  const v = rng.nextFloat();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
 
 interface Layout {
   /** Rows kept (reference words > 0), their words, group index and speaker index. */
@@ -201,6 +189,34 @@ export function werSimulator(data: WerCounts, referenceGroup: string, group: str
   return (rateRatio, rng) => ({ errors: simulateErrors(m, Math.log(rateRatio), rng), words: m.L.words, groups, speakers });
 }
 
+/**
+ * The likelihood-ratio test as a judge of simulated audits: each simulated audit's statistic
+ * against χ² (1 df), or, for the bootstrap-calibrated test, against the comparison's null
+ * distribution drawn once (all B replicates of the verdict's stream).
+ */
+function lrJudge(data: WerCounts, referenceGroup: string, group: string, alpha: number, options: WerMdeOptions): Judge {
+  const bootstrap = options.test === 'mixed-poisson-lr-bootstrap';
+  if (bootstrap && !options.lrBootstrap) throw new RangeError('the bootstrap-calibrated test needs the verdict’s seed');
+  const cells = werCells(data);
+  const G = cells.groupNames.length;
+  const gi = cells.groupNames.indexOf(group);
+  const ri = cells.groupNames.indexOf(referenceGroup);
+  const full = ownRates(G);
+  const nul = mergedRates(G, gi, ri);
+  const nAGQ = options.nAGQ ?? 1;
+  const boot = bootstrap ? werLrBootstrap(cells, full, nul, { resamples: options.lrBootstrap!.resamples ?? WER_LR_BOOTSTRAP, stopAfter: Infinity, seed: options.lrBootstrap!.seed, stream: lrBootstrapStream(gi, ri), nAGQ }) : null;
+  // Simulated audits carry the rows with reference words, in order: each row's cell.
+  const rowCells: number[] = [];
+  for (let i = 0; i < data.words.length; i += 1) if (data.words[i]! > 0) rowCells.push(cells.cellOfRow[i]!);
+  const counts = new Float64Array(cells.counts.length);
+  return (errors) => {
+    counts.fill(0);
+    for (let k = 0; k < errors.length; k += 1) counts[rowCells[k]!] += errors[k]!;
+    const stat = werLrStatistic(cells, counts, full, nul, nAGQ).statistic;
+    return { reject: (boot ? bootstrapPValue(boot.nullStatistics, stat) : chi2Sf(stat, 1)) < alpha };
+  };
+}
+
 export function werMde(data: WerCounts, referenceGroup: string, group: string, options: WerMdeOptions): WerMdeResult {
   const S = options.simulations ?? 200;
   const alpha = options.alpha;
@@ -217,7 +233,9 @@ export function werMde(data: WerCounts, referenceGroup: string, group: string, o
   const simulate = (sim: number, lr: number): Float64Array => simulateErrors(model, lr, Rng.stream(seed, 8000 + sim));
   const speakerNames = Array.from(L.speaker, (s) => L.speakerIds[s]!);
   const judge: Judge =
-    options.test === 'mixed-poisson'
+    options.test === 'mixed-poisson-lr-bootstrap' || options.test === 'mixed-poisson-lr'
+      ? lrJudge(data, referenceGroup, group, alpha, options)
+      : options.test === 'mixed-poisson'
       ? (errors) => {
           const totals = groupTotals(L, errors);
           if (totals[L.ref] === 0 || totals[L.cmp] === 0) return { reject: false };
@@ -248,11 +266,22 @@ export function werMde(data: WerCounts, referenceGroup: string, group: string, o
           const p = exact ? exact.pValue : werPermutationTest(a, b, permutations, Rng.stream(seed, 9000 + sim));
           return { reject: p < alpha };
         };
-  const testName = { 'mixed-poisson': 'the mixed model’s Wald test', 'speaker-permutation': 'the speaker-level permutation test', 'utterance-permutation': 'the utterance-level permutation test' }[options.test];
+  const B = options.lrBootstrap?.resamples ?? WER_LR_BOOTSTRAP;
+  const testName = {
+    'mixed-poisson-lr-bootstrap': `the mixed model’s likelihood-ratio test against this comparison’s parametric-bootstrap null distribution (${B} replicates)`,
+    'mixed-poisson-lr': 'the mixed model’s likelihood-ratio test against χ² with 1 degree of freedom',
+    'mixed-poisson': 'the mixed model’s Wald test',
+    'speaker-permutation': 'the speaker-level permutation test',
+    'utterance-permutation': 'the utterance-level permutation test',
+  }[options.test];
   const method =
     `simulated: ${S} audits from the fitted ${withSpeakers ? `mixed model (speaker SD ${sigma.toPrecision(3)} on the log scale) with the actual speakers,` : 'Poisson model (no speaker ids) with the actual'} utterances and reference words, ` +
     `one group's error rate planted at a ratio of the reference's; each judged by ${testName} at alpha ${alpha.toPrecision(3)}; ` +
-    (options.test === 'mixed-poisson' ? 'two rounds of simulations, each b̂ shifted to the ratio asked (the Wald statistic is close to a pivot)' : 'bisection on the planted ratio with the same simulations at every step') +
+    (options.test === 'mixed-poisson'
+      ? 'two rounds of simulations, each b̂ shifted to the ratio asked (the Wald statistic is close to a pivot)'
+      : options.test === 'mixed-poisson-lr-bootstrap' || options.test === 'mixed-poisson-lr'
+        ? 'the planted ratio bracketed from the normal-theory guess, then bisected, with the same simulations at every step'
+        : 'bisection on the planted ratio with the same simulations at every step') +
     `; Monte Carlo error of the power ±${(100 * Math.sqrt((POWER * (1 - POWER)) / S)).toFixed(1)} percentage points`;
   const maxLr = Math.log(maxRR);
   const mcError = (p: number) => Math.sqrt((p * (1 - p)) / S);
@@ -299,6 +328,41 @@ export function werMde(data: WerCounts, referenceGroup: string, group: string, o
     for (let sim = 0; sim < S; sim += 1) if (judge(simulate(sim, lr), sim).reject) hits += 1;
     return hits / S;
   };
+  if ((options.test === 'mixed-poisson-lr-bootstrap' || options.test === 'mixed-poisson-lr') && Number.isFinite(observedSe)) {
+    // Each power evaluation refits two models per simulated audit: bracket the closed-form
+    // guess (z_{1−α/2} + z_{0.8}) · SE first, then halve until the ratio is known to 1%
+    // (the power's Monte Carlo error, ±2.8 points at 200 simulations, moves it more).
+    let lo = 0;
+    let hi = maxLr;
+    let pHi = NaN;
+    let x = Math.min(maxLr, (z + normalQuantile(POWER)) * observedSe);
+    for (let k = 0; k < 8 && x < maxLr && x > lo; k += 1) {
+      const p = powerAt(x);
+      if (p >= POWER) {
+        hi = x;
+        pHi = p;
+        x /= 1.5;
+      } else {
+        lo = x;
+        if (hi < maxLr) break;
+        x *= 1.5;
+      }
+      if (hi < maxLr && lo > 0) break;
+    }
+    if (Number.isNaN(pHi)) {
+      pHi = powerAt(maxLr);
+      if (pHi < POWER) return { ...base, rateRatio: null, power: pHi, monteCarloError: mcError(pHi), method };
+    }
+    while (hi - lo > 0.01) {
+      const mid = (lo + hi) / 2;
+      const p = powerAt(mid);
+      if (p >= POWER) {
+        hi = mid;
+        pHi = p;
+      } else lo = mid;
+    }
+    return { ...base, rateRatio: Math.exp(hi), power: pHi, monteCarloError: mcError(pHi), method };
+  }
   const top = powerAt(maxLr);
   if (top < POWER) return { ...base, rateRatio: null, power: top, monteCarloError: mcError(top), method };
   let lo = 0;
@@ -318,7 +382,9 @@ export function werMde(data: WerCounts, referenceGroup: string, group: string, o
 
 /**
  * Each comparison's MDE for an analysis of `rows` (analyseWer's output), at alpha divided
- * by the number of comparisons. Simulation streams: comparison k uses seed + k.
+ * by the number of comparisons in its Holm family: the tested comparisons, or, for a
+ * comparison without a verdict, all of them (as if every comparison had enough speakers
+ * to be tested). Simulation streams: comparison k uses seed + k.
  */
 export function werComparisonMdes(
   rows: readonly WerRow[],
@@ -333,16 +399,17 @@ export function werComparisonMdes(
     groups: rows.map((r) => r.group),
     speakers: hasSpeakers ? rows.map((r) => r.speaker!) : null,
   };
-  const alpha = options.alpha / Math.max(1, analysis.comparisons.length);
+  const tested = analysis.comparisons.filter((c) => c.primary).length;
   return analysis.comparisons.map((c, k) => {
     try {
       return werMde(data, c.referenceGroup, c.group, {
-        test: c.primary.test,
-        alpha,
+        test: c.primary?.test ?? 'speaker-permutation',
+        alpha: options.alpha / Math.max(1, c.primary ? tested : analysis.comparisons.length),
         simulations: options.simulations,
         seed: options.seed + k,
         permutations: analysis.permutations,
         ...(options.nAGQ !== undefined ? { nAGQ: options.nAGQ } : {}),
+        ...(c.primary?.bootstrap ? { lrBootstrap: { seed: analysis.seed, resamples: c.primary.bootstrap.maxReplicates } } : {}),
       });
     } catch (err) {
       // A simulation the fitter cannot handle must not cost the comparison its other numbers.

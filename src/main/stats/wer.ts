@@ -12,6 +12,8 @@ import { Rng } from './rng';
 import { binomialCapped, StatsInputError } from './speat';
 import { normalizeText, normalizedWords, type NormalizeMode } from './text-normalize';
 import { werRuleChanges, type WerRuleChanges } from './wer-rule-changes';
+import { lrBootstrapStream, mergedRates, OVERALL_LR_STREAM, ownRates, sharedRate, WER_LR_BOOTSTRAP, WER_LR_STOP_AFTER, werCells, werLrBootstrap, werLrStatistic, type LrBootstrapResult } from './wer-lr-bootstrap';
+import { chi2Sf } from './special';
 
 export interface UtteranceMeasures {
   referenceWords: number;
@@ -120,17 +122,49 @@ export interface WerOptions {
   seed?: number;
   /** Quadrature nodes of the mixed model: 1 = Laplace (lme4's default), more = adaptive Gauss–Hermite. */
   nAGQ?: number;
+  /** Replicates at most of the parametric bootstrap behind the verdict (default WER_LR_BOOTSTRAP). */
+  lrBootstrap?: number;
 }
 
 export interface WerGroupResult extends PooledRates {
   ci95: [number, number];
 }
 
-/** The test behind a comparison's verdict (METHODS.md § WER and CER). */
-export type WerPrimaryTest = 'mixed-poisson' | 'speaker-permutation' | 'utterance-permutation';
+/** The test behind a comparison's verdict (METHODS.md § WER and CER, § The unit of inference). */
+export type WerPrimaryTest = 'mixed-poisson-lr-bootstrap' | 'mixed-poisson-lr' | 'mixed-poisson' | 'speaker-permutation' | 'utterance-permutation';
 
-/** Each compared group needs this many speakers for the mixed model to be the primary test. */
+/** With speaker ids, each compared group needs this many speakers for a verdict at all; below it only the power statement. */
 export const MIXED_MODEL_MIN_SPEAKERS = 5;
+
+/**
+ * From this many speakers in each compared group the mixed model's likelihood-ratio statistic
+ * is referred to χ² (1 df), which holds its level there (bench/wer-speakers.ts: 5.8% at 20
+ * speakers × 10 utterances, where the Wald test gave 6.8%); below it the same statistic is
+ * calibrated by the parametric bootstrap.
+ */
+export const LR_CHI2_MIN_SPEAKERS = 20;
+
+/** How the bootstrap behind a verdict ran: its LR statistic, replicates drawn (L) of at most B, stopping once `stopAfter` reached the statistic. */
+export interface WerBootstrapFacts {
+  statistic: number;
+  replicates: number;
+  maxReplicates: number;
+  stopAfter: number;
+  hits: number;
+  /** Speaker SD (log scale) of the fit without the group difference, from which the replicates are drawn. */
+  nullSpeakerSd: number;
+}
+
+/** The one test behind a verdict; pHolm adjusts its p over the tested comparisons. */
+export interface WerPrimary {
+  test: WerPrimaryTest;
+  pValue: number;
+  pHolm: number;
+  /** The likelihood-ratio statistic behind 'mixed-poisson-lr' (the bootstrap's is in `bootstrap`). */
+  statistic?: number;
+  /** For 'mixed-poisson-lr-bootstrap'. */
+  bootstrap?: WerBootstrapFacts;
+}
 
 export interface WerComparison {
   group: string;
@@ -145,8 +179,12 @@ export interface WerComparison {
   poisson: { coefficient: number; standardError: number; rateRatio: number; devianceDrop: number; pValue: number };
   /** Mixed-effects Poisson regression (speaker random intercept), when speaker ids are known. */
   mixed?: { coefficient: number; standardError: number; pValue: number; rateRatio: number; ci95: [number, number] };
-  /** The one test behind the verdict; pHolm adjusts its p over the comparisons. */
-  primary: { test: WerPrimaryTest; pValue: number; pHolm: number };
+  /**
+   * The one test behind the verdict; pHolm adjusts its p over the tested comparisons. Null
+   * when speakers are known and either group has fewer than MIXED_MODEL_MIN_SPEAKERS: no
+   * verdict, only what the comparison could have detected (its MDE).
+   */
+  primary: WerPrimary | null;
 }
 
 export interface WerMixedSummary {
@@ -187,7 +225,16 @@ export interface WerAnalysis {
   /** Present when every utterance has a speaker id. */
   mixed?: WerMixedSummary;
   /** The overall test behind an "unlikely to be chance" about the groups together; null when none is valid (speakers known but a group has fewer than 5). */
-  overallPrimary: { test: 'mixed-poisson' | 'poisson'; chi2: number; df: number; pValue: number } | null;
+  overallPrimary: WerOverallPrimary | null;
+}
+
+/** The overall test: the mixed model's LR test (bootstrap-calibrated below LR_CHI2_MIN_SPEAKERS in some group, χ² from there), or the fixed-effects one without speaker ids. */
+export interface WerOverallPrimary {
+  test: 'mixed-poisson-lr-bootstrap' | 'mixed-poisson' | 'poisson';
+  chi2: number;
+  df: number;
+  pValue: number;
+  bootstrap?: WerBootstrapFacts;
 }
 
 /** Resampling units: utterances, or a speaker's utterances summed (errors, words). */
@@ -323,6 +370,14 @@ export interface WerTestsOptions {
   permutations: number;
   seed: number;
   nAGQ?: number;
+  /** Replicates at most of the parametric bootstrap (default WER_LR_BOOTSTRAP). */
+  lrBootstrap?: number;
+  /** Stop the bootstrap once this many replicates reach the statistic (default WER_LR_STOP_AFTER). */
+  lrStopAfter?: number;
+}
+
+function bootstrapFacts(r: LrBootstrapResult, stopAfter: number): WerBootstrapFacts {
+  return { statistic: r.statistic, replicates: r.resamples, maxReplicates: r.maxResamples, stopAfter, hits: r.hits, nullSpeakerSd: r.nullSpeakerSd };
 }
 
 /**
@@ -337,12 +392,17 @@ export function werComparisonPairs(groupNames: readonly string[], referenceGroup
 }
 
 /**
- * Every test of METHODS.md on count data and the choice of the primary one per comparison:
- * the mixed model when both compared groups have at least 5 speakers, else the
- * speaker-level permutation test (exact when the splits can be enumerated); without
- * speaker ids, the utterance-level permutation test. `design` is the reference group, or
- * null for every pair (werComparisonPairs); Holm adjusts over all the comparisons made. The
- * calibration bench runs this on simulated null data, so what it measures is what the app reports.
+ * Every test of METHODS.md on count data and the choice of the primary one per comparison
+ * (METHODS.md § The unit of inference): with speaker ids, no verdict when either compared
+ * group has fewer than 5 speakers; else the mixed model's likelihood-ratio statistic (the
+ * compared group merged into the reference against kept apart), its p from a parametric
+ * bootstrap from the null fit (wer-lr-bootstrap.ts) while the smaller group has 5 to 19
+ * speakers, from χ² (1 df) from 20. Without speaker ids, the utterance-level permutation
+ * test. The mixed model's Wald test stays as the rate ratio's CI and a secondary p.
+ * `design` is the reference group, or null for every pair (werComparisonPairs); Holm adjusts
+ * over the tested comparisons of the design (against the reference, or every pair). The
+ * calibration bench runs this on simulated null data, so what it measures is what the app
+ * reports.
  */
 export function compareWerGroups(data: WerCounts, design: string | null, options: WerTestsOptions): Pick<WerAnalysis, 'comparisons' | 'overall' | 'poissonExcludedRows' | 'mixed' | 'overallPrimary'> {
   const { errors, words, groups, speakers } = data;
@@ -360,17 +420,24 @@ export function compareWerGroups(data: WerCounts, design: string | null, options
     return e / w;
   };
   const speakerCount = (g: string): number => (speakers ? new Set(idxOf.get(g)!.map((i) => speakers[i]!)).size : 0);
+  const nAGQ = options.nAGQ ?? 1;
   // One fit per group in the role of the reference (every pair refits with each); the overall tests do not depend on it.
   const fits = new Map<string, { poisson: ReturnType<typeof poissonGroupComparison>; mixedFit: ReturnType<typeof mixedPoissonGroupComparison> | null }>();
   const fitsFor = (ref: string) => {
     let f = fits.get(ref);
     if (!f) {
-      f = { poisson: poissonGroupComparison(errors, words, groups, ref), mixedFit: speakers ? mixedPoissonGroupComparison(errors, words, groups, speakers, ref, { nAGQ: options.nAGQ ?? 1 }) : null };
+      f = { poisson: poissonGroupComparison(errors, words, groups, ref), mixedFit: speakers ? mixedPoissonGroupComparison(errors, words, groups, speakers, ref, { nAGQ }) : null };
       fits.set(ref, f);
     }
     return f;
   };
   const { poisson, mixedFit } = fitsFor(design ?? groupNames[0]!);
+  const B = options.lrBootstrap ?? WER_LR_BOOTSTRAP;
+  const stopAfter = options.lrStopAfter ?? WER_LR_STOP_AFTER;
+  // Cells over the rows with reference words; group indices follow werCells' sorted names.
+  const cells = speakers ? werCells(data) : null;
+  const G = cells?.groupNames.length ?? 0;
+  const gIdx = (g: string): number => cells!.groupNames.indexOf(g);
   const raw = werComparisonPairs(groupNames, design).map(({ group: g, referenceGroup }, ci) => {
     const { poisson, mixedFit } = fitsFor(referenceGroup);
     const refWer = rate(referenceGroup);
@@ -382,16 +449,16 @@ export function compareWerGroups(data: WerCounts, design: string | null, options
     const exact = options.by === 'speaker' ? werPermutationTestExact(ua, ub, options.permutations) : null;
     const permutationPValue = exact ? exact.pValue : werPermutationTest(ua, ub, options.permutations, Rng.stream(options.seed, 3000 + ci));
     const mc = mixedFit?.comparisons.find((c) => c.group === g);
-    let primary: { test: WerPrimaryTest; pValue: number };
+    const fewest = Math.min(speakerCount(g), speakerCount(referenceGroup));
+    let primary: Omit<WerPrimary, 'pHolm'> | null;
     if (!speakers) primary = { test: 'utterance-permutation', pValue: permutationPValue };
-    else if (mc && Number.isFinite(mc.pValue) && speakerCount(g) >= MIXED_MODEL_MIN_SPEAKERS && speakerCount(referenceGroup) >= MIXED_MODEL_MIN_SPEAKERS) {
-      primary = { test: 'mixed-poisson', pValue: mc.pValue };
-    } else if (options.by === 'speaker') primary = { test: 'speaker-permutation', pValue: permutationPValue };
-    else {
-      const sa = unitsBy('speaker', g);
-      const sb = unitsBy('speaker', referenceGroup);
-      const ex = werPermutationTestExact(sa, sb, options.permutations);
-      primary = { test: 'speaker-permutation', pValue: ex ? ex.pValue : werPermutationTest(sa, sb, options.permutations, Rng.stream(options.seed, 4000 + ci)) };
+    else if (fewest < MIXED_MODEL_MIN_SPEAKERS) primary = null;
+    else if (fewest < LR_CHI2_MIN_SPEAKERS) {
+      const r = werLrBootstrap(cells!, ownRates(G), mergedRates(G, gIdx(g), gIdx(referenceGroup)), { resamples: B, stopAfter, seed: options.seed, stream: lrBootstrapStream(gIdx(g), gIdx(referenceGroup)), nAGQ });
+      primary = { test: 'mixed-poisson-lr-bootstrap', pValue: r.pValue, bootstrap: bootstrapFacts(r, stopAfter) };
+    } else {
+      const statistic = werLrStatistic(cells!, cells!.counts, ownRates(G), mergedRates(G, gIdx(g), gIdx(referenceGroup)), nAGQ).statistic;
+      primary = { test: 'mixed-poisson-lr', pValue: chi2Sf(statistic, 1), statistic };
     }
     return {
       group: g,
@@ -405,13 +472,23 @@ export function compareWerGroups(data: WerCounts, design: string | null, options
       primary,
     };
   });
-  const pHolm = holm(raw.map((c) => c.primary.pValue));
-  const comparisons: WerComparison[] = raw.map((c, i) => ({ ...c, primary: { ...c.primary, pHolm: pHolm[i]! } }));
+  // Holm over the comparisons that are tested: one without a verdict makes no claim.
+  const tested = raw.map((c, i) => (c.primary ? i : -1)).filter((i) => i >= 0);
+  const pHolm = holm(tested.map((i) => raw[i]!.primary!.pValue));
+  const comparisons: WerComparison[] = raw.map((c, i) => ({ ...c, primary: c.primary ? { ...c.primary, pHolm: pHolm[tested.indexOf(i)]! } : null }));
   let overallPrimary: WerAnalysis['overallPrimary'] = null;
+  const fewest = Math.min(...groupNames.map(speakerCount));
   if (!speakers) overallPrimary = { test: 'poisson', chi2: poisson.overall.devianceDrop, df: poisson.overall.df, pValue: poisson.overall.pValue };
-  else if (mixedFit && Number.isFinite(mixedFit.overall.pValue) && groupNames.every((g) => speakerCount(g) >= MIXED_MODEL_MIN_SPEAKERS)) {
-    overallPrimary = { test: 'mixed-poisson', ...mixedFit.overall };
-  }
+  else if (fewest < MIXED_MODEL_MIN_SPEAKERS || groupNames.length < 2) overallPrimary = null;
+  else if (fewest < LR_CHI2_MIN_SPEAKERS) {
+    // With two groups the overall test is the one comparison's test: the same statistic and bootstrap.
+    const single = comparisons.length === 1 ? comparisons[0]!.primary : null;
+    if (single?.bootstrap) overallPrimary = { test: 'mixed-poisson-lr-bootstrap', chi2: single.bootstrap.statistic, df: 1, pValue: single.pValue, bootstrap: single.bootstrap };
+    else {
+      const r = werLrBootstrap(cells!, ownRates(G), sharedRate(G), { resamples: B, stopAfter, seed: options.seed, stream: OVERALL_LR_STREAM, nAGQ });
+      overallPrimary = { test: 'mixed-poisson-lr-bootstrap', chi2: r.statistic, df: G - 1, pValue: r.pValue, bootstrap: bootstrapFacts(r, stopAfter) };
+    }
+  } else if (mixedFit && Number.isFinite(mixedFit.overall.pValue)) overallPrimary = { test: 'mixed-poisson', ...mixedFit.overall };
   return {
     comparisons,
     overall: poisson.overall,
@@ -496,7 +573,7 @@ export function analyseWer(rows: readonly WerRow[], options: WerOptions = {}): W
   if (ref !== null && !byGroup.has(ref)) {
     throw new StatsInputError(`reference group "${ref}" does not occur in the data (groups: ${groupNames.join(', ')})`, 'group');
   }
-  const tests = compareWerGroups({ errors, words: wordsArr, groups: rows.map((r) => r.group), speakers }, ref, { by, permutations: N, seed, nAGQ: options.nAGQ ?? 1 });
+  const tests = compareWerGroups({ errors, words: wordsArr, groups: rows.map((r) => r.group), speakers }, ref, { by, permutations: N, seed, nAGQ: options.nAGQ ?? 1, ...(options.lrBootstrap !== undefined ? { lrBootstrap: options.lrBootstrap } : {}) });
   const second = options.secondaryNormalize;
   const secondary = second === undefined ? undefined : secondaryWer(rows, second, { groupNames, byGroup, speakers: by === 'speaker' ? speakers : null, resamples: R, seed, referenceGroup: ref });
   const ruleChanges = normalize === 'whisper-english' || second === 'whisper-english' ? werRuleChanges(rows) : undefined;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Id } from './common';
+import { FollowUp } from '../audit-context';
 
 /** An auditor identity as the app shows it (never the key). */
 export interface IdentitySummary {
@@ -149,6 +150,10 @@ export const reportOperations = {
          * such a build is refused; with it the cover says "Incomplete audit".
          */
         allowIncomplete: z.boolean().default(false),
+        /** What the auditor recommends doing about the findings (NIST AI RMF, Manage); the report prints "not stated" without it. */
+        remedialActions: FollowUp.shape.remedialActions,
+        /** When the system should be audited again, YYYY-MM-DD. */
+        reauditDate: FollowUp.shape.reauditDate,
       })
       .refine((v) => v.resultsPath !== undefined || (v.project !== undefined && v.auditId !== undefined), {
         message: 'give project and auditId, or resultsPath',

@@ -5,6 +5,7 @@
 import type { AuditResults } from '../results';
 import { DEFAULT_STYLE, type ChartSpec, type ChartStyle } from './common';
 import { fdiDisparityChart, fdiSweepChart } from './fdi';
+import { fdiDetChart } from './det';
 import { speatEffectChart, speatSeChart, speatSerChart } from './speat';
 import { werGroupChart } from './wer';
 
@@ -14,6 +15,7 @@ export * from './format';
 export { speatEffectChart, speatSerChart, speatSeChart, testLabel, PAPER_SE_REFERENCE } from './speat';
 export { werGroupChart } from './wer';
 export { fdiSweepChart, fdiDisparityChart } from './fdi';
+export { fdiDetChart, probit } from './det';
 
 /** Every chart for one section, in report order. */
 export function sectionCharts(results: AuditResults, section: 'speat' | 'ser' | 'wer' | 'fdi', style: ChartStyle = DEFAULT_STYLE): ChartSpec[] {
@@ -24,6 +26,6 @@ export function sectionCharts(results: AuditResults, section: 'speat' | 'ser' | 
         ? [speatSerChart(results, style)]
         : section === 'wer'
           ? [werGroupChart(results, style)]
-          : (results.fdi?.groupings ?? []).flatMap((_, i) => [fdiSweepChart(results, i, style), fdiDisparityChart(results, i, style)]);
+          : (results.fdi?.groupings ?? []).flatMap((_, i) => [fdiSweepChart(results, i, style), fdiDisparityChart(results, i, style), fdiDetChart(results, i, style)]);
   return list.filter((c): c is ChartSpec => c !== null);
 }

@@ -17,6 +17,8 @@ interface GoldenRun {
 }
 const golden = JSON.parse(readFileSync('test/golden/audit_fdi.json', 'utf8')) as { rows: { group: string; label: number; score: number }[]; thresholds: Record<string, GoldenRun> };
 
+const verificationGolden = (JSON.parse(readFileSync('test/golden/verification_golden.json', 'utf8')) as { audit_fdi: { eer: Record<string, { eer: number; threshold: number }>; garbe: number; fdr: number } }).audit_fdi;
+
 function scoresCsv(): string {
   const file = join(tempDir('fdi-scores'), 'scores.csv');
   writeFileSync(file, ['group,label,score', ...golden.rows.map((r) => `${r.group},${r.label},${r.score}`)].join('\n') + '\n');
@@ -44,6 +46,19 @@ describe('FDI audit pipeline', () => {
       expect(g.fdi).toBeCloseTo(want.fdi, 12);
       expect(fdi.trials).toEqual({ genuine: golden.rows.filter((r) => r.label === 1).length, impostor: golden.rows.filter((r) => r.label === 0).length });
       expect(g.fdiCi95).toBeNull();
+      if (tau === '0.5') {
+        // Per-group EER, GARBE and FDR beside the FDI (test/golden/verification_golden.py, audit_fdi).
+        const v = g.verification!;
+        for (const [name, e] of Object.entries(verificationGolden.eer)) {
+          expect(v.eer[name]!.eer).toBeCloseTo(e.eer, 12);
+          expect(v.eer[name]!.threshold).toBe(e.threshold);
+          expect(v.eer[name]!.ci95).toBeNull();
+        }
+        expect(v.eerCi).toBeNull();
+        expect(v.garbe.garbe).toBeCloseTo(verificationGolden.garbe, 12);
+        expect(v.fdr.fdr).toBeCloseTo(verificationGolden.fdr, 12);
+        expect(Object.keys(v.det).sort()).toEqual(['a', 'b', 'c', 'd']);
+      }
       store.close();
     });
   }
@@ -183,6 +198,9 @@ describe('FDI on imported scores with enrol_speaker and test_speaker', () => {
     expect(g.fdiCi!.unit).toBe('speaker');
     expect(g.null!.unit).toBe('speaker');
     expect(g.trials![0]!.speakers).toHaveLength(2);
+    // The EER CIs resample speakers too, with the FDI's resamples.
+    expect(g.verification!.eerCi).toMatchObject({ unit: 'speaker', resamples: 50 });
+    for (const e of Object.values(g.verification!.eer)) expect(e.ci95![0]).toBeLessThanOrEqual(e.ci95![1]);
     r.close();
   });
 

@@ -61,7 +61,7 @@ describe('signed PDF report', () => {
     expect(out).not.toContain('Syntax Error');
   });
 
-  it('verifies with our own CMS check and lists the attachments: results, manifests, every report-data CSV, the statement and the attestation', () => {
+  it('verifies with our own CMS check and lists the attachments: results, manifests, every report-data CSV, the definitions, the statement and the attestation', () => {
     const v = verifyReport(pdf);
     expect(v).toMatchObject({ valid: true, coversWholeFile: true, signer: 'Ada Auditor, Fair Speech Lab', fingerprint: identity.info.fingerprint, signedAt: '2026-11-29T12:00:00.000Z', subFilter: 'ETSI.CAdES.detached' });
     const csvs = readdirSync(join(dir, 'exports-for-names')).filter((f) => f.endsWith('.csv'));
@@ -69,7 +69,7 @@ describe('signed PDF report', () => {
     // Beside those, one associations file per SpEAT result and the reproduce steps that use them.
     const associations = results.speat!.results.map((r, i) => speatAssociationsName(r, i));
     expect(associations).toHaveLength(6);
-    expect(v.attachments.map((a) => a.name).sort()).toEqual(['audit.intoto.json', 'datasets.manifests.json', 'report.statement.json', 'results.json', 'reproduce.json', ...associations, ...csvs].sort());
+    expect(v.attachments.map((a) => a.name).sort()).toEqual(['audit.intoto.json', 'datasets.manifests.json', 'definitions.md', 'report.statement.json', 'results.json', 'reproduce.json', ...associations, ...csvs].sort());
   });
 
   it('openssl cms accepts the signature over the ByteRange bytes', () => {
@@ -131,6 +131,16 @@ describe('signed PDF report', () => {
     expect(text).not.toMatch(/proves bias/);
   });
 
+  it('the audit’s own fields: "not stated" for every one the results do not hold, and no pre-registration claimed without import times (issue 34.4)', () => {
+    const text = pdftotext(pdfPath).replace(/\s+/g, ' ');
+    for (const f of ['System under audit', 'Intended purpose', 'Out-of-scope uses', 'Data source', 'Consent basis', 'Group labels assigned by', 'Collection dates', 'Auditor’s independence', 'Remedial actions', 'Re-audit date']) {
+      expect(text).toContain(`${f} not stated`);
+    }
+    expect(text).toContain('Methods version not recorded (results written before methods were versioned)');
+    expect(text).toContain('locked before the run, not pre-registered');
+    expect(text).toContain('import times are not recorded');
+  });
+
   it('WER: one verdict per comparison, from the primary test, in the summary, the section and the CSV alike', () => {
     const text = pdftotext(pdfPath).replace(/\s+/g, ' ');
     const verdicts = werVerdicts(results.wer!);
@@ -150,7 +160,9 @@ describe('signed PDF report', () => {
       const row = csv.rows.find((r) => r.values.Group === v.group)!.values;
       expect(row.Verdict).toBe(v.unlikely ? 'unlikely to be chance' : 'could be chance');
       expect(Number(row['p Holm'])).toBe(v.pAdjusted);
-      expect(row['Primary test']).toBe(WER_TEST_SHORT[v.test]);
+      // Every group of the sample has 5 or more speakers: each comparison is tested.
+      expect(v.test).not.toBeNull();
+      expect(row['Primary test']).toBe(WER_TEST_SHORT[v.test!]);
     }
     // The fixture has one of each verdict, so both wordings are exercised.
     expect(new Set(verdicts.map((v) => v.unlikely))).toEqual(new Set([true, false]));

@@ -166,7 +166,7 @@ describe('tagged report', () => {
     const popplerTypes = [...dump.matchAll(/^\s*([A-Za-z][A-Za-z0-9]*)(?: \(\w+\))?:?$/gm)].map((m) => m[1]).filter((t) => t !== 'Scope');
     const ours = all(tree).slice(1).map((n) => n.type);
     expect(popplerTypes).toEqual(ours);
-    const parts = 1 + 1 + Object.keys(SECTION_HEADINGS).length + 2; // title, summary, four sections, limitations, appendix
+    const parts = 1 + 1 + 1 + Object.keys(SECTION_HEADINGS).length + 2; // title, about this audit, summary, four sections, limitations, appendix
     expect(ours.filter((t) => t === 'H1').length).toBe(parts);
   });
 });

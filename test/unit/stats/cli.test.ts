@@ -138,6 +138,7 @@ describe('stats wer CLI: speakers, the mixed model and the primary test', () => 
   const lme4 = JSON.parse(readFileSync(fileURLToPath(new URL('../../golden/glmm_wer.json', import.meta.url)), 'utf8')) as {
     datasets: { name: string; rows: { group: string[]; speaker: string[]; words: number[]; errors: number[] }; fits: { laplace: RFit } }[];
   };
+  const werLr = JSON.parse(readFileSync(fileURLToPath(new URL('../../golden/wer_lr.json', import.meta.url)), 'utf8')) as { datasets: { name: string; lme4: { comparisons: { group: string; chi2: number }[] } }[] };
   const arr = <T,>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
   // Transcripts with exactly `errors` word errors over `words` reference words: substitutions first, then insertions.
   const csvFrom = (rows: { group: string[]; speaker: string[]; words: number[]; errors: number[] }, withSpeaker: boolean): string => {
@@ -159,10 +160,10 @@ describe('stats wer CLI: speakers, the mixed model and the primary test', () => 
       const f = ds.fits.laplace;
       const file = join(dir, `${name}.csv`);
       writeFileSync(file, csvFrom(ds.rows, true));
-      const r = (await cli(['stats', 'wer', '--input', file, '--reference-group', f.referenceGroup, '--bootstrap', '20', '--permutations', '200'])) as {
+      const r = (await cli(['stats', 'wer', '--input', file, '--reference-group', f.referenceGroup, '--bootstrap', '20', '--permutations', '200', '--lr-bootstrap', '39'])) as {
         by: string;
         mixed: { speakerVariance: number; logLikelihood: number; overall: { chi2: number; df: number; pValue: number } };
-        comparisons: { group: string; errors?: number; mixed: { coefficient: number; standardError: number; pValue: number; rateRatio: number; ci95: [number, number] }; primary: { test: string; pValue: number } }[];
+        comparisons: { group: string; errors?: number; mixed: { coefficient: number; standardError: number; pValue: number; rateRatio: number; ci95: [number, number] }; primary: { test: string; pValue: number; bootstrap: { statistic: number; maxReplicates: number } } }[];
         groups: Record<string, { errors: number }>;
       };
       expect(r.by).toBe('speaker');
@@ -180,8 +181,11 @@ describe('stats wer CLI: speakers, the mixed model and the primary test', () => 
         expect(Math.abs(c.mixed.pValue - arr(f.pValues)[i]!)).toBeLessThan(0.005);
         expect(c.mixed.rateRatio).toBeCloseTo(Math.exp(c.mixed.coefficient), 12);
         expect(c.mixed.ci95[0]).toBeCloseTo(f.ci95[i]![0], 2);
-        // Every group here has at least 5 speakers: the mixed model is the primary test, with its own p.
-        expect(c.primary).toMatchObject({ test: 'mixed-poisson', pValue: c.mixed.pValue });
+        // Every group here has 5 to 19 speakers: the primary test is the mixed model's likelihood-ratio
+        // test calibrated by parametric bootstrap; its statistic is lme4's (test/golden/wer_lr.R).
+        const lr = werLr.datasets.find((d) => d.name === name)!.lme4.comparisons.find((x) => x.group === g)!;
+        expect(c.primary).toMatchObject({ test: 'mixed-poisson-lr-bootstrap', bootstrap: { maxReplicates: 39 } });
+        expect(Math.abs(c.primary.bootstrap.statistic - lr.chi2)).toBeLessThan(1e-5);
       });
     });
   }
@@ -203,7 +207,7 @@ describe('stats wer CLI: speakers, the mixed model and the primary test', () => 
     }
   });
 
-  it('fewer than 5 speakers in a compared group: the exact speaker-level permutation test is primary', async () => {
+  it('fewer than 5 speakers in a compared group: no verdict; the exact speaker-level permutation test stays in the tables', async () => {
     // 4 speakers per group, 6 utterances each: C(8, 4) = 70 splits, all enumerated.
     const rows = { group: [] as string[], speaker: [] as string[], words: [] as number[], errors: [] as number[] };
     ['a', 'b'].forEach((g, gi) => {
@@ -217,11 +221,13 @@ describe('stats wer CLI: speakers, the mixed model and the primary test', () => 
     const file = join(dir, 'few.csv');
     writeFileSync(file, csvFrom(rows, true));
     const r = (await cli(['stats', 'wer', '--input', file, '--reference-group', 'a', '--bootstrap', '20', '--permutations', '1000'])) as {
-      comparisons: { permutationPValue: number; permutationExact: boolean; primary: { test: string; pValue: number } }[];
+      comparisons: { permutationPValue: number; permutationExact: boolean; primary: null }[];
+      overallPrimary: null;
     };
     const c = r.comparisons[0]!;
     expect(c.permutationExact).toBe(true);
-    expect(c.primary).toMatchObject({ test: 'speaker-permutation', pValue: c.permutationPValue });
+    expect(c.primary).toBeNull();
+    expect(r.overallPrimary).toBeNull();
     // An exact p over 70 equally likely splits is a multiple of 1/70.
     expect(Math.abs(c.permutationPValue * 70 - Math.round(c.permutationPValue * 70))).toBeLessThan(1e-9);
   });

@@ -207,31 +207,33 @@ describe('stats wer: the minimum detectable rate ratio', () => {
     return `${lines.join('\n')}\n`;
   };
   type Mde = { rateRatio: number | null; power: number; monteCarloError: number; simulations: number; alpha: number; test: string; maxRateRatio: number; method: string };
-  type Out = { comparisons: { group: string; mixed?: { standardError: number }; primary: { test: string }; mde?: Mde | null }[] };
+  type Out = { comparisons: { group: string; mixed?: { standardError: number }; primary: { test: string } | null; mde?: Mde | null }[] };
 
-  it('mixed model primary: a ratio near the closed form exp((z₀.₉₈₇₅ + z₀.₈) SE), power 0.8 within Monte Carlo error, at alpha / comparisons', async () => {
+  it('bootstrap-calibrated LR test primary (15 speakers a group): a ratio near the closed form exp((z₀.₉₈₇₅ + z₀.₈) SE), power 0.8 within Monte Carlo error, at alpha / comparisons', async () => {
     const ds = lme4.datasets.find((d) => d.name === 'three-groups')!;
     const file = join(dir, 'three-groups.csv');
     writeFileSync(file, csvFrom(ds.rows));
-    const args = ['stats', 'wer', '--input', file, '--reference-group', ds.fits.laplace.referenceGroup, '--bootstrap', '20', '--permutations', '200', '--mde-simulations', '80'];
+    const args = ['stats', 'wer', '--input', file, '--reference-group', ds.fits.laplace.referenceGroup, '--bootstrap', '20', '--permutations', '200', '--lr-bootstrap', '199', '--mde-simulations', '80'];
     const r = (await cli(args)) as unknown as Out;
     expect(r.comparisons).toHaveLength(2);
     for (const c of r.comparisons) {
       const m = c.mde!;
-      expect(m.test).toBe(c.primary.test);
-      expect(m.test).toBe('mixed-poisson');
+      expect(m.test).toBe(c.primary!.test);
+      expect(m.test).toBe('mixed-poisson-lr-bootstrap');
+      expect(m.method).toMatch(/parametric-bootstrap null distribution \(199 replicates\)/);
       expect(m.alpha).toBeCloseTo(0.05 / 2, 15);
       expect(m.simulations).toBe(80);
       expect(m.monteCarloError).toBeCloseTo(Math.sqrt((m.power * (1 - m.power)) / 80), 12);
       expect(m.power).toBeGreaterThanOrEqual(0.8);
       expect(m.power).toBeLessThan(0.8 + 3 * m.monteCarloError);
-      // Independent yardstick: the normal-theory MDE from the fitted SE (1.96 → z at alpha 0.025 two-sided).
+      // Independent yardstick: the normal-theory MDE from the fitted SE (1.96 → z at alpha 0.025 two-sided);
+      // the LR test has about the Wald test's power at 15 speakers a group.
       const closed = Math.exp((2.241402727604947 + 0.8416212335729143) * c.mixed!.standardError);
       expect(Math.abs(Math.log(m.rateRatio!) / Math.log(closed) - 1)).toBeLessThan(0.25);
     }
   }, 120_000);
 
-  it('three speakers per group: the exact speaker test cannot reach p < 0.05 (smallest p 2/20), so nothing is detectable', async () => {
+  it('three speakers per group: no verdict, and the power statement’s exact speaker test cannot reach p < 0.05 (smallest p 2/20), so nothing is detectable', async () => {
     const rows = { group: [] as string[], speaker: [] as string[], words: [] as number[], errors: [] as number[] };
     ['a', 'b'].forEach((g) => {
       for (let s = 0; s < 3; s += 1) for (let u = 0; u < 6; u += 1) {
@@ -244,6 +246,7 @@ describe('stats wer: the minimum detectable rate ratio', () => {
     const file = join(dir, 'three-speakers.csv');
     writeFileSync(file, csvFrom(rows));
     const r = (await cli(['stats', 'wer', '--input', file, '--reference-group', 'a', '--bootstrap', '20', '--permutations', '1000', '--mde-simulations', '60'])) as unknown as Out;
+    expect(r.comparisons[0]!.primary).toBeNull();
     const m = r.comparisons[0]!.mde!;
     expect(m.test).toBe('speaker-permutation');
     expect(m.rateRatio).toBeNull();

@@ -6,6 +6,7 @@ import { fdiCiUnitText, fdiVerdict } from '../../../shared/verdicts';
 import { referenceSentence } from '../../../shared/reference-group';
 import { Term } from '../components/Term';
 import { ChartFigure } from './ChartFigure';
+import { FdiVerificationView } from './FdiVerificationView';
 import { fdiAlphaChart } from './charts/fdi';
 import { Ci, Num } from './format';
 
@@ -193,6 +194,7 @@ function FdiGroupingView({ results, fdi, index }: { results: AuditResults; fdi: 
       <p className="muted small">
         Wasserstein distance: how far apart two groups’ score distributions lie (0 = identical); it does not depend on the threshold.
       </p>
+      <FdiVerificationView results={results} g={g} index={index} />
       {sweep ? <ChartFigure spec={sweep} table={sweepTable} /> : null}
       {disp ? <ChartFigure spec={disp} tableSummary="Show the numbers as a table (the same table as above)" table={sweepTable} /> : null}
       {alpha ? (

@@ -3,7 +3,7 @@ import { fmtDeltaPp, fmtRelative } from '../../../shared/format';
 import type { AuditResults, WerComparison, WerGroupResult, WerSection } from '../../../shared/results';
 import { werAbove100Text, werPowerText } from '../../../shared/verdicts';
 import { werReferenceSentence } from '../../../shared/reference-group';
-import { WER_TEST_SHORT, werOverallStatement, werPrimaryStatement, werRateRatio, werVerdicts, type WerVerdict } from '../../../shared/wer-verdict';
+import { WER_TEST_SHORT, WER_VERDICT_MIN_SPEAKERS, werOverallStatement, werPrimaryStatement, werRateRatio, werVerdicts, type WerVerdict } from '../../../shared/wer-verdict';
 import { Term } from '../components/Term';
 import { languageName } from '../lib/language';
 import { ChartFigure } from './ChartFigure';
@@ -175,11 +175,11 @@ export function WerPanel({ results, wer }: { results: AuditResults; wer: WerSect
                             </>
                           ) : null}
                         </td>
-                        <td>{WER_TEST_SHORT[v.test]}</td>
+                        <td>{v.test ? WER_TEST_SHORT[v.test] : `none (< ${WER_VERDICT_MIN_SPEAKERS} speakers)`}</td>
                         <td className="num">
                           <Num value={v.pAdjusted} kind="p" />
                         </td>
-                        <td>{v.unlikely ? 'unlikely to be chance' : 'could be chance'}</td>
+                        <td>{v.label}</td>
                       </tr>
                       <tr className="dash-row-plain">
                         <td colSpan={7} className="dash-plain" data-testid={ref !== null ? `wer-verdict-${c.group}` : `wer-verdict-${c.group}-vs-${c.referenceGroup}`}>

@@ -173,10 +173,25 @@ export const GLOSSARY = {
     means: 'The score above which two recordings are taken to be the same speaker. By default the equal-error-rate threshold: the one at which wrongly accepted and wrongly rejected pairs are equally common overall.',
     notMeans: 'It is not chosen per group, so groups can have different error rates at the same threshold.',
   },
+  eer: {
+    term: 'Equal error rate (EER)',
+    means: "The error rate at the threshold where a group's wrongly accepted impostor pairs (false matches) and wrongly rejected same-speaker pairs (false non-matches) are equally common; lower means the verifier tells that group's speakers apart better.",
+    notMeans: 'Each group reaches it at its own threshold, so it is not the error rate the group gets at the threshold actually used.',
+  },
+  garbe: {
+    term: 'GARBE (Gini Aggregation Rate for Biometric Equitability)',
+    means: 'How unevenly false matches and false non-matches are spread over the groups at the chosen threshold, as a weighted mean of two Gini coefficients: 0 means every group has the same rates, 1 that one group holds all the errors.',
+    notMeans: 'It does not say which group is worse served or whether the gap could be chance.',
+  },
+  fdr: {
+    term: 'FDR (Fairness Discrepancy Rate)',
+    means: 'One minus the weighted largest gap between two groups in false match rate and in false non-match rate at the chosen threshold: 1 means every group has the same rates, lower means larger gaps.',
+    notMeans: 'It looks only at the two most different groups and does not test whether the gap could be chance.',
+  },
   primary: {
     term: 'Primary test',
-    means: 'The one test behind each verdict, fixed by the method: a model that allows for each speaker’s own error rate (a mixed model) when both groups compared have at least 5 speakers, else a test that shuffles whole speakers between the groups (whole recordings when speakers are not known).',
-    notMeans: 'The secondary tests shown beside it are never the basis of a verdict.',
+    means: 'The one test behind each verdict, fixed by the method, with speakers (not recordings) as the unit: a model that allows for each speaker’s own error rate (a mixed model), its p found, when a group has fewer than 20 speakers, by repeating the audit up to 999 times in simulation with new speakers and no real difference (from 20 speakers the textbook formula holds); whole recordings when speakers are not known.',
+    notMeans: 'The secondary tests shown beside it are never the basis of a verdict. With fewer than 5 speakers in a group there is no verdict at all, only what those speakers could have shown.',
   },
 } as const;
 

@@ -1,5 +1,6 @@
 import { type JSX } from 'react';
 import type { Section } from '../../../../shared/results';
+import { CONTEXT_FIELDS, withContextValue, type ContextFieldKey } from '../../../../shared/audit-context';
 import type { Draft } from './draft';
 import type { StepProps } from './step-props';
 
@@ -58,8 +59,48 @@ export function PurposeStep({ draft, update }: StepProps): JSX.Element {
           {problem}
         </p>
       )}
+      <AuditContextFields draft={draft} update={update} />
     </div>
   );
+}
+
+/** Free-text fields that take several lines; the others are one line. */
+const LONG: ReadonlySet<ContextFieldKey> = new Set(['purpose.intended', 'purpose.outOfScope', 'provenance.source', 'provenance.consent', 'provenance.labelledBy', 'independence']);
+
+/** What the report's "About this audit" page prints (issue 34.4); every field optional, an empty one printed as "not stated". */
+function AuditContextFields({ draft, update }: Pick<StepProps, 'draft' | 'update'>): JSX.Element {
+  const current = draft.context ?? draft.plan?.context;
+  const set = (key: ContextFieldKey, value: string) => update((d) => ({ context: withContextValue(d.context ?? d.plan?.context, key, value), lockedSha: null }));
+  return (
+    <fieldset className="card">
+      <legend>What is audited, for what, and with whose data</legend>
+      <p className="hint">Printed near the front of the report and locked with the plan. Leave a field empty if you do not know: the report then says “not stated” and never fills it in.</p>
+      {CONTEXT_FIELDS.map((f) => {
+        const id = `context-${f.key.replace('.', '-')}`;
+        const value = readRaw(current, f.key) ?? '';
+        return (
+          <div key={f.key} className="field">
+            <label htmlFor={id}>{f.label}</label>
+            {LONG.has(f.key) ? (
+              <textarea id={id} rows={2} value={value} aria-describedby={`${id}-hint`} onChange={(e) => set(f.key, e.target.value)} />
+            ) : (
+              <input id={id} value={value} aria-describedby={`${id}-hint`} onChange={(e) => set(f.key, e.target.value)} />
+            )}
+            <p id={`${id}-hint`} className="hint">
+              {f.hint}
+            </p>
+          </div>
+        );
+      })}
+    </fieldset>
+  );
+}
+
+/** The field as typed (spaces kept while typing). */
+function readRaw(c: Draft['context'], key: ContextFieldKey): string | undefined {
+  const [group, field] = key.split('.') as [string, string | undefined];
+  const v = field === undefined ? (c as Record<string, unknown> | undefined)?.[group] : (c as Record<string, Record<string, unknown> | undefined> | undefined)?.[group]?.[field];
+  return typeof v === 'string' ? v : undefined;
 }
 
 const ORDER: Section[] = ['speat', 'ser', 'wer', 'fdi'];

@@ -11,6 +11,14 @@ import { completeness, completenessText } from '../../../../shared/completeness'
 import { SECTION_SHORT } from '../../../../shared/requirements';
 import { ReportActions } from '../../components/ReportActions';
 import { VerificationResult } from '../../components/VerificationResult';
+import { contextValue } from '../../../../shared/audit-context';
+
+/** The Report step's remedial actions and re-audit date as reports.build takes them (blank ones left out). */
+export function followUpInput(f: { remedialActions?: string; reauditDate?: string } | undefined): { remedialActions?: string; reauditDate?: string } {
+  const actions = f?.remedialActions?.trim();
+  const date = f?.reauditDate?.trim();
+  return { ...(actions ? { remedialActions: actions } : {}), ...(date ? { reauditDate: date } : {}) };
+}
 
 /** The shortest passphrase the engine accepts (identities.create). */
 const MIN_PASSPHRASE = 8;
@@ -27,7 +35,7 @@ function slug(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'report';
 }
 
-export function ReportStep({ project, draft, onDone, nav }: StepProps & { onDone: () => void; nav: Nav }): JSX.Element {
+export function ReportStep({ project, draft, update, onDone, nav }: StepProps & { onDone: () => void; nav: Nav }): JSX.Element {
   const { results, error: resultsError } = useResults(project.id, draft.auditId);
   const [identities, setIdentities] = useState<IdentitySummary[] | null>(null);
   const [identityId, setIdentityId] = useState('');
@@ -97,6 +105,7 @@ export function ReportStep({ project, draft, onDone, nav }: StepProps & { onDone
     }
   };
 
+  const setFollowUp = (patch: NonNullable<typeof draft.followUp>) => update((d) => ({ followUp: { ...d.followUp, ...patch } }));
   const identity = identities?.find((i) => i.id === identityId) ?? null;
   const status = results ? completeness(results) : null;
   const incomplete = status !== null && !status.complete;
@@ -108,7 +117,7 @@ export function ReportStep({ project, draft, onDone, nav }: StepProps & { onDone
     setVerification(null);
     setBuilding(true);
     try {
-      const r = await call('reports.build', { project: project.id, auditId: draft.auditId, out, identityId: identity.id, ...(passphrase ? { passphrase } : {}), ...(incomplete ? { allowIncomplete: confirmIncomplete } : {}) });
+      const r = await call('reports.build', { project: project.id, auditId: draft.auditId, out, identityId: identity.id, ...(passphrase ? { passphrase } : {}), ...(incomplete ? { allowIncomplete: confirmIncomplete } : {}), ...followUpInput(draft.followUp) });
       setBuilt(r);
     } catch (err) {
       setBuildError(asUiError(err));
@@ -149,6 +158,10 @@ export function ReportStep({ project, draft, onDone, nav }: StepProps & { onDone
                 'none: the plan was not locked before the run, and the report says that the analysis was not pre-registered'
               )}
             </dd>
+            <dt>System under audit</dt>
+            <dd>{contextValue(results.audit.context, 'system.name') ?? 'not stated (Purpose step; the report says so)'}</dd>
+            <dt>Intended purpose</dt>
+            <dd>{contextValue(results.audit.context, 'purpose.intended') ?? 'not stated (Purpose step; the report says so)'}</dd>
             <dt>Sections</dt>
             <dd>
               {status && completenessText(status)}: {status?.ran.map((s) => SECTION_INFO[s].name).join('; ') || 'none'}
@@ -251,6 +264,20 @@ export function ReportStep({ project, draft, onDone, nav }: StepProps & { onDone
 
       <section className="card" aria-labelledby="export-heading">
         <h2 id="export-heading">3. Sign and export</h2>
+        <div className="field">
+          <label htmlFor="remedial-actions">Remedial actions (optional)</label>
+          <textarea id="remedial-actions" rows={3} value={draft.followUp?.remedialActions ?? ''} aria-describedby="remedial-actions-hint" aria-invalid={buildError?.field === 'remedialActions' || undefined} onChange={(e) => setFollowUp({ remedialActions: e.target.value })} />
+          <p id="remedial-actions-hint" className="hint">
+            What you recommend doing about these findings, in plain words. Printed on the report's “About this audit” page; empty: “not stated”.
+          </p>
+        </div>
+        <div className="field">
+          <label htmlFor="reaudit-date">Re-audit date (optional)</label>
+          <input id="reaudit-date" type="date" value={draft.followUp?.reauditDate ?? ''} aria-describedby="reaudit-date-hint" aria-invalid={buildError?.field === 'reauditDate' || undefined} onChange={(e) => setFollowUp({ reauditDate: e.target.value })} />
+          <p id="reaudit-date-hint" className="hint">
+            When the system should be audited again.
+          </p>
+        </div>
         <PathInput label="Save the report as" purpose="save-pdf" value={out} onChange={setOut} hint="A PDF file on this computer, in the project's reports folder unless you choose another; the data files go into a folder next to it." invalid={buildError?.field === 'out'} />
         {nothing && (
           <div className="error-note" role="status">

@@ -1,5 +1,6 @@
 import type { DatasetRole } from '../../../../shared/api/datasets';
 import type { AuditPlanInput } from '../../../../shared/plan';
+import { statedContext, type AuditContextInput } from '../../../../shared/audit-context';
 import type { Section } from '../../../../shared/results';
 import type { PlanDraftInput } from '../../../../shared/requirements';
 import { load, save } from '../../lib/storage';
@@ -29,6 +30,10 @@ export interface Draft {
   auditId: string | null;
   jobId: string | null;
   intent?: DataIntent | null;
+  /** The system, purpose, provenance and independence as typed on the Purpose step; saved into the plan (blank fields dropped). */
+  context?: AuditContextInput;
+  /** Remedial actions and re-audit date as typed on the Report step; passed to reports.build. */
+  followUp?: { remedialActions?: string; reauditDate?: string };
 }
 
 export interface WizardEntry {
@@ -118,5 +123,9 @@ export function effectivePlan(d: Draft): AuditPlanInput | null {
   if (!d.plan) return null;
   const p: AuditPlanInput = { ...d.plan, sections: d.sections };
   for (const s of ALL_SECTIONS) if (!d.sections.includes(s)) delete p[s];
+  // What the Purpose step holds replaces the plan's; absent when nothing is stated, so the plan hashes as before these fields.
+  const context = d.context !== undefined ? statedContext(d.context) : statedContext(d.plan.context);
+  if (context) p.context = context;
+  else delete p.context;
   return p;
 }
