@@ -116,7 +116,10 @@ async function main(): Promise<void> {
       // Auditors' signing keys are encrypted with the OS key store (Keychain, DPAPI, libsecret)
       // where one is available; safeStorage exists only in this process, so the engine asks here.
       keyStore: {
-        isAvailable: () => safeStorage.isEncryptionAvailable(),
+        // On Linux without a keyring safeStorage "encrypts" with a password built into Chromium
+        // (backend basic_text): that protects nothing, so it counts as no key store and the
+        // auditor chooses a passphrase instead.
+        isAvailable: () => safeStorage.isEncryptionAvailable() && !(process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text'),
         encrypt: (plain) => safeStorage.encryptString(plain.toString('base64')),
         decrypt: (cipher) => Buffer.from(safeStorage.decryptString(cipher), 'base64'),
       },

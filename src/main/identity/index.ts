@@ -4,9 +4,11 @@
  * SHA-256, RSA-2048 generated in a worker thread) or imported from a PKCS#12 file.
  *
  * The private key is stored encrypted: by a KeyProtector the host supplies (the Electron
- * host wraps safeStorage), else as PKCS#8 encrypted with a passphrase. With neither (CLI,
- * demo) a random passphrase is written to `passphrase` beside the key with mode 0600:
- * documented as a limitation (anyone who can read the data folder can sign).
+ * host wraps safeStorage), else as PKCS#8 encrypted with a passphrase. The desktop app
+ * requires the auditor's passphrase where its key store is unavailable (requirePassphrase);
+ * the CLI and the demo, given none, write a random passphrase to `passphrase` beside the key
+ * with mode 0600: documented as a limitation (anyone who can read the data folder can sign).
+ * On Windows the key files' ACL is restricted to the user as well (security/owner-only-acl.ts).
  *
  * An identity's folder is built complete under a temporary name and renamed into place
  * (every file flushed first), so a kill never leaves a half-written identity.json that
@@ -21,6 +23,7 @@ import forge from 'node-forge';
 import type { IdentitySummary } from '../../shared/api/reports';
 import { NotFoundError, UserError } from '../../shared/errors';
 import { publishDir, writeFileAtomic } from '../atomic-write';
+import { restrictToOwner } from '../security/owner-only-acl';
 import { certificateFromDer, certificateNames, identityField, subjectAttributes } from './names';
 
 /**
@@ -58,6 +61,21 @@ export interface KeyAccess {
    * host's key store, so the engine thread unlocks the key and hands it over in memory.
    */
   unlockedKey?: Uint8Array | undefined;
+  /**
+   * Refuse to fall back to a passphrase file: without an available key store the caller
+   * must give a passphrase (the desktop app, which asks the auditor for one).
+   */
+  requirePassphrase?: boolean | undefined;
+}
+
+/** Whether a new identity's key would be kept by the key store, and which one. */
+export async function keyStoreStatus(protector: KeyProtector | undefined): Promise<{ kind: string | null; available: boolean }> {
+  return { kind: protector?.kind ?? null, available: !!protector && (await protector.isAvailable()) };
+}
+
+/** Where an identity's private key is on disk: sealed by the key store, or a passphrase-encrypted PEM. */
+export function keyFileOf(dataDir: string, info: Pick<IdentityInfo, 'id' | 'protection'>): string {
+  return join(identitiesDir(dataDir), info.id, info.protection === 'protector' ? 'key.protected' : 'key.pem');
 }
 
 export interface SigningIdentity {
@@ -119,6 +137,7 @@ async function protectKey(keyPem: string, access: KeyAccess): Promise<ProtectedK
     const der = key.export({ type: 'pkcs8', format: 'der' });
     return { files: [['key.protected', await access.protector.encrypt(der)]], protection: 'protector', protectorKind: access.protector.kind };
   }
+  assertPassphraseGiven(access, false);
   const files: ProtectedKey['files'] = [];
   let passphrase = access.passphrase;
   let protection: KeyProtection = 'passphrase';
@@ -131,8 +150,18 @@ async function protectKey(keyPem: string, access: KeyAccess): Promise<ProtectedK
   return { files, protection, protectorKind: null };
 }
 
+/** Refuses a missing passphrase where one is required (checked before the key is made, and again before it is stored). */
+function assertPassphraseGiven(access: KeyAccess, storeAvailable: boolean): void {
+  if (!access.requirePassphrase || storeAvailable || access.passphrase) return;
+  throw new UserError(
+    `this computer's key store${access.protector ? ` (${access.protector.kind})` : ''} is not available, so your signing key must be protected by a passphrase you choose: give one of at least 8 characters`,
+    'passphrase',
+  );
+}
+
 function storeKey(dir: string, key: ProtectedKey): Pick<IdentityInfo, 'protection' | 'protectorKind'> {
   for (const [name, data] of key.files) writeSecret(join(dir, name), data);
+  restrictToOwner(key.files.map(([name]) => join(dir, name)));
   return { protection: key.protection, protectorKind: key.protectorKind };
 }
 
@@ -183,6 +212,8 @@ export async function createIdentity(
   const name = identityField(input.name, 'name');
   const organisation = identityField(input.organisation, 'organisation');
   const email = input.email === undefined || input.email.trim() === '' ? undefined : identityField(input.email, 'email');
+  // Said before the key is generated (seconds); only asks the store when it matters.
+  if (input.requirePassphrase && !input.passphrase) assertPassphraseGiven(input, (await keyStoreStatus(input.protector)).available);
   const keyPem = await generateRsaKeyPem(2048);
   const priv = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
   const cert = forge.pki.createCertificate();

@@ -19,6 +19,17 @@ export interface IdentitySummary {
   protection: 'protector' | 'passphrase' | 'passphrase-file';
   protectorKind: string | null;
   createdAt: string;
+  /** Where the private key is on disk (identities.list only; never stored in identity.json). */
+  keyPath?: string;
+}
+
+/** Whether the host can keep a new identity's key in the OS key store, and if not whether a passphrase is required. */
+export interface KeyStoreStatus {
+  /** The store's name ("safeStorage"), or null where the host has none (the CLI, the browser preview). */
+  kind: string | null;
+  available: boolean;
+  /** The desktop app without its store: a new identity needs a passphrase the auditor chooses. */
+  passphraseRequired: boolean;
 }
 
 export interface ReportVerification {
@@ -179,6 +190,11 @@ export const reportOperations = {
     input: z.strictObject({}),
     result: null as unknown as IdentitySummary[],
     summary: 'Auditor identities in this data folder',
+  },
+  'identities.keyStore': {
+    input: z.strictObject({}),
+    result: null as unknown as KeyStoreStatus,
+    summary: "Whether a new identity's key would be kept by the OS key store here, or needs a passphrase",
   },
   'identities.trust': {
     input: z.strictObject({ certPath: Path }),

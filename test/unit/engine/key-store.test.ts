@@ -4,10 +4,11 @@
  * (child_process.fork, as the web host does) behind EngineClient with a host key store of
  * the test's own (AES-256-GCM with a key only the "host" holds), and checks that a new
  * identity's key is encrypted by the host, that a report is signed with it, and that the
- * unlocked key never travels back to the host.
+ * unlocked key never travels back to the host; and that where the desktop app's store is
+ * unavailable a new identity needs the auditor's own passphrase (no passphrase file).
  */
 import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -26,13 +27,13 @@ afterEach(async () => {
 });
 
 /** An OS key store stand-in: only this object can decrypt what it encrypted; it counts its calls. */
-function testKeyStore(): HostKeyStore & { calls: string[]; key: Buffer } {
+function testKeyStore(available = true): HostKeyStore & { calls: string[]; key: Buffer } {
   const key = randomBytes(32);
   const calls: string[] = [];
   return {
     key,
     calls,
-    isAvailable: () => (calls.push('available'), true),
+    isAvailable: () => (calls.push('available'), available),
     encrypt(plain) {
       calls.push('encrypt');
       const iv = randomBytes(12);
@@ -133,4 +134,57 @@ describe("the host's OS key store, from the engine process", () => {
     await expect(client.invoke('reports.build', { project, auditId: 'a-0001', out })).rejects.toThrow(/protected by test-keystore, which is not available here/);
     expect(existsSync(out)).toBe(false);
   }, 120_000);
+});
+
+describe('the desktop app without its key store (Linux without a keyring, a denied Keychain)', () => {
+  it("requires the auditor's passphrase for a new identity, keeps no passphrase file, and signing asks for it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'equivox-keystore-'));
+    const dataDir = join(dir, 'data');
+    const store = testKeyStore(false);
+    client = new EngineClient(() => forkEngine(), { host: 'electron', dataDir, pathPolicy: 'any', picker: false, shell: false, keyStore: 'test-keystore' }, { keyStore: store });
+    await client.whenReady();
+    expect(await client.invoke('identities.keyStore', {})).toEqual({ kind: 'test-keystore', available: false, passphraseRequired: true });
+
+    // No passphrase: refused before anything is written (no fallback to a passphrase file).
+    await expect(client.invoke('identities.create', { name: 'Ana', organisation: 'Org' })).rejects.toMatchObject({ code: 'user', field: 'passphrase', message: expect.stringMatching(/key store \(test-keystore\) is not available.*passphrase you choose/) });
+    expect(existsSync(join(dataDir, 'identities')) ? readdirSync(join(dataDir, 'identities')) : []).toEqual([]);
+    await expect(client.invoke('identities.create', { name: 'Ana', organisation: 'Org', passphrase: 'short' })).rejects.toMatchObject({ code: 'validation', field: 'passphrase' });
+
+    const passphrase = 'correct horse battery';
+    const info = (await client.invoke('identities.create', { name: 'Ana', organisation: 'Org', passphrase })) as { id: string; protection: string; fingerprint: string };
+    expect(info.protection).toBe('passphrase');
+    expect(store.calls).not.toContain('encrypt');
+    const folder = join(dataDir, 'identities', info.id);
+    expect(readdirSync(folder).sort()).toEqual(['certificate.pem', 'identity.json', 'key.pem']);
+    const pem = readFileSync(join(folder, 'key.pem'), 'utf8');
+    expect(pem).toContain('BEGIN ENCRYPTED PRIVATE KEY');
+    expect(() => createPrivateKey({ key: pem, format: 'pem', passphrase: 'another one' })).toThrow();
+    expect(createPrivateKey({ key: pem, format: 'pem', passphrase }).asymmetricKeyDetails?.modulusLength).toBe(2048);
+    // The Report step shows where the key is and how it is protected.
+    const listed = (await client.invoke('identities.list', {})) as { id: string; keyPath: string; protection: string }[];
+    expect(listed).toEqual([expect.objectContaining({ id: info.id, protection: 'passphrase', keyPath: join(folder, 'key.pem') })]);
+
+    const project = await projectWithResults(client, dir);
+    const out = join(dir, 'out', 'r.pdf');
+    const build = (p?: string) => client!.invoke('reports.build', { project, auditId: 'a-0001', out, identityId: info.id, ...(p === undefined ? {} : { passphrase: p }) });
+    await expect(build()).rejects.toMatchObject({ code: 'user', field: 'passphrase', message: expect.stringMatching(/protected by a passphrase/) });
+    await expect(build('wrong passphrase')).rejects.toMatchObject({ code: 'user', field: 'passphrase', message: `wrong passphrase for identity ${info.id}` });
+    expect(existsSync(join(dir, 'out')) ? readdirSync(join(dir, 'out')) : []).toEqual([]);
+    const built = (await build(passphrase)) as { path: string; fingerprint: string };
+    expect(built.fingerprint).toBe(info.fingerprint);
+    expect(await client.invoke('reports.verify', { path: built.path })).toMatchObject({ valid: true, fingerprint: info.fingerprint });
+  }, 120_000);
+
+  it('the CLI and the browser preview keep their fallback: no passphrase given, a random one in a file beside the key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'equivox-keystore-'));
+    const dataDir = join(dir, 'data');
+    client = new EngineClient(() => forkEngine(), { host: 'web', dataDir, pathPolicy: 'any', picker: false, shell: false });
+    await client.whenReady();
+    expect(await client.invoke('identities.keyStore', {})).toEqual({ kind: null, available: false, passphraseRequired: false });
+    const info = (await client.invoke('identities.create', { name: 'Ana', organisation: 'Org' })) as { id: string; protection: string };
+    expect(info.protection).toBe('passphrase-file');
+    const folder = join(dataDir, 'identities', info.id);
+    expect(readdirSync(folder).sort()).toEqual(['certificate.pem', 'identity.json', 'key.pem', 'passphrase']);
+    expect(() => createPrivateKey({ key: readFileSync(join(folder, 'key.pem'), 'utf8'), format: 'pem', passphrase: readFileSync(join(folder, 'passphrase'), 'utf8') })).not.toThrow();
+  }, 60_000);
 });

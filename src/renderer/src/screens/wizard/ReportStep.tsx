@@ -1,5 +1,5 @@
 import { type FormEvent, type JSX, useCallback, useEffect, useState } from 'react';
-import type { BuiltReport, IdentitySummary, ReportVerification } from '../../../../shared/api/reports';
+import type { BuiltReport, IdentitySummary, KeyStoreStatus, ReportVerification } from '../../../../shared/api/reports';
 import { asUiError, call, type UiError } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
 import { PathInput } from '../../components/PathInput';
@@ -20,6 +20,17 @@ export function followUpInput(f: { remedialActions?: string; reauditDate?: strin
   return { ...(actions ? { remedialActions: actions } : {}), ...(date ? { reauditDate: date } : {}) };
 }
 
+/** The shortest passphrase the engine accepts (identities.create). */
+const MIN_PASSPHRASE = 8;
+
+/** How an identity's key is protected, in plain words for the auditor. */
+export function protectionText(i: IdentitySummary): string {
+  if (i.protection === 'protector')
+    return `Encrypted by this computer's key store (${i.protectorKind === 'safeStorage' ? 'Keychain on macOS, your Windows account, or the desktop keyring on Linux' : (i.protectorKind ?? 'the OS key store')}): only your user account on this computer can unlock it.`;
+  if (i.protection === 'passphrase') return 'Encrypted with the passphrase you chose. Equivox does not keep it: you type it each time you sign, and without it the key cannot be used.';
+  return 'Encrypted with a random passphrase kept in a file beside it (“passphrase”): anyone who can read your Equivox data folder can sign as you. Create a new identity with a passphrase of your own to avoid this.';
+}
+
 function slug(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'report';
 }
@@ -34,6 +45,9 @@ export function ReportStep({ project, draft, update, onDone, nav }: StepProps & 
   const [idError, setIdError] = useState<UiError | null>(null);
   const [creating, setCreating] = useState(false);
   const [passphrase, setPassphrase] = useState('');
+  const [keyStore, setKeyStore] = useState<KeyStoreStatus | null>(null);
+  const [newPassphrase, setNewPassphrase] = useState('');
+  const [newPassphrase2, setNewPassphrase2] = useState('');
   const [out, setOut] = useState('');
   const [built, setBuilt] = useState<BuiltReport | null>(null);
   const [buildError, setBuildError] = useState<UiError | null>(null);
@@ -54,22 +68,36 @@ export function ReportStep({ project, draft, update, onDone, nav }: StepProps & 
   }, []);
   useEffect(() => {
     void loadIdentities();
+    call('identities.keyStore', {}).then(setKeyStore, (err: unknown) => setIdError(asUiError(err)));
   }, [loadIdentities]);
   useEffect(() => {
     if (results && !out) setOut(`${project.path}/reports/${slug(results.audit.title)}-${new Date().toISOString().slice(0, 10)}.pdf`);
   }, [results, out, project.path]);
+
+  // Without a key store the new key is encrypted with a passphrase the auditor chooses (required in the desktop app).
+  const askPassphrase = keyStore !== null && !keyStore.available;
+  const passphraseProblem =
+    !askPassphrase || (!keyStore.passphraseRequired && newPassphrase === '' && newPassphrase2 === '')
+      ? null
+      : newPassphrase.length < MIN_PASSPHRASE
+        ? `The passphrase must be at least ${MIN_PASSPHRASE} characters.`
+        : newPassphrase !== newPassphrase2
+          ? 'The two passphrases differ: type the same one twice.'
+          : null;
 
   const createIdentity = async (e: FormEvent) => {
     e.preventDefault();
     setIdError(null);
     setCreating(true);
     try {
-      const id = await call('identities.create', { name: newName, organisation: newOrg, ...(newEmail.trim() ? { email: newEmail.trim() } : {}) });
+      const id = await call('identities.create', { name: newName, organisation: newOrg, ...(newEmail.trim() ? { email: newEmail.trim() } : {}), ...(askPassphrase && newPassphrase ? { passphrase: newPassphrase } : {}) });
       await loadIdentities();
       setIdentityId(id.id);
       setNewName('');
       setNewOrg('');
       setNewEmail('');
+      setNewPassphrase('');
+      setNewPassphrase2('');
     } catch (err) {
       setIdError(asUiError(err));
     } finally {
@@ -174,8 +202,18 @@ export function ReportStep({ project, draft, update, onDone, nav }: StepProps & 
         {identity?.protection === 'passphrase' && (
           <div className="field">
             <label htmlFor="passphrase">Passphrase of this identity</label>
-            <input id="passphrase" type="password" value={passphrase} onChange={(e) => setPassphrase(e.target.value)} autoComplete="current-password" />
+            <input id="passphrase" type="password" value={passphrase} onChange={(e) => setPassphrase(e.target.value)} autoComplete="current-password" aria-invalid={buildError?.field === 'passphrase' || undefined} />
           </div>
+        )}
+        {identity && (
+          <dl className="facts-list">
+            <dt>Your signing key</dt>
+            <dd>
+              <code className="path">{identity.keyPath}</code>
+            </dd>
+            <dt>How it is protected</dt>
+            <dd>{protectionText(identity)}</dd>
+          </dl>
         )}
         <details open={identities?.length === 0}>
           <summary>Create a new identity</summary>
@@ -194,8 +232,28 @@ export function ReportStep({ project, draft, update, onDone, nav }: StepProps & 
                 <input id="id-email" type="email" value={newEmail} onChange={(e) => setNewEmail(e.target.value)} aria-invalid={idError?.field === 'email' || undefined} />
               </div>
             </div>
+            {askPassphrase && (
+              <div className="stack" role="group" aria-label="A passphrase for the new key" aria-describedby="new-passphrase-why">
+                <p id="new-passphrase-why" className="hint">
+                  This computer has no key store Equivox can use, so your signing key will be encrypted with a passphrase you choose. Anyone who has the key file and the passphrase can sign as you. Equivox does not keep the
+                  passphrase: you type it each time you sign, and if you forget it you must create a new identity.
+                  {!keyStore.passphraseRequired && ' In this browser preview you may leave it empty: the key is then encrypted with a random passphrase kept in a file beside it, so anyone who can read your Equivox data folder can sign as you.'}
+                </p>
+                <div className="grid3">
+                  <div className="field">
+                    <label htmlFor="id-passphrase">Passphrase (at least {MIN_PASSPHRASE} characters)</label>
+                    <input id="id-passphrase" type="password" autoComplete="new-password" value={newPassphrase} onChange={(e) => setNewPassphrase(e.target.value)} required={keyStore.passphraseRequired} aria-invalid={(idError?.field === 'passphrase' || (passphraseProblem !== null && newPassphrase !== '')) || undefined} />
+                  </div>
+                  <div className="field">
+                    <label htmlFor="id-passphrase2">The same passphrase again</label>
+                    <input id="id-passphrase2" type="password" autoComplete="new-password" value={newPassphrase2} onChange={(e) => setNewPassphrase2(e.target.value)} required={keyStore.passphraseRequired} />
+                  </div>
+                </div>
+                {passphraseProblem && (newPassphrase !== '' || newPassphrase2 !== '') && <p className="hint" role="status">{passphraseProblem}</p>}
+              </div>
+            )}
             <div>
-              <button type="submit" disabled={creating || !newName.trim() || !newOrg.trim()}>
+              <button type="submit" disabled={creating || !newName.trim() || !newOrg.trim() || keyStore === null || passphraseProblem !== null}>
                 {creating ? 'Creating the identity…' : 'Create identity'}
               </button>
             </div>
@@ -240,7 +298,7 @@ export function ReportStep({ project, draft, update, onDone, nav }: StepProps & 
           </div>
         )}
         <div className="row">
-          <button type="button" className="primary" onClick={() => void build()} disabled={building || !identity || !out.trim() || !results || nothing || (incomplete && !confirmIncomplete)}>
+          <button type="button" className="primary" onClick={() => void build()} disabled={building || !identity || (identity.protection === 'passphrase' && !passphrase) || !out.trim() || !results || nothing || (incomplete && !confirmIncomplete)}>
             {building ? 'Signing…' : 'Sign and export the report'}
           </button>
           {!identity && <span className="hint">Choose or create an identity first.</span>}
