@@ -63,7 +63,7 @@ describe('the one list of system packages', () => {
       expect((p.commands ?? []).length + (p.files ?? []).length + (p.python ?? []).length, p.name).toBeGreaterThan(0);
     }
     // The optional ones are exactly the outside tools whose tests skip without them.
-    expect(packages.filter((p) => p.optional).map((p) => p.name).sort()).toEqual(['munge', 'nsis', 'python3-onnx', 'python3-torch', 'slurm-wlm']);
+    expect(packages.filter((p) => p.optional).map((p) => p.name).sort()).toEqual(['exfat-fuse', 'exfatprogs', 'munge', 'nsis', 'python3-onnx', 'python3-torch', 'slurm-wlm']);
     expect(expand('${CHROMIUM_PATH:-/usr/bin/chromium}', {})).toBe('/usr/bin/chromium');
     expect(expand('${CHROMIUM_PATH:-/usr/bin/chromium}', { CHROMIUM_PATH: '/opt/c' })).toBe('/opt/c');
   });
