@@ -53,7 +53,8 @@ describe('the appendix on labels', () => {
     expect(plain).toMatch(new RegExp(`${name} gender “Female” \\(20\\), “female” \\(4\\) one label, written “Female”`));
     // The spellings cell wraps, so its last spelling follows the decision in the text.
     expect(plain).toMatch(new RegExp(`${name} speaker \\(speaker\\) “spk1” \\(2\\), “SPK1” \\(1\\),( kept apart)? “spk<U\\+200B>1” \\(1\\)( kept apart)?`));
-    expect(plain.match(/kept apart/g)).toHaveLength(1);
+    // Once, in this table (WER's method sentence says the LR statistic compares "merged against kept apart").
+    expect(plain.match(/(?<!merged against )kept apart/g)).toHaveLength(1);
     expect(text).not.toContain(ZWSP);
   });
 
