@@ -332,7 +332,7 @@ test('a new auditor audits their own data: one spreadsheet with human column nam
   writeFileSync(tampered, bytes);
   await chooseFile(page, app, 'Report file (PDF)', tampered);
   await expect(result).toContainText('Not valid: this report was changed after it was signed, or its signature is damaged.');
-  await expect(result).toContainText('the document digest does not match the signed digest (the file was changed)');
+  await expect(result).toContainText('The signed bytes were changed after signing: their SHA-256 differs from the digest in the signature.');
   await app.record('verify-invalid');
 });
 
