@@ -33,7 +33,16 @@ let strangerFingerprint: string;
 
 test.beforeAll(async () => {
   folder = realpathSync(mkdtempSync(join(tmpdir(), 'equivox-verify-')));
-  host = await startHost();
+  // The host's "Temporary files" is this folder, so the chooser lists a few entries
+  // rather than a busy machine's whole temporary folder (thousands of rows in CI).
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = folder;
+  try {
+    host = await startHost();
+  } finally {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+  }
   const results = JSON.parse(readFileSync('test/fixtures/report/results.sample.json', 'utf8')) as AuditResults;
   const info = await createIdentity(host.home, { name: NAME, organisation: ORG });
   const { pdf } = await buildReport(results, { identity: loadSigningIdentity(host.home, info.id) });
@@ -115,7 +124,7 @@ test('Verify a report: a Unicode signer as written, an edited file not judged, a
 });
 
 test('A recipient trusts an unknown auditor from the report once the fingerprint matches; an updated copy then names what failed and nothing that passed covers the change', async ({ page }, info) => {
-  // Two files chosen through the folder chooser, each scrolling the shared temporary folder (thousands of rows on a busy machine).
+  // Two files chosen through the folder chooser, and two fingerprint checks, on a busy machine.
   test.setTimeout(300_000);
   const app = new AuditorApp(page, info);
   await page.goto(host.url);
