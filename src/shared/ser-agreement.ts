@@ -63,8 +63,10 @@ export function serModelFindings(results: AuditResults): string[] {
         : t.comparison === null
           ? '; not tested: a group has fewer than 2 speakers'
           : '';
-      if (mag === 'negligible') return `${x} vs ${y}: no notable difference (Cohen's d over recordings = ${fmtSigned(t.cohensD)})${verdict}`;
-      return `${t.cohensD > 0 ? x : y} speech is predicted as more positive than ${t.cohensD > 0 ? y : x} speech (Cohen's d over recordings = ${fmtSigned(t.cohensD)}, ${mag})${verdict}`;
+      // The comparison by the auditor's name (issue 34.2: one name everywhere), then its groups in words.
+      const label = design?.name ?? `${x} vs ${y}`;
+      if (mag === 'negligible') return `${label}: no notable difference between ${x} and ${y} speech (Cohen's d over recordings = ${fmtSigned(t.cohensD)})${verdict}`;
+      return `${label}: ${t.cohensD > 0 ? x : y} speech is predicted as more positive than ${t.cohensD > 0 ? y : x} speech (Cohen's d over recordings = ${fmtSigned(t.cohensD)}, ${mag})${verdict}`;
     });
     // Results written before the speaker-level comparison carry no test: say so rather than imply one.
     const untested = tests.length > 0 && tests.every((t) => t.comparison === undefined) ? ' No significance test is run on these differences.' : '';

@@ -203,7 +203,9 @@ export function fdiVerdict(g: FdiGrouping): FdiVerdict {
   }
   // With two groups each normalised metric is 0 for one group and 1 for the other: FDI takes two values and its null p is never small.
   if (Object.keys(g.groups).length === 2) {
-    return { conclusive: false, sentence: 'FDI cannot be tested with two groups; see the per-metric disparities' };
+    // The null was computed: its p is printed with the reason it cannot decide anything (issue 34.2: no p computed and shown nowhere).
+    const nul = g.null ? ` (with two it takes only two values, so its ${fdiNullName(g)} null, ${pText(g.null.pValue)} over ${g.null.permutations.toLocaleString('en')} shuffles, is never small)` : '';
+    return { conclusive: false, sentence: `FDI cannot be tested with two groups${nul}; see the per-metric disparities` };
   }
   const nul = g.null;
   if (!nul) {

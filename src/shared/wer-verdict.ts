@@ -170,7 +170,8 @@ export function werOverallStatement(wer: WerSection): { text: string; unlikely: 
   if (o === null) {
     const few = Object.entries(wer.groups).filter(([, g]) => g.speakers < WER_VERDICT_MIN_SPEAKERS).map(([name]) => name);
     const which = few.length > 0 ? `${few.join(', ')} ${few.length === 1 ? 'has' : 'have'} fewer than ${WER_VERDICT_MIN_SPEAKERS} speakers` : 'a group has too few speakers';
-    return { text: `No overall test across all groups is reported: ${which}, too few for a verdict.`, unlikely: null };
+    // The mixed model's group factor and the fixed-effects Poisson test are still printed (tables, appendix): say they are there but give no verdict (issue 34.2).
+    return { text: `No overall verdict across all groups: ${which}, too few for a verdict; the overall likelihood-ratio tests in the tables are shown as secondary only.`, unlikely: null };
   }
   if (o === undefined) {
     const u = wer.overall.pValue < alpha;
@@ -183,6 +184,18 @@ export function werOverallStatement(wer: WerSection): { text: string; unlikely: 
   }
   const name = o.test === 'mixed-poisson' ? 'likelihood-ratio test of the mixed-effects Poisson regression; unit: speaker' : 'Poisson likelihood-ratio test, utterances treated as independent';
   return { text: `Overall, the groups’ error rates ${u ? 'differ more than chance would explain' : 'could differ by chance'} (χ² = ${o.chi2.toFixed(2)} with ${plural(o.df, 'degree')} of freedom, ${pText(o.pValue)}; ${name}).`, unlikely: u };
+}
+
+/**
+ * Where the rate ratio's CI comes from, said beside it (issue 34.2: the sentence paired the
+ * primary test's p with another test's interval): the mixed model's Wald interval, and,
+ * where the verdict's p comes from another test, that it does.
+ */
+export function werCiSource(c: WerComparison, v: Pick<WerVerdict, 'test' | 'tested'>): string {
+  if (!c.mixed) return '';
+  if (!v.tested || v.test === null || v.test === 'mixed-poisson') return 'Wald interval of the mixed model';
+  const behind: Record<Exclude<WerPrimaryTest, 'mixed-poisson'>, string> = { 'mixed-poisson-lr-bootstrap': 'bootstrap likelihood-ratio', 'mixed-poisson-lr': 'likelihood-ratio', 'speaker-permutation': 'speaker-permutation', 'utterance-permutation': 'utterance-permutation' };
+  return `Wald interval of the mixed model, which can disagree with the ${behind[v.test]} p behind the verdict`;
 }
 
 /**

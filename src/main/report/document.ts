@@ -5,7 +5,9 @@
  */
 import PDFDocument from 'pdfkit';
 import { PAPER_DEFAULTS } from '../../shared/plan';
-import type { AuditResults, RunDecoder, Section } from '../../shared/results';
+import type { AuditResults, FdiGrouping, RunDecoder, Section, SpeatResult } from '../../shared/results';
+import { testLabel } from '../../shared/charts/speat';
+import { fdiThresholdDecimals, fmtThreshold } from '../../shared/threshold-format';
 import { completeness, completenessText, type Completeness } from '../../shared/completeness';
 import { SECTION_SHORT } from '../../shared/requirements';
 import { fmt, fmtPValue, pText } from '../../shared/charts/format';
@@ -329,7 +331,7 @@ function fdiSection(L: Layout, r: AuditResults): void {
   // How each attribute set's groups are compared, as chosen before the run (results written before say nothing).
   const refs = f.groupings.filter((g) => g.reference).map((g) => `${g.groupBy.join(' × ')}: ${referenceSentence(g.reference!, { holm: false })}`);
   openSection(L, 'fdi', [
-    `Verification decisions score ≥ threshold, per group: false positive rate, false negative rate and accuracy, their disparities (max − min), worst-group accuracy and Wasserstein-1 distances between the groups' score distributions. Each metric is normalised over groups to [0, 1] (orientation "${f.config.orientation}"${f.config.orientation === 'harm' ? ': 1 − accuracy, so every metric grows with harm' : ': accuracy as published, which on its own produces rank disagreement'}). FDI = mean over metric pairs of α × value disagreement + (1 − α) × rank disagreement, α = ${f.config.alpha}. Thresholds swept from ${f.config.thresholds.from} to ${f.config.thresholds.to} by ${f.config.thresholds.step}; the reported threshold is ${fmt(f.config.threshold)}${f.config.thresholdRule === "equal-error-rate" ? " (the equal-error-rate threshold over all trials)" : " (set in the plan)"}. ${fdiUncertaintyText(f)}`,
+    `Verification decisions score ≥ threshold, per group: false positive rate, false negative rate and accuracy, their disparities (max − min), worst-group accuracy and Wasserstein-1 distances between the groups' score distributions. Each metric is normalised over groups to [0, 1] (orientation "${f.config.orientation}"${f.config.orientation === 'harm' ? ': 1 − accuracy, so every metric grows with harm' : ': accuracy as published, which on its own produces rank disagreement'}). FDI = mean over metric pairs of α × value disagreement + (1 − α) × rank disagreement, α = ${f.config.alpha}. Thresholds swept from ${f.config.thresholds.from} to ${f.config.thresholds.to} by ${f.config.thresholds.step}; the reported threshold is ${fmtThreshold(f.config.threshold, fdiThresholdDecimals(f))}${f.config.thresholdRule === "equal-error-rate" ? " (the equal-error-rate threshold over all trials)" : " (set in the plan)"}. ${fdiUncertaintyText(f)}`,
     ...(refs.length > 0 ? [`Reference groups, per attribute set. ${refs.join(' ')}`] : []),
     ...[verificationMethodText(f)].filter((t): t is string => t !== null),
   ]);
@@ -404,6 +406,25 @@ function labelAppendix(L: Layout, r: AuditResults): void {
     if (l.skippedFiles) notes.push(`${d.name}: ${plural(l.skippedFiles.count, 'file')} in the folder skipped as not recordings (${l.skippedFiles.examples.join(', ')}${l.skippedFiles.count > l.skippedFiles.examples.length ? ', …' : ''}).`);
   }
   if (notes.length > 0) L.bullets(notes, 8.5);
+}
+
+/** The FDI noise null as the appendix lists it (issue 34.2: the p it computes is printed). */
+export function fdiNullText(g: FdiGrouping): string {
+  const n = g.null;
+  if (!n) return 'no noise null computed';
+  return `${n.unit === 'speaker' ? 'speaker-label' : 'label'} shuffle null ${pText(n.pValue)} over ${n.permutations.toLocaleString('en')} shuffles (mean ${fmt(n.mean)}, 95th percentile ${fmt(n.q95)})${Object.keys(g.groups).length === 2 ? ', never small with two groups, so no verdict' : ''}`;
+}
+
+const adjustedText = (a: { bonferroni: number; holm: number; bh: number }): string => `Bonferroni ${fmtPValue(a.bonferroni)}, Holm ${fmtPValue(a.holm)}, BH ${fmtPValue(a.bh)}`;
+
+/**
+ * A SpEAT result's permutation test in the appendix, each p labelled one- or two-sided: the
+ * two-sided p (behind the verdict) first, the paper's one-sided p after it (issue 34.2).
+ */
+export function speatAppendixPs(x: SpeatResult): string {
+  const how = `unit: ${speatUnit(x)}; ${x.permutations} ${x.exact ? 'exact' : 'sampled'}`;
+  const two = x.pTwoSided !== undefined ? `two-sided ${pText(x.pTwoSided)}${x.pTwoSidedAdjusted ? ` (${adjustedText(x.pTwoSidedAdjusted)}), behind the verdict; ` : ', behind the verdict; '}` : '';
+  return `permutation test (${how}), d = ${fmt(x.effectSize)}, ${two}one-sided ${pText(x.pValue)} (${adjustedText(x.pAdjusted)})${two ? ", the SpEAT paper's direction" : ''}`;
 }
 
 function appendix(L: Layout, r: AuditResults): void {
@@ -483,11 +504,11 @@ function appendix(L: Layout, r: AuditResults): void {
   if (r.speat) {
     for (const x of r.speat.results) {
       const paper = x.clipLevel ? ` The paper's test (clips as independent): one-sided ${pText(x.clipLevel.pValue)}, two-sided ${pText(x.clipLevel.pTwoSided)} (${x.clipLevel.permutations} ${x.clipLevel.exact ? 'exact' : 'sampled'}).` : '';
-      tests.push(`SpEAT ${x.testId} × ${modelName(r, x.modelId)}: permutation test (unit: ${speatUnit(x)}; one-sided, ${x.permutations} ${x.exact ? 'exact' : 'sampled'}), d = ${fmt(x.effectSize)}, ${pText(x.pValue)} (Bonferroni ${fmtPValue(x.pAdjusted.bonferroni)}, Holm ${fmtPValue(x.pAdjusted.holm)}, BH ${fmtPValue(x.pAdjusted.bh)}).${paper}`);
+      tests.push(`SpEAT ${testLabel(r, x.testId)} × ${modelName(r, x.modelId)}: ${speatAppendixPs(x)}.${paper}`);
     }
     for (const t of r.speat.tests) {
       const dur = t.confounds.duration;
-      if (dur) tests.push(`Duration confound ${t.id}: ${durationCheckText(dur)}; mean durations ${fmt(dur.meanX)} s vs ${fmt(dur.meanY)} s.`);
+      if (dur) tests.push(`Duration confound ${t.name}: ${durationCheckText(dur)}; mean durations ${fmt(dur.meanX)} s vs ${fmt(dur.meanY)} s.`);
     }
   }
   if (r.wer) {
@@ -506,7 +527,7 @@ function appendix(L: Layout, r: AuditResults): void {
     });
     tests.push(`WER overall: ${werOverallStatement(r.wer).text} Fixed-effects Poisson (secondary): χ² = ${fmt(r.wer.overall.devianceDrop)} with ${plural(r.wer.overall.df, 'degree')} of freedom, ${pText(r.wer.overall.pValue)}.`);
   }
-  if (r.fdi) for (const g of r.fdi.groupings) tests.push(`FDI ${g.groupBy.join(' × ')}: percentile bootstrap CI (${r.fdi.config.bootstrap} resamples) ${g.fdiCi95 ? `[${fmt(g.fdiCi95[0])}, ${fmt(g.fdiCi95[1])}]` : 'not computed'}.`);
+  if (r.fdi) for (const g of r.fdi.groupings) tests.push(`FDI ${g.groupBy.join(' × ')}: percentile bootstrap CI (${r.fdi.config.bootstrap} resamples) ${g.fdiCi95 ? `[${fmt(g.fdiCi95[0])}, ${fmt(g.fdiCi95[1])}]` : 'not computed'}; ${fdiNullText(g)}.`);
   L.bullets(tests, 8);
   L.h2('Reporting checklist');
   L.table({

@@ -215,13 +215,15 @@ export async function buildReport(results: AuditResults, opts: BuildReportOption
 }
 
 /**
- * results.json plus one CSV per section table (full precision, formula-safe). Owner-only
+ * Every Data attachment of the PDF: results.json, one CSV per section table (full precision,
+ * formula-safe) and the SpEAT association files. Owner-only
  * (0600 files, a new folder 0700) and written atomically, like the report itself.
  */
 export function writeExports(results: AuditResults, dir: string): string[] {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const files: string[] = [];
-  for (const f of [evidenceFiles(results)[0]!, ...reportDataFiles(results)]) {
+  // Every file attached as Data, and only those: the count beside the report is the count inside (issue 34.2).
+  for (const f of evidenceFiles(results).filter((x) => x.relationship === 'Data')) {
     const file = join(dir, f.name);
     writeFileAtomic(file, f.data);
     files.push(file);

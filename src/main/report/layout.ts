@@ -235,7 +235,7 @@ export class Layout {
     const total = t.columns.reduce((a, c) => a + c.width, 0);
     const widths = t.columns.map((c) => (c.width / total) * CONTENT_WIDTH);
     const pad = 2.5;
-    const formatted = t.rows.map((row) => row.map((v, i) => formatCell(v, t.columns[i]!.format)));
+    const formatted = t.rows.map((row) => row.map((v, i) => formatCell(v, t.columns[i]!.format, t.columns[i]!.decimals)));
     const spans = cellSpans(t);
     /** Each drawn cell of a row: its column, how many columns it spans, its text. */
     const cellsOf = (r: number): { col: number; cols: number; text: string }[] => {

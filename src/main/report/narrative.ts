@@ -8,7 +8,8 @@ import { fmt, fmtCi, fmtDeltaPpWords, fmtRate, fmtSigned } from '../../shared/fo
 import { chancePhrase, magnitude } from '../../shared/interpret';
 import { serAgreementSentence, serModelFindings } from '../../shared/ser-agreement';
 import { durationCheckText } from '../../shared/duration-check';
-import { plural, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
+import { fdiThresholdDecimals, fmtThreshold } from '../../shared/threshold-format';
+import { plural, werCiSource, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
 import { fdiCiUnitText, fdiVerdict, speatControlNote, speatSampleSize, speatVerdict, werAbove100Text, werPowerText } from '../../shared/verdicts';
 
 export { serAgreementSentence } from '../../shared/ser-agreement';
@@ -95,19 +96,30 @@ export function werFindings(results: AuditResults): string[] {
     const worse = c.absoluteDelta > 0;
     const few = g && g.speakers < 10 ? ` It has only ${plural(g.speakers, 'speaker')}, so the interval is wide.` : '';
     const rr = werRateRatio(c);
-    return `${c.group}: word error rate ${fmtRate(g?.wer)} (95% CI ${fmtCi(g?.ci95 ? [g.ci95[0] * 100, g.ci95[1] * 100] : null)}%) against ${fmtRate(ref?.wer)} for ${c.referenceGroup}: the recogniser makes ${worse ? 'more' : 'fewer'} errors for ${c.group} speakers (${fmtDeltaPpWords(c.absoluteDelta)}, rate ratio ${fmt(rr.value)}${rr.ci95 ? `, 95% CI ${fmtCi(rr.ci95)}` : ''}); this ${verdicts[i]!.unlikely ? 'is ' : ''}${verdicts[i]!.phrase}${werPowerText(c, verdicts[i]!.unlikely)}.${few}${werAbove100Text(c.group, g)}`;
+    return `${c.group}: word error rate ${fmtRate(g?.wer)} (95% CI ${fmtCi(g?.ci95 ? [g.ci95[0] * 100, g.ci95[1] * 100] : null)}%) against ${fmtRate(ref?.wer)} for ${c.referenceGroup}: the recogniser makes ${worse ? 'more' : 'fewer'} errors for ${c.group} speakers (${fmtDeltaPpWords(c.absoluteDelta)}, rate ratio ${fmt(rr.value)}${rr.ci95 ? `, 95% CI ${fmtCi(rr.ci95)}, ${werCiSource(c, verdicts[i]!)}` : ''}); this ${verdicts[i]!.unlikely ? 'is ' : ''}${verdicts[i]!.phrase}${werPowerText(c, verdicts[i]!.unlikely)}.${few}${werAbove100Text(c.group, g)}`;
   });
+}
+
+/** Rates closer than this are one value printed twice (they come from counts over at most millions of trials). */
+const TIE = 1e-9;
+
+/** The groups at the worst value of a metric, in words ("uk and us"); '–' when none has one. */
+export function worstGroups(values: [string, number | null][], higherIsWorse: boolean): string {
+  const known = values.filter((v): v is [string, number] => v[1] !== null && Number.isFinite(v[1]));
+  if (known.length === 0) return '–';
+  const best = higherIsWorse ? Math.max(...known.map((v) => v[1])) : Math.min(...known.map((v) => v[1]));
+  const names = known.filter((v) => Math.abs(v[1] - best) <= TIE).map((v) => v[0]);
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]} (tied)`;
 }
 
 export function fdiFindings(results: AuditResults): string[] {
   const fdi = results.fdi;
   if (!fdi) return [];
+  const td = fdiThresholdDecimals(fdi);
   return fdi.groupings.map((g) => {
     const groups = Object.entries(g.groups);
-    const worst = (pick: (m: (typeof groups)[number][1]) => number | null, higherIsWorse: boolean): string => {
-      const vals = groups.filter(([, m]) => pick(m) !== null).sort((a, b) => (higherIsWorse ? pick(b[1])! - pick(a[1])! : pick(a[1])! - pick(b[1])!));
-      return vals[0]?.[0] ?? '–';
-    };
+    // Every group at the extreme: where two tie, both are named (issue 34.2).
+    const worst = (pick: (m: (typeof groups)[number][1]) => number | null, higherIsWorse: boolean): string => worstGroups(groups.map(([name, m]) => [name, pick(m)]), higherIsWorse);
     const fprW = worst((m) => m.fpr, true);
     const fnrW = worst((m) => m.fnr, true);
     const accW = worst((m) => m.accuracy, false);
@@ -115,7 +127,7 @@ export function fdiFindings(results: AuditResults): string[] {
     const v = fdiVerdict(g);
     const verdict = !v.conclusive ? v.sentence : g.fdi < 0.05 ? 'the metrics essentially agree on who is worse served' : agree ? 'the metrics name the same worst-off group but disagree on by how much' : v.sentence;
     const rates = g.verifier && !g.verifier.informative ? '' : `the highest false positive rate is for ${fprW}, the highest false negative rate for ${fnrW} and the lowest accuracy for ${accW} (disparities: FPR ${fmt(g.disparities.fpr)}, FNR ${fmt(g.disparities.fnr)}, accuracy ${fmt(g.disparities.accuracy)}; worst-group accuracy ${fmt(g.worstGroupAccuracy)}). `;
-    return `Grouped by ${g.groupBy.join(' × ')} at threshold ${fmt(g.threshold)}: ${rates}FDI = ${fmt(g.fdi)} (95% CI ${fmtCi(g.fdiCi95)}${fdiCiUnitText(g)}): ${verdict}.`;
+    return `Grouped by ${g.groupBy.join(' × ')} at threshold ${fmtThreshold(g.threshold, td)}: ${rates}FDI = ${fmt(g.fdi)} (95% CI ${fmtCi(g.fdiCi95)}${fdiCiUnitText(g)}): ${verdict}.`;
   });
 }
 
@@ -127,8 +139,14 @@ export function syntheticText(synthetic: boolean): string {
 /** The trials FDI used per group, from the results (the plan's figure is only a cap). */
 export function fdiTrialsText(fdi: FdiSection): string {
   const used = fdi.groupings.map((g) => `${g.groupBy.join(' × ')}: ${Object.entries(g.groups).map(([name, m]) => `${name} ${m.n}`).join(', ')}`);
-  const cap = fdi.config.trialsPerGroup !== null ? ` (the plan allows up to ${fdi.config.trialsPerGroup} per group)` : '';
-  return `FDI trials used per group${cap}: ${used.join('; ')}`;
+  const cap = fdi.config.trialsPerGroup;
+  const plan = cap !== null ? ` (the plan allows up to ${cap} per group: half genuine, half impostor)` : '';
+  // Planned against used, with the reason (issue 34.2): trials are pairs of one group's recordings, balanced.
+  const fewer = cap !== null ? fdi.groupings.flatMap((g) => Object.entries(g.groups).filter(([, m]) => m.n < 2 * Math.floor(cap / 2)).map(([name, m]) => `${name} ${m.n}`)) : [];
+  const why = fewer.length === 0 || cap === null
+    ? ''
+    : `. ${fewer.length === 1 ? 'One group has' : `${fewer.length} groups have`} fewer than the plan's ${cap} (${fewer.join(', ')}): their recordings give fewer than ${Math.floor(cap / 2)} pairs of one kind (genuine: two recordings of one speaker; impostor: recordings of two of the group's speakers), every pair of that kind is used, and as many of the other, so genuine and impostor trials stay equal`;
+  return `FDI trials used per group${plan}: ${used.join('; ')}${why}`;
 }
 
 /** Caveats the summary must repeat: the pipeline's warnings plus what the report sees. */

@@ -15,6 +15,7 @@ import { serComparisonCell } from '../../shared/verdicts';
 import { durationCheckText } from '../../shared/duration-check';
 import { werNormalisationTables } from './wer-normalisation-tables';
 import { verificationTables } from './verification-tables';
+import { fdiThresholdDecimals, fmtThreshold } from '../../shared/threshold-format';
 
 export type Cell = string | number | boolean | null;
 /** pct: a rate as a percentage; pp: a difference of rates in percentage points; rel: a relative change in percent (src/shared/format.ts). */
@@ -27,6 +28,8 @@ export interface Column {
   width: number;
   /** An empty cell ('') below a filled one continues it: one PDF cell spanning the rows (layout.ts cellSpans). */
   spansRows?: boolean;
+  /** For 'num': fixed decimals instead of the formatter's (thresholds, src/shared/threshold-format.ts). */
+  decimals?: number;
 }
 
 export interface ReportTable {
@@ -40,8 +43,9 @@ export interface ReportTable {
 
 const col = (title: string, format: ColumnFormat = 'text', width = 1): Column => ({ title, format, width });
 
-export function formatCell(value: Cell, format: ColumnFormat): string {
+export function formatCell(value: Cell, format: ColumnFormat, decimals?: number): string {
   if (value === null || value === undefined) return '–';
+  if (decimals !== undefined && typeof value === 'number') return fmtThreshold(value, decimals);
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (typeof value === 'string') return value;
   switch (format) {
@@ -330,7 +334,7 @@ export function werTables(results: AuditResults): ReportTable[] {
     {
       id: 'wer-comparisons',
       section: 'wer',
-      title: `${wer.config.referenceGroup !== null ? `Comparisons against ${wer.config.referenceGroup}` : `Every pair of groups compared (Holm over all ${wer.comparisons.length} pairs)`}: one verdict each, from the primary test's p (Holm-adjusted, α = ${werAlpha(wer)}); other tests are secondary`,
+      title: `${wer.config.referenceGroup !== null ? `Comparisons against ${wer.config.referenceGroup}` : `Every pair of groups compared (Holm over all ${wer.comparisons.length} pairs)`}: one verdict each, from the primary test's p (Holm-adjusted, α = ${werAlpha(wer)}); other tests are secondary${wer.comparisons.some((c) => c.mixed) ? "; the rate ratio's 95% CI is the mixed model's Wald interval" : ''}`,
       columns: [
         col(wer.config.referenceGroup !== null ? 'Group' : 'Groups', 'text', 1.2),
         col('Δ WER (pp)', 'pp', 0.7),
@@ -390,7 +394,7 @@ export function werTables(results: AuditResults): ReportTable[] {
           return [`${c.group} vs ${c.referenceGroup}`, c.mixed?.coefficient ?? null, c.mixed?.standardError ?? null, c.mixed?.pValue ?? null, c.mixed?.rateRatio ?? null, c.mixed?.ci95[0] ?? null, c.mixed?.ci95[1] ?? null, stat] as Cell[];
         }),
         ['Speaker variance', null, null, null, null, null, null, `σ² = ${fmt(wer.mixed.speakerVariance)}${wer.mixed.singular ? ' (boundary)' : ''}, ${plural(wer.mixed.speakers, 'speaker')}`],
-        ['Group factor (likelihood ratio)', null, null, wer.mixed.overall.pValue, null, null, null, `χ² = ${fmt(wer.mixed.overall.chi2)}, ${plural(wer.mixed.overall.df, 'degree')} of freedom; log-likelihood ${fmt(wer.mixed.logLikelihood)}`],
+        [wer.overallPrimary === null ? 'Group factor (likelihood ratio; secondary, no verdict)' : 'Group factor (likelihood ratio)', null, null, wer.mixed.overall.pValue, null, null, null, `χ² = ${fmt(wer.mixed.overall.chi2)}, ${plural(wer.mixed.overall.df, 'degree')} of freedom; log-likelihood ${fmt(wer.mixed.logLikelihood)}`],
       ],
     });
   }
@@ -420,13 +424,15 @@ export function fdiTables(results: AuditResults): ReportTable[] {
     },
   ];
   if (fdi.config.modelId) out.push(modelsTable(results, 'fdi', [fdi.config.modelId]));
+  // One precision for every threshold the section names, enough to tell them apart (issue 34.2).
+  const td = fdiThresholdDecimals(fdi);
   fdi.groupings.forEach((g, gi) => {
     const suffix = fdi.groupings.length > 1 ? `-${gi + 1}` : '';
     out.push(
       {
         id: `fdi-groups${suffix}`,
         section: 'fdi',
-        title: `Per group at threshold ${fmt(g.threshold)} (${g.groupBy.join(' × ')})`,
+        title: `Per group at threshold ${fmtThreshold(g.threshold, td)} (${g.groupBy.join(' × ')})`,
         columns: [col('Group', 'text', 1.4), col('Trials', 'int'), col('FPR', 'num'), col('FNR', 'num'), col('Accuracy', 'num')],
         rows: Object.entries(g.groups).map(([name, m]) => [name, m.n, m.fpr, m.fnr, m.accuracy]),
       },
@@ -441,8 +447,9 @@ export function fdiTables(results: AuditResults): ReportTable[] {
         id: `fdi-indices${suffix}`,
         section: 'fdi',
         title: `Disagreement indices and disparities (95% CI: ${g.fdiCi?.unit === 'speaker' ? 'bootstrap over speakers' : 'bootstrap over trials'})`,
-        columns: [col('FDI', 'num'), col('95% CI low', 'num'), col('95% CI high', 'num'), col('Value disagr.', 'num'), col('Rank disagr.', 'num'), col('FPR disp.', 'num'), col('FNR disp.', 'num'), col('Accuracy disp.', 'num'), col('Worst-group acc.', 'num')],
-        rows: [[g.fdi, g.fdiCi95?.[0] ?? null, g.fdiCi95?.[1] ?? null, g.valueDisagreement, g.rankDisagreement, g.disparities.fpr, g.disparities.fnr, g.disparities.accuracy, g.worstGroupAccuracy]],
+        // The noise null's p beside the FDI it tests (issue 34.2: computed, so shown where FDI is); '–' where there is none (two groups).
+        columns: [col('FDI', 'num'), col('95% CI low', 'num'), col('95% CI high', 'num'), col('Null p', 'p'), col('Value disagr.', 'num'), col('Rank disagr.', 'num'), col('FPR disp.', 'num'), col('FNR disp.', 'num'), col('Accuracy disp.', 'num'), col('Worst-group acc.', 'num')],
+        rows: [[g.fdi, g.fdiCi95?.[0] ?? null, g.fdiCi95?.[1] ?? null, g.null?.pValue ?? null, g.valueDisagreement, g.rankDisagreement, g.disparities.fpr, g.disparities.fnr, g.disparities.accuracy, g.worstGroupAccuracy]],
       },
       {
         id: `fdi-alpha${suffix}`,
@@ -455,11 +462,11 @@ export function fdiTables(results: AuditResults): ReportTable[] {
         id: `fdi-sweep${suffix}`,
         section: 'fdi',
         title: 'Threshold sweep',
-        columns: [col('Threshold', 'num'), col('FDI', 'num'), col('Value disagr.', 'num'), col('Rank disagr.', 'num'), col('FPR disp.', 'num'), col('FNR disp.', 'num'), col('Accuracy disp.', 'num')],
+        columns: [{ ...col('Threshold', 'num'), decimals: td }, col('FDI', 'num'), col('Value disagr.', 'num'), col('Rank disagr.', 'num'), col('FPR disp.', 'num'), col('FNR disp.', 'num'), col('Accuracy disp.', 'num')],
         rows: g.sweep.map((s) => [s.threshold, s.fdi, s.valueDisagreement, s.rankDisagreement, s.disparities.fpr, s.disparities.fnr, s.disparities.accuracy]),
       },
     );
-    out.push(...verificationTables(g, suffix));
+    out.push(...verificationTables(g, suffix, td));
   });
   return out;
 }

@@ -6,11 +6,13 @@
  */
 import type { FdiGrouping, FdiSection } from '../../shared/results';
 import { fmt } from '../../shared/format';
+import { fmtThreshold } from '../../shared/threshold-format';
 import type { Column, ColumnFormat, ReportTable } from './tables';
 
 const col = (title: string, format: ColumnFormat = 'text', width = 1): Column => ({ title, format, width });
 
-export function verificationTables(g: FdiGrouping, suffix: string): ReportTable[] {
+/** decimals: the section's threshold precision (src/shared/threshold-format.ts). */
+export function verificationTables(g: FdiGrouping, suffix: string, decimals = 2): ReportTable[] {
   const v = g.verification;
   if (!v) return [];
   const by = g.groupBy.join(' × ');
@@ -20,7 +22,7 @@ export function verificationTables(g: FdiGrouping, suffix: string): ReportTable[
     {
       id: `fdi-eer${suffix}`,
       section: 'fdi',
-      title: `Equal error rate (EER) per group, and false match rate (FMR) and false non-match rate (FNMR) at threshold ${fmt(g.threshold)} (${by}; ${unit})`,
+      title: `Equal error rate (EER) per group, and false match rate (FMR) and false non-match rate (FNMR) at threshold ${fmtThreshold(g.threshold, decimals)} (${by}; ${unit})`,
       columns: [
         col('Group', 'text', 1.4),
         col('Genuine trials', 'int'),
@@ -28,7 +30,7 @@ export function verificationTables(g: FdiGrouping, suffix: string): ReportTable[
         col('EER', 'pct'),
         col('EER 95% CI low', 'pct'),
         col('EER 95% CI high', 'pct'),
-        col('EER threshold', 'num'),
+        { ...col('EER threshold', 'num'), decimals },
         col('FMR', 'pct'),
         col('FNMR', 'pct'),
       ],
@@ -41,7 +43,7 @@ export function verificationTables(g: FdiGrouping, suffix: string): ReportTable[
     {
       id: `fdi-garbe-fdr${suffix}`,
       section: 'fdi',
-      title: `How evenly the groups share the errors at threshold ${fmt(g.threshold)} (${by}): GARBE (0 = equal rates, 1 = one group holds all errors) and FDR (1 = equal rates, lower = less even)`,
+      title: `How evenly the groups share the errors at threshold ${fmtThreshold(g.threshold, decimals)} (${by}): GARBE (0 = equal rates, 1 = one group holds all errors) and FDR (1 = equal rates, lower = less even)`,
       columns: [
         col('GARBE', 'num'),
         col('Gini of FMR', 'num'),

@@ -19,10 +19,10 @@ function modelName(results: AuditResults, id: string): string {
   return results.models.find((m) => m.id === id)?.name ?? id;
 }
 
-/** Short x-axis label for a test: "female vs male". */
+/** A test's name as the auditor gave it (derived from its groups only when none was typed; issue 34.2: one name everywhere). */
 export function testLabel(results: AuditResults, testId: string): string {
   const t = results.speat?.tests.find((x) => x.id === testId);
-  return t ? `${t.x.value} vs ${t.y.value}` : testId;
+  return t ? t.name : testId;
 }
 
 /**
@@ -97,6 +97,20 @@ function whiskerCustomSeries(data: [number, number, number, number][], nModels: 
   };
 }
 
+/** The mean bar's name: the acoustic baseline is a control, not a model, so it is not averaged in (issue 34.2). */
+export const LEARNED_MEAN_NAME = 'Mean across learned models';
+
+/** Per test, [index, mean d over the learned models] (null where only the acoustic baseline ran). */
+export function speatLearnedMeans(results: AuditResults): [number, number | null][] {
+  const speat = results.speat;
+  if (!speat) return [];
+  const learned = (id: string) => results.models.find((m) => m.id === id)?.family !== 'acoustic-baseline';
+  return speat.tests.map((t, ti) => {
+    const ds = speat.results.filter((r) => r.testId === t.id && learned(r.modelId)).map((r) => r.effectSize);
+    return [ti, ds.length ? ds.reduce((a, b) => a + b, 0) / ds.length : null];
+  });
+}
+
 /** "; whiskers span ±1.96 bootstrap standard errors at the stimuli compared (18–24 per group)", or ''. */
 export function whiskerCaption(sizes: number[], units: readonly SpeatUnit[] = ['clip']): string {
   if (sizes.length === 0) return '';
@@ -128,11 +142,8 @@ export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFA
       }),
     };
   });
-  const means = tests.map((t, ti) => {
-    const ds = speat.results.filter((r) => r.testId === t.id).map((r) => r.effectSize);
-    return [ti, ds.length ? ds.reduce((a, b) => a + b, 0) / ds.length : null];
-  });
-  series.push({ type: 'scatter', name: 'Mean across models', symbol: 'rect', symbolSize: [30, 4], itemStyle: { color: ACCENT }, z: 4, data: means, markLine: zeroLineY() });
+  const means = speatLearnedMeans(results);
+  series.push({ type: 'scatter', name: LEARNED_MEAN_NAME, symbol: 'rect', symbolSize: [30, 4], itemStyle: { color: ACCENT }, z: 4, data: means, markLine: zeroLineY() });
   const human = tests.map((t, ti) => [ti, t.humanIatD]).filter((p) => p[1] !== null);
   if (human.length > 0) {
     series.push({
@@ -161,7 +172,7 @@ export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFA
     id: 'speat-effects',
     title: 'SpEAT effect size per test and model',
     caption:
-      `Each grey marker is one model's SpEAT effect size d for one test (shape = model); the dark bar is the mean across models; the hollow diamond is the human IAT D from the SpEAT paper${whiskerCaption(whiskers.sizes, whiskers.units)}. Above the zero line, the first-named group sits closer to pleasant speech in the embedding space; below it, the second-named group does. |d| of 0.2, 0.5 and 0.8 are small, medium and large.`,
+      `Each grey marker is one model's SpEAT effect size d for one test (shape = model); the dark bar is the mean across the learned models (the acoustic baseline, a control, is not averaged in); the hollow diamond is the human IAT D from the SpEAT paper${whiskerCaption(whiskers.sizes, whiskers.units)}. Above the zero line, the first-named group sits closer to pleasant speech in the embedding space; below it, the second-named group does. |d| of 0.2, 0.5 and 0.8 are small, medium and large.`,
     option: withAxisFont(option, style),
     height: 250,
   };

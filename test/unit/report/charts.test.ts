@@ -43,7 +43,7 @@ describe('chart option builders (shared with the renderer)', () => {
   it('Figure 1 has a marker per model, the mean, the human IAT D and a zero line', () => {
     const c = speatEffectChart(results, style)!;
     const series = c.option.series as { name: string; symbol?: string; markLine?: { data: { yAxis: number }[] }; data: unknown[] }[];
-    expect(series.map((s) => s.name)).toEqual([...results.models.map((m) => m.name), 'Mean across models', 'Human IAT D', '±1.96 SE']);
+    expect(series.map((s) => s.name)).toEqual([...results.models.map((m) => m.name), 'Mean across learned models', 'Human IAT D', '±1.96 SE']);
     // Figure 1.1 carries its uncertainty (issue 21.6): d ± 1.96 SE at the stimuli compared, one whisker per (test, model).
     const whiskers = series.at(-1)!.data as [number, number, number, number][];
     expect(whiskers).toHaveLength(results.speat!.results.length);

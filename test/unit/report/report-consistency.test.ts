@@ -6,7 +6,7 @@
  * (src/shared/format.ts), the recogniser must be named, and each caveat must appear once.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,12 @@ import { caveats, fdiFindings } from '../../../src/main/report/narrative';
 import { ProjectStore } from '../../../src/main/store/projects';
 import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtDeltaPpWords, fmtRate, fmtRelative } from '../../../src/shared/format';
 import type { AuditResults } from '../../../src/shared/results';
-import { werRateRatio } from '../../../src/shared/wer-verdict';
+import { werRateRatio, werVerdicts } from '../../../src/shared/wer-verdict';
+import { werTables } from '../../../src/main/report/tables';
+import { speatEffectChart } from '../../../src/shared/charts/speat';
+import { derivedComparisonName } from '../../../src/shared/plan';
+import { fmtP, pText } from '../../../src/shared/format';
+import { extractAttachments, STATEMENT_ATTACHMENT } from '../../../src/main/report';
 import { buildOwnData, ownDataAvailable, sphinxRecogniser, type OwnDataSpec } from '../../fixtures/own-data/build';
 
 const SENTENCES = [
@@ -65,6 +70,9 @@ interface Built {
   results: AuditResults;
   layout: string;
   flat: string;
+  /** The demo's: the signed PDF and the data folder written beside it. */
+  pdf?: Buffer;
+  exportsDir?: string;
 }
 
 const built: Built[] = [];
@@ -103,7 +111,7 @@ beforeAll(async () => {
   try {
     const demo = await runDemo(engine, { out: join(home, 'demo'), fast: true, task: inlineContext(), log: () => {} });
     const layout = pdftotext(demo.reportPath);
-    built.push({ name: 'demo', results: demo.results, layout, flat: flatten(layout) });
+    built.push({ name: 'demo', results: demo.results, layout, flat: flatten(layout), pdf: readFileSync(demo.reportPath), exportsDir: demo.exportsDir });
   } finally {
     await engine.close();
   }
@@ -202,7 +210,7 @@ describe('report consistency on own-data runs and the demo', () => {
       expect(g.fdiCi?.unit).toBe('speaker');
       expect(g.null?.unit).toBe('speaker');
       expect(findings[i]).toContain(`(95% CI ${fmtCi(g.fdiCi95)}, resampling speakers)`);
-      if (Object.keys(g.groups).length === 2) expect(findings[i]).toContain(': FDI cannot be tested with two groups; see the per-metric disparities.');
+      if (Object.keys(g.groups).length === 2) expect(findings[i]).toMatch(/: FDI cannot be tested with two groups \(.*\); see the per-metric disparities\.$/);
       else if (!fdiVerdict(g).conclusive) expect(findings[i]).toContain('not distinguishable from noise with this test (speaker-label shuffle null');
       expect(demo.flat).toContain(flatten(findings[i]!));
     });
@@ -234,5 +242,186 @@ describe('report consistency on own-data runs and the demo', () => {
       // The same confound in other words is still the same caveat.
       for (const t of b.results.speat?.tests ?? []) expect(list.filter((c) => c.includes(t.name) && /length|duration/i.test(c)).length, t.name).toBeLessThanOrEqual(1);
     }
+  });
+
+  // Issue 34.2: each contradiction a reader found, as a check that fails if it comes back.
+  const demoOf = () => built.find((b) => b.name === 'demo')!;
+  /** The appendix's "Statistical tests" bullets, flattened. */
+  const statisticalTests = (b: Built): string[] => {
+    const from = b.flat.lastIndexOf('Statistical tests');
+    const to = b.flat.indexOf('Reporting checklist', from);
+    return b.flat.slice(from, to).split('• ').slice(1).map((x) => x.trim());
+  };
+
+  it('WER: no "no overall test" while an overall likelihood-ratio p is printed; the group factor row says it gives no verdict', () => {
+    for (const b of built) {
+      const wer = b.results.wer!;
+      // Both overall tests are always printed (mixed-model table and appendix), so the text never says there is none.
+      expect(b.flat, b.name).toContain(`Fixed-effects Poisson (secondary): χ² = ${fmt(wer.overall.devianceDrop)}`);
+      expect(b.flat, b.name).not.toMatch(/No overall test/i);
+      if (wer.overallPrimary === null) {
+        expect(b.flat, b.name).toContain('No overall verdict across all groups');
+        const mixed = werTables(b.results).find((t) => t.id === 'wer-mixed-model');
+        if (mixed) expect(mixed.rows.map((r) => r[0])).toContain('Group factor (likelihood ratio; secondary, no verdict)');
+      }
+    }
+    expect(built.some((b) => b.results.wer!.overallPrimary === null)).toBe(true);
+  });
+
+  it('SpEAT: every p in the appendix is labelled one- or two-sided, and the two-sided p behind the verdict is there', () => {
+    const demo = demoOf();
+    const s = demo.results.speat!;
+    const bullets = statisticalTests(demo).filter((x) => x.startsWith('SpEAT '));
+    expect(bullets).toHaveLength(s.results.length);
+    for (const line of bullets) {
+      for (const m of line.matchAll(/(\S+) p [=<]/g)) expect(m[1], line).toMatch(/^(one|two)-sided$/);
+    }
+    for (const r of s.results) {
+      const line = bullets.find((x) => x.startsWith(`SpEAT ${s.tests.find((t) => t.id === r.testId)!.name} × ${demo.results.models.find((m) => m.id === r.modelId)!.name}:`));
+      expect(line, r.testId).toBeDefined();
+      expect(line).toContain(`two-sided ${pText(r.pTwoSided!)} (Bonferroni ${fmtP(r.pTwoSidedAdjusted!.bonferroni)}, Holm ${fmtP(r.pTwoSidedAdjusted!.holm)}, BH ${fmtP(r.pTwoSidedAdjusted!.bh)}), behind the verdict`);
+      expect(line).toContain(`one-sided ${pText(r.pValue)} (Bonferroni ${fmtP(r.pAdjusted.bonferroni)}`);
+    }
+  });
+
+  it("SpEAT: the chart's mean bar averages the learned models only, never the acoustic baseline", () => {
+    const demo = demoOf();
+    const s = demo.results.speat!;
+    const learned = demo.results.models.filter((m) => m.family !== 'acoustic-baseline').map((m) => m.id);
+    expect(learned.length).toBeGreaterThan(0);
+    expect(demo.results.models.some((m) => m.family === 'acoustic-baseline')).toBe(true);
+    const series = (speatEffectChart(demo.results)!.option.series as { name: string; data: [number, number | null][] }[]);
+    const mean = series.find((x) => /^Mean across/.test(x.name))!;
+    expect(mean.name).toBe('Mean across learned models');
+    s.tests.forEach((t, ti) => {
+      const ds = s.results.filter((r) => r.testId === t.id && learned.includes(r.modelId)).map((r) => r.effectSize);
+      expect(mean.data[ti]![1]).toBeCloseTo(ds.reduce((a, c) => a + c, 0) / ds.length, 12);
+    });
+    expect(demo.flat).toContain('Mean across learned models');
+    expect(demo.flat).not.toContain('Mean across models');
+  });
+
+  it('FDI: where groups tie for the worst rate, the summary names every one of them', () => {
+    const demo = demoOf();
+    const findings = fdiFindings(demo.results);
+    let ties = 0;
+    demo.results.fdi!.groupings.forEach((g, i) => {
+      const clause = (what: string, next: string) => new RegExp(`the ${what} (?:is )?for (.*?)${next}`).exec(findings[i]!)?.[1] ?? '';
+      const entries = Object.entries(g.groups);
+      const at = (pick: (m: (typeof entries)[number][1]) => number | null, worst: (v: number[]) => number) => {
+        const vals = entries.filter(([, m]) => pick(m) !== null);
+        const w = worst(vals.map(([, m]) => pick(m)!));
+        return vals.filter(([, m]) => Math.abs(pick(m)! - w) < 1e-9).map(([n]) => n);
+      };
+      const cases: [string[], string][] = [
+        [at((m) => m.fpr, (v) => Math.max(...v)), clause('highest false positive rate', ', the highest false negative rate')],
+        [at((m) => m.fnr, (v) => Math.max(...v)), clause('highest false negative rate', ' and the lowest accuracy')],
+        [at((m) => m.accuracy, (v) => Math.min(...v)), clause('lowest accuracy', ' \\(disparities')],
+      ];
+      for (const [names, text] of cases) {
+        if (names.length > 1) ties += 1;
+        for (const n of names) expect(text, `${g.groupBy.join(' × ')}: ${findings[i]}`).toContain(n);
+      }
+      expect(demo.flat).toContain(flatten(findings[i]!));
+    });
+    // The demo's accent grouping has uk and us at the same false negative rate: the check is exercised.
+    expect(ties).toBeGreaterThan(0);
+  });
+
+  it("WER: the rate ratio's CI is said to be the mixed model's Wald interval wherever the verdict's p comes from another test", () => {
+    let tested = 0;
+    for (const b of built) {
+      const wer = b.results.wer!;
+      const verdicts = werVerdicts(wer);
+      wer.comparisons.forEach((c, i) => {
+        const rr = werRateRatio(c);
+        if (!rr.ci95) return;
+        const v = verdicts[i]!;
+        const at = b.flat.indexOf(`rate ratio ${fmt(rr.value)}, 95% CI ${fmtCi(rr.ci95)}`);
+        expect(at, `${b.name} ${c.group}`).toBeGreaterThan(0);
+        const after = b.flat.slice(at, at + 200);
+        expect(after).toContain('Wald interval of the mixed model');
+        if (v.tested && v.test !== 'mixed-poisson') {
+          tested += 1;
+          expect(after).toMatch(/which can disagree with the [a-z -]+ p behind the verdict/);
+        }
+      });
+    }
+    expect(tested).toBeGreaterThan(0);
+  });
+
+  it('FDI: no two different thresholds share a label (sweep rows, reported thresholds)', () => {
+    const demo = demoOf();
+    const fdi = demo.results.fdi!;
+    // The sweep tables are the FDI section's last pages: rows of seven numbers after "Threshold sweep".
+    const start = demo.layout.indexOf('Threshold sweep');
+    const end = demo.layout.indexOf('Limitations', start);
+    const tables = demo.layout.slice(start, end).split(/^\s*Threshold sweep\s*$/m).slice(1);
+    expect(tables).toHaveLength(fdi.groupings.length);
+    tables.forEach((t, i) => {
+      const labels = t.split('\n').map((l) => /^\s*(-?\d+\.\d+)(\s+[-−]?[\d.]+){6}\s*$/.exec(l)?.[1]).filter((x): x is string => x !== undefined);
+      expect(labels).toHaveLength(fdi.groupings[i]!.sweep.length);
+      expect(new Set(labels).size, labels.join(' ')).toBe(labels.length);
+    });
+    // Each attribute set's reported threshold: different values, different labels.
+    const said = fdiFindings(demo.results).map((f) => /at threshold (-?[\d.]+):/.exec(f)![1]!);
+    fdi.groupings.forEach((g, i) => fdi.groupings.forEach((h, j) => {
+      if (Math.abs(g.threshold - h.threshold) > 1e-12) expect(said[i], `${g.threshold} vs ${h.threshold}`).not.toBe(said[j]);
+    }));
+  });
+
+  it("SpEAT: each comparison goes by the auditor's name in the summary, tables, chart, CSV and appendix", () => {
+    const demo = demoOf();
+    const s = demo.results.speat!;
+    // The demo's plan names its comparisons ("US vs UK accent"), unlike the names derived from the groups ("us vs uk").
+    for (const t of s.tests) expect(t.name).not.toBe(derivedComparisonName(t));
+    const chart = JSON.stringify(speatEffectChart(demo.results)!.option);
+    const csv = readFileSync(join(demo.exportsDir!, 'speat-results.csv'), 'utf8');
+    const appendix = statisticalTests(demo);
+    for (const t of s.tests) {
+      expect(demo.flat).not.toContain(derivedComparisonName(t));
+      expect(chart).not.toContain(derivedComparisonName(t));
+      expect(chart).toContain(JSON.stringify(t.name));
+      expect(csv).not.toContain(derivedComparisonName(t));
+      expect(occurrences(csv, t.name)).toBe(s.results.filter((r) => r.testId === t.id).length);
+      expect(appendix.filter((x) => x.startsWith(`SpEAT ${t.name} × `))).toHaveLength(s.results.filter((r) => r.testId === t.id).length);
+      expect(appendix.filter((x) => x.startsWith(`Duration confound ${t.name}:`))).toHaveLength(1);
+      expect(demo.flat).not.toContain(`SpEAT ${t.id}`);
+    }
+  });
+
+  it('the data files beside the report are exactly the data files inside it, byte for byte', () => {
+    const demo = demoOf();
+    const inside = extractAttachments(demo.pdf!);
+    const statement = JSON.parse(inside.find((a) => a.name === STATEMENT_ATTACHMENT)!.data.toString('utf8')) as { attachments: { name: string; relationship: string }[] };
+    const data = statement.attachments.filter((a) => a.relationship === 'Data').map((a) => a.name).sort();
+    const beside = readdirSync(demo.exportsDir!).sort();
+    expect(beside).toEqual(data);
+    expect(data.length).toBeGreaterThan(40);
+    for (const name of beside) expect(readFileSync(join(demo.exportsDir!, name)).equals(inside.find((a) => a.name === name)!.data), name).toBe(true);
+  });
+
+  it('FDI: trials planned and used are both said, with the reason where a group used fewer', () => {
+    const demo = demoOf();
+    const fdi = demo.results.fdi!;
+    const cap = fdi.config.trialsPerGroup!;
+    const fewer = fdi.groupings.flatMap((g) => Object.entries(g.groups).filter(([, m]) => m.n < cap).map(([n, m]) => `${n} ${m.n}`));
+    // The demo plans 200 per group and its verification recordings give 120: the check is exercised.
+    expect(fewer.length).toBeGreaterThan(0);
+    expect(demo.flat).toContain(`the plan allows up to ${cap} per group`);
+    expect(demo.flat).toContain(flatten(`fewer than the plan's ${cap} (${fewer.join(', ')}): their recordings give fewer than ${cap / 2} pairs of one kind`));
+  });
+
+  it('FDI: the noise null p is shown wherever FDI is reported (summary, section table, appendix)', () => {
+    const demo = demoOf();
+    const findings = fdiFindings(demo.results);
+    const nulls = demo.results.fdi!.groupings.filter((g) => g.null);
+    expect(nulls.length).toBe(demo.results.fdi!.groupings.length);
+    demo.results.fdi!.groupings.forEach((g, i) => {
+      const p = g.null!.pValue;
+      expect(findings[i]).toContain(pText(p));
+      expect(demo.layout, g.groupBy.join(' × ')).toMatch(rowPattern([fmt(g.fdi), fmt(g.fdiCi95![0]), fmt(g.fdiCi95![1]), fmtP(p), fmt(g.valueDisagreement)]));
+      expect(statisticalTests(demo).find((x) => x.startsWith(`FDI ${g.groupBy.join(' × ')}:`))).toContain(`shuffle null ${pText(p)} over ${g.null!.permutations.toLocaleString('en')} shuffles`);
+    });
   });
 });

@@ -13,6 +13,7 @@ import { fdiFindings } from '../../../src/main/report/narrative';
 import { equalErrorRate, Rng, type FdiItems } from '../../../src/main/stats';
 import type { AuditResults, FdiSection } from '../../../src/shared/results';
 import { fdiSplitWorst, fdiVerdict } from '../../../src/shared/verdicts';
+import { pText } from '../../../src/shared/charts/format';
 
 /** Trials per group, half genuine N(0.7, 0.1), half impostor N(0.5, 0.1), shifted per group. */
 function trials(perGroup: number, shifts: Record<string, { impostor?: number; genuine?: number }>, seed: number): FdiItems {
@@ -43,8 +44,11 @@ describe('FDI verdict sentences', () => {
   it('two groups: no test, whatever the null says; the report names the per-metric disparities instead', () => {
     const g = grouping(trials(400, { a: { impostor: 0.1 }, b: { genuine: -0.1 } }, 1));
     const v = fdiVerdict(g);
-    expect(v).toEqual({ conclusive: false, sentence: 'FDI cannot be tested with two groups; see the per-metric disparities' });
-    expect(findings(g)[0]).toContain(': FDI cannot be tested with two groups; see the per-metric disparities.');
+    // The null was computed (300 shuffles): its p is printed with why it cannot decide (issue 34.2).
+    expect(g.null!.permutations).toBe(300);
+    const sentence = `FDI cannot be tested with two groups (with two it takes only two values, so its label-shuffle null, ${pText(g.null!.pValue)} over 300 shuffles, is never small); see the per-metric disparities`;
+    expect(v).toEqual({ conclusive: false, sentence });
+    expect(findings(g)[0]).toContain(`: ${sentence}.`);
   });
 
   it('one group worse on false accepts, another on false rejects: not distinguishable from noise at 400 or at 4,000 trials per group, and the sentence says the pattern can stay undetected at any size', () => {

@@ -5,7 +5,7 @@
  */
 import type { EChartsOption } from 'echarts';
 import { DEFAULT_STYLE, baseOption, fmt, fmtSigned, GRID_LINE, speatEffectChart, testLabel, withAxisFont, type ChartSpec } from '../../../../shared/charts';
-import { speatSeAtCompared, speatWhiskers, whiskerCaption } from '../../../../shared/charts/speat';
+import { LEARNED_MEAN_NAME, speatSeAtCompared, speatWhiskers, whiskerCaption } from '../../../../shared/charts/speat';
 import type { AuditResults, LayerChoice, SpeatResult, Temporal } from '../../../../shared/results';
 
 export const LAYER_ORDER: LayerChoice[] = ['first', 'second', 'q1', 'q2', 'q3', 'penultimate', 'last', 'sum', 'min', 'max'];
@@ -57,14 +57,14 @@ export function speatEffectDashboardChart(results: AuditResults): { spec: ChartS
         const se = r ? largestSe(r) : null;
         return `${esc(m.name)}<br/>${esc(label)}: d = ${fmtSigned(v[1])} (${v[1]})${se ? `<br/>SE at ${se.size} ${se.unit === 'speaker' ? 'speakers' : 'stimuli'} per group: ${fmt(se.standardError)}` : ''}<br/>Click to list the stimuli`;
       }
-      if (p.seriesIndex === nModels) return `Mean across models<br/>${esc(label)}: d = ${fmtSigned(v[1])} (${v[1]})`;
+      if (p.seriesIndex === nModels) return `${LEARNED_MEAN_NAME}<br/>${esc(label)}: d = ${fmtSigned(v[1])} (${v[1]})`;
       return `Human IAT D (SpEAT paper)<br/>${esc(label)}: ${fmtSigned(v[1])}`;
     },
   };
 
   const option: EChartsOption = { ...base.option, yAxis: yAxis as EChartsOption['yAxis'], tooltip: tooltip as unknown as EChartsOption['tooltip'], series: series as EChartsOption['series'] };
   const caption =
-    `Each grey marker is one model's SpEAT effect size d for one test (shape = model); the dark bar is the mean across models` +
+    `Each grey marker is one model's SpEAT effect size d for one test (shape = model); the dark bar is the mean across the learned models (the acoustic baseline, a control, is not averaged in)` +
     (hasHuman ? '; the hollow diamond is the human IAT D from the SpEAT paper' : '') +
     whiskerCaption(whiskerSet.sizes, whiskerSet.units) +
     `. Above the zero line (positive d), recordings of the first-named group (for example ${tests[0] ? `“${tests[0].x.value}” in “${testLabel(results, tests[0].id)}”` : 'X'}) sit closer to pleasant speech than the second group's; below it, the second group's do. |d| of 0.2, 0.5 and 0.8 are small, medium and large. Click a marker to list and play its stimuli.`;
