@@ -248,7 +248,8 @@ describe('report consistency on own-data runs and the demo', () => {
   const demoOf = () => built.find((b) => b.name === 'demo')!;
   /** The appendix's "Statistical tests" bullets, flattened. */
   const statisticalTests = (b: Built): string[] => {
-    const from = b.flat.lastIndexOf('Statistical tests');
+    // The appendix heading, not the checklist's "Statistical tests with statistics…" row.
+    const from = b.flat.indexOf('Statistical tests • ');
     const to = b.flat.indexOf('Reporting checklist', from);
     return b.flat.slice(from, to).split('• ').slice(1).map((x) => x.trim());
   };
