@@ -6,6 +6,7 @@ import { EventHub } from './events';
 import { jobLimits } from './jobs/limits';
 import { JobRunner } from './jobs/runner';
 import { defaultDataDir } from './store/data-dir';
+import { migrateAtStart } from './store/data-migration';
 import { ProjectStore } from './store/projects';
 import { removeStaleTemps } from './atomic-write';
 import { PathGuard, type PathPolicy } from './security/path-policy';
@@ -28,6 +29,8 @@ export function createEngine(options: {
   shell?: DesktopShell;
 }): Engine {
   const dataDir = options.dataDir ?? defaultDataDir();
+  // Once, into the default data folder only: what earlier versions kept elsewhere (issue 35 item 4).
+  migrateAtStart(dataDir);
   const events = new EventHub();
   const store = new ProjectStore(dataDir);
   // Hidden copies that killed writes left in the data folder (identities, trusted certificates).
