@@ -22,7 +22,7 @@
  * makes it once. A second run, or two processes racing at first start, copies nothing twice
  * (an entry already there is left, the list insert ignores known rows).
  */
-import { closeSync, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { tempSibling, writeFileAtomic } from '../atomic-write';
@@ -164,7 +164,18 @@ function copyEach(from: string, to: string, name: string, entry: MigrationEntry,
 /** Add the recent projects of an earlier registry to the one in `dataDir`; returns how many were new. */
 function mergeRegistry(oldFile: string, dataDir: string): number {
   if (!existsSync(oldFile)) return 0;
-  const rows = withGuardedReadonly(oldFile, REGISTRY_DB, (db) => (db ? (db.prepare('SELECT id, name, path, created_at, opened_at FROM recent_projects').all() as Record<string, unknown>[]) : []));
+  // Read from a copy: even a read-only connection leaves -wal and -shm files beside a
+  // database in WAL mode, and the earlier folder is not to be changed.
+  const scratch = mkdtempSync(join(ensureDir(join(dataDir, 'checks')), 'registry-'));
+  let rows: Record<string, unknown>[];
+  try {
+    const copy = join(scratch, 'equivox.sqlite');
+    copyFileSync(oldFile, copy);
+    if (existsSync(`${oldFile}-wal`)) copyFileSync(`${oldFile}-wal`, `${copy}-wal`);
+    rows = withGuardedReadonly(copy, REGISTRY_DB, (db) => (db ? (db.prepare('SELECT id, name, path, created_at, opened_at FROM recent_projects').all() as Record<string, unknown>[]) : []));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
   if (rows.length === 0) return 0;
   const registry = openDatabase(join(ensureDir(dataDir), 'equivox.sqlite'), REGISTRY_DB);
   try {
