@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AppInfo } from '../shared/api';
 import { demoDir } from './audits/demo-plan';
@@ -7,6 +8,7 @@ import { jobLimits } from './jobs/limits';
 import { JobRunner } from './jobs/runner';
 import { defaultDataDir } from './store/data-dir';
 import { migrateAtStart } from './store/data-migration';
+import { earlierDataDirs, isDefaultDataDir } from './paths/data-folders';
 import { ProjectStore } from './store/projects';
 import { removeStaleTemps } from './atomic-write';
 import { PathGuard, type PathPolicy } from './security/path-policy';
@@ -39,11 +41,14 @@ export function createEngine(options: {
   jobs.limits = jobLimits();
   // Job processes (the ones that run models) start in an empty folder of the data folder's.
   jobs.processCwd = () => emptyDir(dataDir);
+  const earlier = isDefaultDataDir(dataDir) ? earlierDataDirs() : [];
   const paths = new PathGuard(options.pathPolicy ?? 'any', {
     readRoots: () => [dirname(demoDir())],
     projectRoots: () => store.list().map((p) => p.path),
     isProjectId: (value) => store.list().some((p) => p.id === value),
     dataDir,
+    // The folders the migration copied keys from, where they were this user's default (EQUIVOX_HOME or a test's folder: none).
+    earlierDataDirs: () => earlier.filter((d) => existsSync(d)),
   });
   return {
     host: options.host,

@@ -12,6 +12,7 @@ import { defaultDataDir, earlierDataDirs } from '../../../src/main/paths/data-fo
 import { isEqualOrInside } from '../../../src/main/paths/same-path';
 import { migrateEarlierDataFolders, MIGRATION_RECORD, MOVED_NOTE } from '../../../src/main/store/data-migration';
 import { ProjectStore } from '../../../src/main/store/projects';
+import { createEngine, type Engine } from '../../../src/main/engine';
 import { createIdentity, getIdentity, identitiesDir, listIdentities, loadSigningIdentity } from '../../../src/main/identity';
 import { listTrusted, trustCertificate } from '../../../src/main/identity/trust';
 import { createRecognizer, ensureModel, importModel } from '../../../src/main/inference';
@@ -141,6 +142,27 @@ describe('copying an earlier default data folder into the one data folder', () =
     expect(getIdentity(f.old, f.identity.id).fingerprint).toBe(f.identity.fingerprint);
     // No hidden half-copies left beside the entries.
     expect(readdirSync(join(f.dataDir, 'identities')).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+
+  it('the engine started with no EQUIVOX_HOME copies at start, lists the projects, and guards the earlier folder as its own', async () => {
+    const f = await earlierFolder(true);
+    const saved = { ...process.env };
+    process.env.HOME = f.home;
+    for (const k of ['EQUIVOX_HOME', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME']) delete process.env[k];
+    let engine: Engine | undefined;
+    try {
+      engine = createEngine({ host: 'web', pathPolicy: 'granted' });
+      expect(engine.dataDir).toBe(f.dataDir);
+      expect(engine.store.list().map((p) => p.id).sort()).toEqual([f.inside.id, f.outside.id].sort());
+      expect(listIdentities(engine.dataDir).map((i) => i.id)).toEqual([f.identity.id]);
+      // The earlier folder still holds the key: never granted, nor a folder above it; its project folder may be.
+      expect(() => engine!.paths.grant(join(f.old, 'identities'), 'folder')).toThrow(/inside Equivox's own data folder/);
+      expect(() => engine!.paths.grant(join(f.home, '.local'), 'folder')).toThrow(/holds Equivox's own data folder/);
+      expect(engine.paths.grant(f.inside.path, 'folder').path).toBe(f.inside.path);
+    } finally {
+      await engine?.close();
+      process.env = saved;
+    }
   });
 
   it('never fills EQUIVOX_HOME or a folder a caller chose from elsewhere', async () => {
