@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { tempSibling, writeFileAtomic } from '../atomic-write';
 import { earlierDataDirs, isDefaultDataDir } from '../paths/data-folders';
 import { isEqualOrInside, samePath } from '../paths/same-path';
+import { restrictToOwner } from '../security/owner-only-acl';
 import { ensureDir } from './data-dir';
 import { withGuardedReadonly } from './db-guard';
 import { openDatabase } from './open';
@@ -126,13 +127,17 @@ function sameTree(original: string, copy: string): string | null {
   return null;
 }
 
-/** Copy `src` to `dest` through a checked hidden copy; returns why not, or null when copied. */
-function copyChecked(src: string, dest: string, link: boolean): string | null {
+/**
+ * Copy `src` to `dest` through a checked hidden copy; returns why not, or null when copied.
+ * `secure` runs on the copy before it is checked and put in place (keys: owner-only ACLs).
+ */
+function copyChecked(src: string, dest: string, link: boolean, secure?: (copy: string) => void): string | null {
   if (existsSync(dest)) return 'the data folder already has one of that name (not overwritten)';
   // A hidden sibling that a killed run leaves for removeStaleTemps to clear at the next start.
   const tmp = tempSibling(dest);
   try {
     copyTree(src, tmp, link);
+    secure?.(tmp);
     const differs = sameTree(src, tmp);
     if (differs) return `its copy did not match (${differs})`;
     // Checked again just before: another process may have brought the same entry meanwhile.
@@ -147,7 +152,7 @@ function copyChecked(src: string, dest: string, link: boolean): string | null {
 }
 
 /** Copy each entry of `from/name` into `to/name` where `to/name` has none of that name. */
-function copyEach(from: string, to: string, name: string, entry: MigrationEntry, link: boolean): void {
+function copyEach(from: string, to: string, name: string, entry: MigrationEntry, link: boolean, secure?: (copy: string) => void): void {
   const src = join(from, name);
   if (!existsSync(src) || !statSync(src).isDirectory()) return;
   const dest = ensureDir(join(to, name));
@@ -155,7 +160,7 @@ function copyEach(from: string, to: string, name: string, entry: MigrationEntry,
     // Hidden names are unfinished writes (atomic-write.ts, model imports), not data.
     if (item.startsWith('.') || item.includes('.partial-')) continue;
     const rel = `${name}/${item}`;
-    const why = copyChecked(join(src, item), join(dest, item), link);
+    const why = copyChecked(join(src, item), join(dest, item), link, secure);
     if (why) entry.left.push({ entry: rel, why });
     else entry.copied.push(rel);
   }
@@ -228,8 +233,11 @@ export function migrateEarlierDataFolders(
     if (isEqualOrInside(from, dataDir)) continue;
     const entry: MigrationEntry = { from, to: dataDir, at: new Date().toISOString(), copied: [], left: [], projectsListed: 0 };
     ensureDir(dataDir);
-    copyEach(from, dataDir, 'identities', entry, false);
-    copyEach(from, dataDir, 'trusted', entry, false);
+    // A copy takes its folder's ACL on Windows (modes are copied elsewhere): keys and
+    // certificates are made owner-only again, as identity/index.ts writes them.
+    const ownerOnly = (copy: string) => restrictToOwner(lstatSync(copy).isDirectory() ? filesUnder(copy).map((f) => join(copy, f)) : [copy]);
+    copyEach(from, dataDir, 'identities', entry, false, ownerOnly);
+    copyEach(from, dataDir, 'trusted', entry, false, ownerOnly);
     copyEach(from, dataDir, 'models', entry, true);
     try {
       entry.projectsListed = mergeRegistry(join(from, 'equivox.sqlite'), dataDir);

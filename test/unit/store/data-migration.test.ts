@@ -5,7 +5,7 @@
  * code, the earlier folder left as it was; never overwriting; once; never for EQUIVOX_HOME.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultDataDir, earlierDataDirs } from '../../../src/main/paths/data-folders';
@@ -87,7 +87,12 @@ describe('copying an earlier default data folder into the one data folder', () =
       store.close();
     }
 
-    // The identity signs from the data folder, with its passphrase file copied beside the key.
+    // Owner-only, as identity/index.ts writes them (the modes are copied).
+    for (const file of ['key.pem', 'identity.json', 'certificate.pem']) {
+      expect(statSync(join(f.dataDir, 'identities', f.identity.id, file)).mode & 0o777).toBe(0o600);
+    }
+    expect(statSync(join(f.dataDir, 'identities', f.identity.id)).mode & 0o777).toBe(0o700);
+    // The identity signs from the data folder with its passphrase.
     expect(listIdentities(f.dataDir).map((i) => i.id)).toEqual([f.identity.id]);
     expect(getIdentity(f.dataDir, f.identity.id).fingerprint).toBe(f.identity.fingerprint);
     const signing = loadSigningIdentity(f.dataDir, f.identity.id, { passphrase: 'correct horse battery' });
