@@ -31,6 +31,8 @@ beforeAll(async () => {
   expect(sample).toContain('"female"');
   results = JSON.parse(sample.replaceAll('"female"', JSON.stringify(GROUP))) as AuditResults;
   results.audit = { ...results.audit, title: `Pilot ${RLO}tiduA` };
+  // Comparisons go by their name everywhere (issue 34.2), the chart's axis included: name the group's comparison after it.
+  for (const t of results.speat!.tests) if (t.x.value === GROUP) t.name = `${GROUP} vs ${t.y.value}`;
   const info = await createIdentity(join(dir, 'data'), { name: 'Ada Auditor', organisation: 'Lab' });
   const identity = loadSigningIdentity(join(dir, 'data'), info.id);
   // The report's --auditor override is free text too.
