@@ -139,7 +139,7 @@ function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completen
   L.heading(1, r.audit.title, () => doc.font('DejaVuSans-Bold').fontSize(16).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
   doc.fillColor('#000000');
   L.gap(2);
-  L.p(`${r.project.name} · run ${r.audit.id} · ${meta.auditor}, ${meta.organisation} · ${meta.now.toISOString().slice(0, 10)} · signed; the plan, build and certificate are under “Report details”.`, { size: 8, colour: '#555555' });
+  L.p(`${r.project.name} · run ${r.audit.id} · auditor ${meta.auditor}, ${meta.organisation} · ${meta.now.toISOString().slice(0, 10)}. Signed by ${meta.signerName}; the plan, build and certificate fingerprint are under “Report details”.`, { size: 8, colour: '#555555' });
   findingsSection(L, r);
 }
 

@@ -9,7 +9,7 @@
 import { contextValue, NOT_STATED } from '../../shared/audit-context';
 import { fmt, fmtCi, fmtPValue, fmtRate, fmtSigned, pText } from '../../shared/format';
 import { SECTION_SHORT } from '../../shared/requirements';
-import type { AuditResults, FdiGrouping, Section, SpeatResult, SpeatTestDesign, WerComparison, WerSection } from '../../shared/results';
+import type { AuditResults, Correction, FdiGrouping, Section, SpeatResult, SpeatTestDesign, WerComparison, WerSection } from '../../shared/results';
 import { fdiVerdict, serComparisonCell, serGate, speakersText, speatUnit, speatVerdict } from '../../shared/verdicts';
 import { plural, WER_TEST_UNIT, WER_VERDICT_MIN_SPEAKERS, werRateRatio, werVerdicts, type WerVerdict } from '../../shared/wer-verdict';
 import { modelName, recogniserName } from './narrative';
@@ -43,6 +43,9 @@ export interface Findings {
   rows: FindingRow[];
 }
 
+/** Corrections as a table cell names them. */
+const CORRECTION_SHORT: Record<Correction, string> = { holm: 'Holm', bh: 'BH', bonferroni: 'Bonferroni' };
+
 const list = (xs: string[]): string => (xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
 
 /** The smallest unit count of a SpEAT result, in its unit's words. */
@@ -69,7 +72,7 @@ function speatRows(r: AuditResults): FindingRow[] {
     const confound = dur !== undefined && dur.p < s.config.alpha;
     const se = x.standardErrorAtCompared;
     const effect = `d = ${fmtSigned(x.effectSize)} SD; no CI in the results${se !== undefined && se !== null ? ` (bootstrap SE ${fmt(se)})` : ''}`;
-    const p = `${fmtPValue(v.p)} (${v.twoSided ? 'two-sided' : 'one-sided'}, ${s.config.correction === 'holm' ? 'Holm' : s.config.correction === 'bh' ? 'BH' : 'Bonferroni'}; ${speatUnitText(x, t)})`;
+    const p = `${fmtPValue(v.p)} (${v.twoSided ? 'two-sided' : 'one-sided'}, ${CORRECTION_SHORT[s.config.correction]}; ${speatUnitText(x, t)})`;
     const mde = x.mde ? (x.mde.d === null ? 'nothing: no split can reach significance' : `|d| ≥ ${fmt(x.mde.d)}`) : 'not computed';
     const uninformative = x.mde !== undefined && x.mde !== null && x.mde.d === null;
     const verdict = v.unlikely ? `unlikely to be chance${v.favoured ? `; ${v.favoured} closer to pleasant` : ''}` : 'could be chance';
@@ -138,7 +141,7 @@ function serRows(r: AuditResults): FindingRow[] {
         section: 'ser',
         compared: `${compared}: predicted valence`,
         effect: c ? `${fmtSigned(c.difference)} rating points (X − Y), ${fmtCi(c.ci95)}` : `Cohen's d ${fmtSigned(t.cohensD)} over clips; no CI in the results`,
-        p: c && c.pAdjusted !== undefined ? `${fmtPValue(c.pAdjusted)} (${ser.config.comparison?.correction === 'holm' ? 'Holm' : 'adjusted'}; ${c.unit === 'speaker' ? `${c.units.x} and ${c.units.y} speakers` : `${c.units.x} and ${c.units.y} clips, speakers unknown`})` : c === null ? 'not tested' : 'no test in the results',
+        p: c && c.pAdjusted !== undefined ? `${fmtPValue(c.pAdjusted)} (${ser.config.comparison ? CORRECTION_SHORT[ser.config.comparison.correction] : 'adjusted'}; ${c.unit === 'speaker' ? `${c.units.x} and ${c.units.y} speakers` : `${c.units.x} and ${c.units.y} clips, speakers unknown`})` : c === null ? 'not tested' : 'no test in the results',
         mde: 'not computed',
         verdict: cell === '–' ? 'no verdict in the results' : cell,
         caveat: confound ? `clip length differs between the groups (t = ${fmtSigned(dur!.t)}, ${pText(dur!.p)}): it may explain the effect` : m.testClips < 30 ? `only ${plural(m.testClips, 'test recording')}: R² uncertain` : '–',
