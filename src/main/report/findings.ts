@@ -175,9 +175,10 @@ function serRows(r: AuditResults): FindingRow[] {
   return rows;
 }
 
-/** The recogniser's short name: the plan's recogniser name where there is one. */
+/** The recogniser as the findings name it: name and version (the settings are in the WER section). */
 function recogniserShort(wer: WerSection): string {
-  return wer.config.recogniser?.name ?? recogniserName(wer);
+  const rec = wer.config.recogniser;
+  return rec ? `${rec.name} ${rec.version}` : recogniserName(wer);
 }
 
 function werRow(wer: WerSection, c: WerComparison, v: WerVerdict, failing: boolean): FindingRow {
