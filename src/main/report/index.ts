@@ -24,6 +24,7 @@ import { layoutOf } from './layout';
 import { allTables } from './tables';
 import { werUtteranceTable } from './wer-normalisation-tables';
 import { fdiTrialTables, speatAssociationFiles } from './reproduce-data';
+import { impactRatioTables } from './impact-ratios';
 import { recheckFiles } from './recheck-data';
 import { REPRODUCE_ATTACHMENT, reproduceJson } from './reproduce';
 import { attestationSubjects, buildStatement, INTOTO_ATTACHMENT, signEnvelope, type DsseEnvelope } from './intoto';
@@ -78,7 +79,7 @@ const sha256 = sha256Hex;
 export function reportDataFiles(results: AuditResults): EvidenceFile[] {
   // The utterance and trial tables are report data only: too long for the PDF's pages.
   const utterances = werUtteranceTable(results.wer);
-  return [...allTables(results), ...(utterances ? [utterances] : []), ...fdiTrialTables(results)].map((t) => ({
+  return [...allTables(results), ...impactRatioTables(results), ...(utterances ? [utterances] : []), ...fdiTrialTables(results)].map((t) => ({
     name: `${t.id}.csv`,
     data: Buffer.from(toCsv(t.columns.map((c) => c.title), t.rows), 'utf8'),
     mime: 'text/csv',

@@ -19,7 +19,10 @@ import { extractReport } from '../../../src/main/report/extract';
 import { ATTRIBUTE_STIMULI_ATTACHMENT, serPredictionsName, STIMULUS_DURATIONS_ATTACHMENT } from '../../../src/main/report/recheck-data';
 import { runSer } from '../../../src/main/audits/ser-audit';
 import { designTests, runSpeat } from '../../../src/main/audits/speat-audit';
-import { Rng } from '../../../src/main/stats';
+import { Rng, type FdiItems } from '../../../src/main/stats';
+import { parseCsvTable } from '../../../src/main/data/csv';
+import { fdiGrouping } from '../../../src/main/audits/fdi-grouping';
+import { unitSeed } from '../../../src/main/audits/units';
 import { buildContext, fakeManifest, fixtureProject, insertDataset, insertEmbedding, type FakeModel } from '../audits/fixture';
 
 const base = JSON.parse(readFileSync(join(__dirname, '../../fixtures/report/results.sample.json'), 'utf8')) as AuditResults;
@@ -30,6 +33,7 @@ const W = [0.8, -0.5, 0.3, 0.6];
 let results: AuditResults;
 let out: string;
 let statementNames: string[];
+let pdfPath: string;
 
 beforeAll(async () => {
   const { db } = fixtureProject('Recheck fixture');
@@ -62,12 +66,27 @@ beforeAll(async () => {
   const tests = designTests(b.ctx);
   const speat = await runSpeat(b.ctx, tests);
   const ser = await runSer(b.ctx, tests, speat);
-  results = { ...base, speat, ser };
+  // FDI: 360 seeded trials of three groups whose speakers the trials name (as runFdi's grouping makes them), so the impact ratios' speakers and trials can be recounted.
+  const names = ['female', 'male', 'x'];
+  const groups = Array.from({ length: 360 }, (_, i) => names[i % 3]!);
+  const labels = Int8Array.from({ length: 360 }, (_, i) => (Math.floor(i / 3) % 2 === 0 ? 1 : 0));
+  const shift = { female: 0, male: 0.06, x: -0.04 } as Record<string, number>;
+  const spk = (i: number, k: number) => `${groups[i]}-${(Math.floor(i / 3) + k) % (groups[i] === 'x' ? 4 : 6)}`;
+  const items: FdiItems = {
+    groups,
+    labels,
+    scores: Float64Array.from(groups, (g, i) => (labels[i] ? 0.62 : 0.38) + shift[g]! + 0.4 * (rng.nextFloat() - 0.5)),
+    speakers: { enrol: groups.map((_, i) => spk(i, 0)), test: groups.map((_, i) => spk(i, labels[i] ? 0 : 1)) },
+  };
+  const f = base.fdi!;
+  const grouping = fdiGrouping(items, ['gender'], 0.5, null, { alpha: f.config.alpha, orientation: f.config.orientation, bootstrap: 0, nullPermutations: 0 }, unitSeed(base.audit.seed, 'fdi/gender'));
+  results = { ...base, speat, ser, fdi: { ...f, config: { ...f.config, threshold: 0.5, bootstrap: 0, nullPermutations: 0 }, groupings: [grouping] } };
   const dir = mkdtempSync(join(tmpdir(), 'equivox-recheck-'));
   const info = await createIdentity(join(dir, 'data'), { name: 'Ada Auditor', organisation: 'Fair Speech Lab' });
   const built = await buildReport(results, { identity: loadSigningIdentity(join(dir, 'data'), info.id), now: new Date('2026-12-05T12:00:00Z') });
   statementNames = built.statement.attachments!.map((a) => a.name);
-  writeFileSync(join(dir, 'report.pdf'), built.pdf);
+  pdfPath = join(dir, 'report.pdf');
+  writeFileSync(pdfPath, built.pdf);
   out = join(dir, 'extracted');
   const extracted = extractReport(built.pdf, out);
   expect(extracted.valid).toBe(true);
@@ -125,5 +144,44 @@ describe('the report carries what re-checking needs', () => {
     const rows = m.predictions!.rated;
     expect(rows.filter((r) => r.split === 'test')).toHaveLength(m.testClips);
     expect(rows.filter((r) => r.split === 'train')).toHaveLength(m.trainClips);
+  });
+});
+
+describe('impact ratios', () => {
+  type Row = { rate: number; units: number; speakers: number; ratio: number };
+  /** Per table id: its reference and, per measure, per group, the numbers. */
+  type Ratios = Record<string, Record<string, string | Record<string, Row>>>;
+  const csvRows = (name: string) => parseCsvTable(readFileSync(join(out, name), 'utf8'), { requiredColumns: ['Group'] }).rows.map((r) => r.values);
+
+  it('numpy on the extracted utterances and trials gives the attached tables’ rates, counts and ratios', () => {
+    const r = spawnSync('python3', [join(__dirname, '../../golden/impact_ratios_from_attachments.py'), out], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const mine = JSON.parse(r.stdout) as Ratios;
+    let compared = 0;
+    for (const id of ['wer-impact-ratios', 'fdi-impact-ratios-1']) {
+      const rows = csvRows(`${id}.csv`).filter((x) => x.Measure !== 'clips' && x.Measure !== '–');
+      expect(rows.length).toBeGreaterThan(2);
+      for (const row of rows) {
+        const m = (mine[id]![row.Measure!] as Record<string, Row>)[row.Group!]!;
+        expect(Number(row.Rate), `${id} ${row.Group} ${row.Measure}`).toBeCloseTo(m.rate, 12);
+        expect(Number(row['Impact ratio']), `${id} ${row.Group}`).toBeCloseTo(m.ratio, 12);
+        expect(Number(row.Speakers)).toBe(m.speakers);
+        expect(Number(row[Object.keys(row).find((k) => k.startsWith('Utterances') || k.startsWith('Trials'))!])).toBe(m.units);
+        expect(row['Band 0.8–1.25']).toBe(row.Group === (mine[id]!.reference as string) ? 'reference' : m.ratio < 0.8 ? 'below 0.8' : m.ratio > 1.25 ? 'above 1.25' : 'within');
+        compared += 1;
+      }
+    }
+    // WER: three groups; FDI: three groups × FPR and FNR.
+    expect(compared).toBe(9);
+  });
+
+  it('the WER table counts the clips without a group label, and the PDF shows the tables and says what the ratio is not', () => {
+    const unknown = csvRows('wer-impact-ratios.csv').find((x) => x.Group === 'unknown (no accent)')!;
+    const asr = results.datasets.find((d) => d.id === results.wer!.datasetId)!;
+    expect(Number(unknown['Utterances'])).toBe(asr.clips - asr.groups.filter((g) => g.label === 'accent').reduce((n, g) => n + g.clips, 0));
+    const text = spawnSync('pdftotext', [pdfPath, '-'], { encoding: 'utf8' }).stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('Impact ratio');
+    expect(text).toContain('not a pass or fail of that law');
+    expect(text).toContain('No impact ratio for SpEAT');
   });
 });
