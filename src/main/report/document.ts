@@ -25,6 +25,7 @@ import { findingsSection } from './findings-section';
 import { checklistRows } from './checklist';
 import type { FollowUpInput } from '../../shared/audit-context';
 import { speatUnit } from '../../shared/verdicts';
+import { impactRatioNote, impactRatios, impactRatioTable, NO_IMPACT_RATIO } from './impact-ratios';
 
 /** The PDF/A level the report claims; checked by test/unit/report/archival.test.ts with poppler (veraPDF is the formal validator). */
 export const PDFA_SUBSET = 'PDF/A-3b';
@@ -217,6 +218,14 @@ function summary(L: Layout, r: AuditResults, status: Completeness): void {
   L.p('A result that is unlikely to be chance shows a difference in these data; it does not prove bias in every use of the model, and a result that could be chance does not prove its absence.', { size: 8.5, colour: '#555555' });
 }
 
+/** Each impact-ratio table of a section with the note that says what its ratio is and is not (impact-ratios.ts). */
+function impactRatioBlock(L: Layout, r: AuditResults, section: 'wer' | 'fdi'): void {
+  for (const s of impactRatios(r).filter((x) => x.section === section)) {
+    L.table(impactRatioTable(s));
+    L.p(impactRatioNote(s), { size: 8.5 });
+  }
+}
+
 function tables(L: Layout, list: ReportTable[]): void {
   for (const t of list) {
     if (t.id.startsWith('fdi-sweep')) L.table(t, 7);
@@ -258,6 +267,7 @@ function speatSection(L: Layout, r: AuditResults): void {
   ]);
   const list = speatTables(r);
   tables(L, list.filter((t) => t.id !== 'speat-grid'));
+  L.p(NO_IMPACT_RATIO.speat, { size: 8.5 });
   const charts = sectionCharts(r, 'speat', CHART_STYLE);
   charts.forEach((c, i) => L.chart(c, `Figure 1.${i + 1}`));
   const grid = list.find((t) => t.id === 'speat-grid');
@@ -285,6 +295,7 @@ function serSection(L: Layout, r: AuditResults): void {
     `For each SpEAT test, each regressor predicts valence for the target clips and Cohen's d (pooled SD, ddof 1, over recordings) compares the groups, for the selected regressor and, as in the SpEAT paper, for all regressors' predictions pooled; "agree" means the sign of Cohen's d equals the sign of SpEAT d. ${serComparisonMethod(ser)}${serAgreementSentence(r)}`,
   ]);
   tables(L, serTables(r));
+  L.p(NO_IMPACT_RATIO.ser, { size: 8.5 });
   sectionCharts(r, 'ser', CHART_STYLE).forEach((c2, i) => L.chart(c2, `Figure 2.${i + 1}`));
 }
 
@@ -311,6 +322,7 @@ function werSection(L: Layout, r: AuditResults): void {
     `${werPrimaryStatement(w)}${mixed} ${werOverallStatement(w).text} Secondary, never the basis of a verdict: the fixed-effects Poisson regression (rate ratio and likelihood-ratio χ² with 1 degree of freedom; it treats every word as independent)${werSecondaryPermutationText(w)}.`,
   ]);
   tables(L, werTables(r));
+  impactRatioBlock(L, r, 'wer');
   sectionCharts(r, 'wer', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 3.${i + 1}`));
 }
 
@@ -346,6 +358,7 @@ function fdiSection(L: Layout, r: AuditResults): void {
   ]);
   const list = fdiTables(r);
   tables(L, list.filter((t) => !t.id.startsWith('fdi-sweep')));
+  impactRatioBlock(L, r, 'fdi');
   sectionCharts(r, 'fdi', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 4.${i + 1}`));
   tables(L, list.filter((t) => t.id.startsWith('fdi-sweep')));
 }
