@@ -7,7 +7,8 @@
  * every 20 ms. Prints the engine process's peak resident memory and thread count (from
  * /proc, sampled every 200 ms), `app.info` p50/p99/worst (also counted from when each call
  * was due on the 20 ms schedule), how many imports finished and clips were imported, and
- * the wall time; first, for --idle-s seconds with nothing running, the same app.info
+ * the wall time (memory and threads also with the engine's job processes, where imports run
+ * when the host can start them); first, for --idle-s seconds with nothing running, the same app.info
  * figures as the machine's own baseline (on a shared computer they are most of it). app.info calls are sent on the schedule whether or not the one before was
  * answered. --root starts another checkout's web host (before/after, as
  * bench:responsiveness); --limit-s stops waiting after that long and prints what it has.
@@ -65,20 +66,40 @@ async function call<T>(host: Host, name: string, input: unknown): Promise<T> {
   return body.result as T;
 }
 
-/** The engine process: the web host's child whose command line names engine-process. */
-function enginePid(hostPid: number): number | null {
+/** The children of `parentPid` whose command line names `entry`. */
+function childPids(parentPid: number, entry: string): number[] {
+  const found: number[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== hostPid) continue;
-      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('engine-process')) return Number(d);
+      if (ppid !== parentPid) continue;
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(entry)) found.push(Number(d));
     } catch {
       // The process ended between the listing and the read.
     }
   }
-  return null;
+  return found;
+}
+
+/** The engine process: the web host's child whose command line names engine-process. */
+function enginePid(hostPid: number): number | null {
+  return childPids(hostPid, 'engine-process')[0] ?? null;
+}
+
+/** The engine with its job processes (job-process.ts: imports and model jobs run in them where the host can start them), summed. */
+function engineUsage(engine: number): { rssMb: number; threads: number } | null {
+  const own = usage(engine);
+  if (!own) return null;
+  for (const pid of childPids(engine, 'job-process')) {
+    const u = usage(pid);
+    if (u) {
+      own.rssMb += u.rssMb;
+      own.threads += u.threads;
+    }
+  }
+  return own;
 }
 
 /** Resident memory (MB) and thread count of a process, from /proc/PID/status. */
@@ -162,10 +183,13 @@ async function main(): Promise<void> {
     await call(host, 'files.grant', { path: join(work, 'corpus'), purpose: 'folder' });
 
     let peak = { ...before };
+    let peakAll = { ...before };
     const mem = (async () => {
       while (sampling) {
         const u = usage(engine);
         if (u) peak = { rssMb: Math.max(peak.rssMb, u.rssMb), threads: Math.max(peak.threads, u.threads) };
+        const all = engineUsage(engine);
+        if (all) peakAll = { rssMb: Math.max(peakAll.rssMb, all.rssMb), threads: Math.max(peakAll.threads, all.threads) };
         await sleep(200);
       }
     })();
@@ -238,7 +262,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${IMPORTS} datasets.import of ${CLIPS} recordings each (Ogg/Opus and MP3, 3 s), started together; ${callsMs.toFixed(0)} ms for the ${IMPORTS} calls to answer${refused.length ? `; ${refused.length} refused: ${refused[0]}` : ''}\n`);
     process.stdout.write(`jobs: ${count('finished')} finished, ${count('failed')} failed, ${count('cancelled')} cancelled, ${count('running')} still running, ${count('queued')} still waiting (most waiting at once: ${mostQueued}) after ${wallS.toFixed(1)} s${wallS > LIMIT_S ? ` (stopped waiting at --limit-s ${LIMIT_S})` : ''}\n`);
     process.stdout.write(`clips imported: ${datasets.reduce((a, d) => a + d.usable, 0)} of ${IMPORTS * CLIPS}\n`);
-    process.stdout.write(`engine process: RSS ${before.rssMb.toFixed(0)} MB and ${before.threads} threads before; peak ${peak.rssMb.toFixed(0)} MB and ${peak.threads} threads\n`);
+    process.stdout.write(`engine process: RSS ${before.rssMb.toFixed(0)} MB and ${before.threads} threads before; peak ${peak.rssMb.toFixed(0)} MB and ${peak.threads} threads; with its job processes at peak ${peakAll.rssMb.toFixed(0)} MB and ${peakAll.threads} threads\n`);
     process.stdout.write(`${line(`app.info idle (load ${idleLoad})`, idleAnswered)}\n`);
     process.stdout.write(`${line('  the same, from when each was due', idleDue)}\n`);
     process.stdout.write(`${line('app.info during the imports', answered)}${failedCalls ? `  (${failedCalls} got no answer)` : ''}\n`);

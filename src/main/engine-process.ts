@@ -8,11 +8,12 @@
 // First, before anything can load onnxruntime-node: its native telemetry off.
 import './security/telemetry-off';
 import type { PickPurpose } from '../shared/api/files';
-import { isResumableKind } from '../shared/jobs';
+import { isResumableKind, MODEL_JOB_KINDS } from '../shared/jobs';
 import { createApi } from './api';
 import { setKeyProtector, type KeyProtector } from './identity';
 import { createEngine, type Engine } from './engine';
 import { toErrorShape } from './error-shape';
+import { SPAWNING_JOB_KINDS } from './jobs/process-worker';
 import type { Channel, FromEngine, HostAsk, ToEngine } from './engine-transport';
 
 /** The parent's end, whichever way this process was started. */
@@ -82,6 +83,9 @@ export function serveEngine(channel: Channel<FromEngine, ToEngine>): void {
         engine.jobs.onStarted = (job) => channel.send({ t: 'job', job: { ...job, input: isResumableKind(job.kind) ? job.input : null } });
         // Calls from the window (app.info, progress, lists) before batch work in the job threads.
         engine.jobs.jobNice = 10;
+        // Imports start ffmpeg for every recording; started from a thread of this process, each
+        // start (fork) held up the answers to the window (jobs/process-worker.ts SPAWNING_JOB_KINDS).
+        engine.jobs.processKinds = new Set([...MODEL_JOB_KINDS, ...SPAWNING_JOB_KINDS]);
         api = createApi(engine);
         // Jobs the previous engine process was running when it died: same ids, same inputs,
         // each checked first (one whose stored input does not fit ends failed, saying why).

@@ -141,6 +141,20 @@ export interface SpeatTestDesign {
   };
   /** Clip ids, so a dashboard can play the stimuli behind a point. */
   stimuli: { x: string[]; y: string[]; a: string[]; b: string[] };
+  /** Each target stimulus's duration in seconds (null: not measured), parallel to stimuli.x and stimuli.y; absent in results written before. */
+  durationsS?: { x: (number | null)[]; y: (number | null)[] };
+}
+
+/**
+ * Every valence-rated usable clip of the attribute dataset and what the selection (METHODS.md,
+ * SpEAT attribute sets) made of it, so a recipient can recheck from the report which clips
+ * became A and B and why others did not (src/main/audits/attribute-stimuli.ts).
+ */
+export interface AttributeStimuli {
+  datasetId: string;
+  perSpeaker: number;
+  /** In row order. speaker: a pseudonym (R01, R02, … in the order of the real ids) or null; pole null: not used, with the reason. */
+  clips: { id: string; row: number; speaker: string | null; valence: number; sha256: string | null; durationS: number | null; pole: 'A' | 'B' | null; reason: string | null }[];
 }
 
 /**
@@ -236,6 +250,8 @@ export interface SpeatSection {
   };
   tests: SpeatTestDesign[];
   results: SpeatResult[];
+  /** The attribute stimuli and their selection; absent in results written before. */
+  attributeStimuli?: AttributeStimuli;
   /** Table 2 of the paper: every temporal × layer aggregation, when requested. */
   grid?: { testId: string; modelId: string; temporal: Temporal; layer: LayerChoice; effectSize: number }[];
   /**
@@ -318,6 +334,18 @@ export interface SerGroupComparison {
   pAdjusted?: number;
 }
 
+/**
+ * A model's SER predictions in the dataset's rating units, one column per regressor (in
+ * regressors[] order): each rated clip with its split ('unused' when it had no embedding) and
+ * each SpEAT test's target clips with their speaker as a pseudonym (s1, s2, … by first
+ * appearance, X then Y; null without a speaker id).
+ */
+export interface SerPredictions {
+  learningRates: number[];
+  rated: { id: string; split: 'train' | 'validation' | 'test' | 'unused'; rating: number; predicted: number[] | null }[];
+  targets: { testId: string; group: 'X' | 'Y'; id: string; speaker: string | null; predicted: number[] }[];
+}
+
 export interface SerSection {
   config: {
     split: { train: number; validation: number; test: number };
@@ -345,6 +373,8 @@ export interface SerSection {
     downstream?: SerDownstream;
     /** Plain-language caveats about this model's training (batch larger than the training split, fewer than 30 test items). */
     caveats?: string[];
+    /** Every prediction behind this model's rows, so they can be rechecked from the report; absent in results written before. */
+    predictions?: SerPredictions;
   }[];
   /** Over (test × model) pairs, counting each model's regressor selected on validation. */
   agreement: SerAgreement;

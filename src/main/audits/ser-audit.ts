@@ -4,7 +4,7 @@
  * predictions separate each SpEAT test's groups in the same direction as the
  * embedding-space association. Each trained regressor is one resumable unit.
  */
-import type { SerAgreement, SerGroupComparison, SerRegressor, SerSection, SpeatSection } from '../../shared/results';
+import type { SerAgreement, SerGroupComparison, SerPredictions, SerRegressor, SerSection, SpeatSection } from '../../shared/results';
 import { UserError } from '../../shared/errors';
 import { isUsable, listClips, type Clip } from '../data/repository';
 import { loadEmbeddings, type ModelManifest, type StoredEmbedding } from '../inference';
@@ -166,6 +166,19 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
     );
     const caveats = serCaveats({ train: train.length, test: test.length }, ser.batchSize);
     for (const c of caveats) ctx.warn(`SER, model ${m.name}: ${c}`);
+    // Each rated clip's split and every regressor's prediction, in rating units (SerPredictions).
+    const splitOf = new Map<number, 'train' | 'validation' | 'test'>([...[...train].map((i) => [i, 'train'] as const), ...[...validation].map((i) => [i, 'validation'] as const), ...[...test].map((i) => [i, 'test'] as const)]);
+    const rescale = (v: number) => v * (hi - lo) + lo;
+    const predictions: SerPredictions = {
+      learningRates: regressors.map((r) => r.learningRate),
+      rated: rated.map((c, i) => ({
+        id: c.id,
+        split: keep[i] ? (splitOf.get(i) ?? 'unused') : 'unused',
+        rating: ratings[i]!,
+        predicted: keep[i] ? predictors.map((p) => rescale(predictStandardised(p, items.features[i]!, layers.length, dim))) : null,
+      })),
+      targets: [],
+    };
     const testEmb = embeddingsFor(ctx, m, tests);
     const perTest: SerSection['models'][number]['tests'] = [];
     const pooled: NonNullable<SerSection['models'][number]['pooled']> = [];
@@ -187,6 +200,10 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
         x: fx.map((f) => predictStandardised(model, f, layers.length, dim) * (hi - lo) + lo),
         y: fy.map((f) => predictStandardised(model, f, layers.length, dim) * (hi - lo) + lo),
       }));
+      const pseudonym = new Map<string, string>();
+      const alias = (s: string | null) => (s === null ? null : pseudonym.get(s) ?? (pseudonym.set(s, `s${pseudonym.size + 1}`), pseudonym.get(s)!));
+      kept(t.design.X).forEach((c, j) => predictions.targets.push({ testId: t.plan.id, group: 'X', id: c.id, speaker: alias(c.speaker), predicted: preds.map((p) => p.x[j]!) }));
+      kept(t.design.Y).forEach((c, j) => predictions.targets.push({ testId: t.plan.id, group: 'Y', id: c.id, speaker: alias(c.speaker), predicted: preds.map((p) => p.y[j]!) }));
       preds.forEach((p, i) => {
         const d = cohenD(p.x, p.y);
         perTest.push({
@@ -218,6 +235,7 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
       pooled,
       downstream,
       caveats,
+      predictions,
     });
   }
   // Agreement over (test × model) pairs: for the regressor each model selected on validation,

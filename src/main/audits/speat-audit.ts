@@ -19,6 +19,7 @@ import { basename } from 'node:path';
 import { durationTestName } from '../../shared/duration-check';
 import type { AuditContext } from './context';
 import { unitSeed } from './units';
+import { attributeStimuliRecord } from './attribute-stimuli';
 
 const TEMPORALS: Temporal[] = ['mean', 'min', 'max'];
 const LAYERS: LayerChoice[] = ['sum', 'min', 'max', 'first', 'second', 'q1', 'q2', 'q3', 'penultimate', 'last'];
@@ -88,6 +89,7 @@ export function designTests(ctx: AuditContext): DesignedTest[] {
           }
         : {},
       stimuli: { x: design.X.map((c) => c.id), y: design.Y.map((c) => c.id), a: attr.A.map((c) => c.id), b: attr.B.map((c) => c.id) },
+      durationsS: { x: design.X.map((c) => c.durationS), y: design.Y.map((c) => c.durationS) },
     };
     if (dc && dc.pValue < 0.05) {
       // Plain words and the shared number format (the report's appendix names the t statistic).
@@ -344,6 +346,8 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
     })),
     ...(speat.grid ? { grid } : {}),
     attributeChecks: checks,
+    // The same clips and k the selection above used, so the record is that selection.
+    attributeStimuli: attributeStimuliRecord(speat.attributeDataset, usable(ctx, speat.attributeDataset), speat.attributePerSpeaker),
     familyAnova: familyAnova(results, new Map([...ctx.models.values()].map((m) => [m.id, m.family]))),
   };
 }

@@ -14,6 +14,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { setPriority } from 'node:os';
+import type { JobKind } from '../../shared/jobs';
 import { emptyDir } from '../security/empty-dir';
 import { childExecArgv, processEntry } from './entries';
 import type { ProcessMessage, RunnerMessage, WorkerBoot, WorkerMessage } from './protocol';
@@ -35,6 +36,17 @@ export interface JobWorker {
 export function canForkJobProcesses(): boolean {
   return !process.versions.electron;
 }
+
+/**
+ * The kinds that start a child process (ffmpeg, ffprobe) for each recording they read. On
+ * Linux, Node starts a child with fork(), which holds the memory map of the whole process
+ * that starts it while it copies its page tables: every other thread of that process that
+ * touches a new page waits. Started from a job thread of the engine (hundreds of MB
+ * resident), each start stopped the engine's main thread for 30–470 ms on a loaded
+ * computer (issue 33: `app.info` p99 170 ms during 50 imports on a nearly idle one). In a
+ * job process of their own, the forks stop only that process.
+ */
+export const SPAWNING_JOB_KINDS: ReadonlySet<string> = new Set<JobKind>(['datasets.import', 'demo.import']);
 
 export class ProcessWorker extends EventEmitter implements JobWorker {
   private readonly child: ChildProcess;

@@ -173,6 +173,13 @@ export class JobRunner {
    */
   modelProcesses = canForkJobProcesses();
 
+  /**
+   * Kinds run in job processes where `modelProcesses` allows: the model jobs, and in the
+   * engine process also the jobs that start a child per recording (SPAWNING_JOB_KINDS, set
+   * by engine-process.ts; see there why).
+   */
+  processKinds: ReadonlySet<string> = MODEL_JOB_KINDS;
+
   /** The working directory of job processes: an empty folder in the data folder (createEngine sets it; security/empty-dir.ts). */
   processCwd: (() => string) | undefined;
 
@@ -194,7 +201,9 @@ export class JobRunner {
     this.waiting.push({ info: { jobId, kind, state: 'queued', progress: null }, kind, input, cls, onProgress: options.onProgress, ...settle });
     // Told now, so a host that restarts the engine starts it again (in line again) like a running one.
     this.onStarted?.({ jobId, kind, input });
-    this.reportPlaces(cls);
+    // Joining the end of the line moves nobody else's place: only this job is told its own
+    // (telling every waiting job made 50 imports started together 1,225 events).
+    this.reportPlaces(cls, jobId);
     return { jobId, result };
   }
 
@@ -233,14 +242,15 @@ export class JobRunner {
     if (started) this.reportPlaces(cls);
   }
 
-  /** Tells every job in line of `cls` its place (1: next), as a progress report the window shows. */
-  private reportPlaces(cls: JobClass): void {
+  /** Tells every job in line of `cls` (or only the job `only`) its place (1: next), as a progress report the window shows. */
+  private reportPlaces(cls: JobClass, only?: string): void {
     const limit = this.limitOf(cls);
     const [one, many] = JOB_CLASS_WORDS[cls];
     let place = 0;
     for (const w of this.waiting) {
       if (w.cls !== cls) continue;
       place += 1;
+      if (only !== undefined && w.info.jobId !== only) continue;
       const progress: JobProgress = {
         jobId: w.info.jobId,
         stage: 'waiting',
@@ -265,7 +275,7 @@ export class JobRunner {
     const options = { onProgress };
     const shared = new SharedArrayBuffer(4);
     const cancelFlag = new Int32Array(shared);
-    const isolated = this.modelProcesses && MODEL_JOB_KINDS.has(kind);
+    const isolated = this.modelProcesses && this.processKinds.has(kind);
     const slot = this.takeIdle(kind, isolated) ?? this.spawn(isolated);
     try {
       slot.worker.postMessage({ type: 'start', kind, input, cancelFlag: shared } satisfies RunnerMessage);

@@ -23,9 +23,11 @@ import { fdiTables, providerText, serTables, speatTables, werTables, type Cell, 
 import { showInvisibleInDocument } from './visible-text';
 import { useXmp } from './xmp';
 import { contextSection } from './audit-context-section';
+import { findingsSection } from './findings-section';
 import { checklistRows } from './checklist';
 import type { FollowUpInput } from '../../shared/audit-context';
 import { speatUnit } from '../../shared/verdicts';
+import { impactRatioNote, impactRatios, impactRatioTable, NO_IMPACT_RATIO } from './impact-ratios';
 
 /** The PDF/A level the report claims; checked by test/unit/report/archival.test.ts with poppler (veraPDF is the formal validator). */
 export const PDFA_SUBSET = 'PDF/A-3b';
@@ -98,6 +100,7 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
   const status = completeness(results);
   cover(L, results, meta, status);
   contextSection(L, results, meta.followUp ?? {});
+  reportDetails(L, results, meta);
   summary(L, results, status);
   const builders = { speat: speatSection, ser: serSection, wer: werSection, fdi: fdiSection } as const;
   for (const section of ['speat', 'ser', 'wer', 'fdi'] as const) {
@@ -118,26 +121,35 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
 
 const INCOMPLETE_RED = '#A4161A';
 
+/** Page 1: the title in brief, then the findings (issue 34.1); the cover's details follow "About this audit". */
 function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completeness): void {
   const doc = L.doc;
-  doc.y = 150;
+  doc.y = PAGE.margin;
   if (!status.complete) {
     // Before the title, so no reader takes a partial audit for a complete one.
-    L.tagged('P', () => doc.font('DejaVuSans-Bold').fontSize(18).fillColor(INCOMPLETE_RED).text('Incomplete audit', PAGE.margin, 96, { width: PAGE.width - 2 * PAGE.margin }));
-    L.tagged('P', () => doc.font(FONT_REGULAR).fontSize(9.5).fillColor(INCOMPLETE_RED).text(
+    L.tagged('P', () => doc.font('DejaVuSans-Bold').fontSize(14).fillColor(INCOMPLETE_RED).text('Incomplete audit', PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
+    L.tagged('P', () => doc.font(FONT_REGULAR).fontSize(8.5).fillColor(INCOMPLETE_RED).text(
       `${completenessText(status)}. Not run: ${status.notRun.map((n) => `${SECTION_SHORT[n.section]} (${n.reason})`).join('; ')}.`,
       PAGE.margin,
       doc.y + 2,
       { width: PAGE.width - 2 * PAGE.margin },
     ));
     doc.fillColor('#000000');
-    doc.y = Math.max(doc.y + 16, 150);
+    L.gap(6);
   }
-  L.p('Equivox bias audit report', { size: 12, colour: '#555555' });
+  L.p('Equivox bias audit report', { size: 9, colour: '#555555' });
   // The report's title: the one heading above the sections' H1s.
-  L.heading(1, r.audit.title, () => doc.font('DejaVuSans-Bold').fontSize(22).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
+  L.heading(1, r.audit.title, () => doc.font('DejaVuSans-Bold').fontSize(16).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
   doc.fillColor('#000000');
-  L.gap(24);
+  L.gap(2);
+  L.p(`${r.project.name} · run ${r.audit.id} · auditor ${meta.auditor}, ${meta.organisation} · ${meta.now.toISOString().slice(0, 10)}. Signed by ${meta.signerName}; the plan, build and certificate fingerprint are under “Report details”.`, { size: 8, colour: '#555555' });
+  findingsSection(L, r);
+}
+
+/** What used to fill the cover: who, when, which plan and build, which certificate; after "About this audit". */
+function reportDetails(L: Layout, r: AuditResults, meta: DocumentMeta): void {
+  L.gap(10);
+  L.h1('Report details');
   L.keyValues([
     ['Project', r.project.name],
     ['Audit', `${r.audit.title} (run ${r.audit.id})`],
@@ -154,8 +166,8 @@ function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completen
     ['Equivox build', meta.build ?? 'not recorded'],
     ['Signed by', meta.signerName],
     ['Certificate fingerprint (SHA-256)', meta.fingerprint],
-  ]);
-  L.gap(20);
+  ], 165, 9);
+  L.gap(8);
   L.p(
     'This report is digitally signed (PAdES baseline B-B) and archival (PDF/A-3b). Any change to the file invalidates the signature. Its evidence is attached inside it: the full results (results.json), every data table as CSV, the dataset manifests’ hashes, the locked plan when available, the commands that recompute the numbers, a signed statement of their SHA-256 and an in-toto attestation of the verdicts (equivox report extract writes them out). The detached statement (report.statement.json) and attestation (report.intoto.jsonl) also list the SHA-256 of this report, each dataset manifest and each model.',
     { size: 8.5, colour: '#555555' },
@@ -208,6 +220,14 @@ function summary(L: Layout, r: AuditResults, status: Completeness): void {
   L.p('A result that is unlikely to be chance shows a difference in these data; it does not prove bias in every use of the model, and a result that could be chance does not prove its absence.', { size: 8.5, colour: '#555555' });
 }
 
+/** Each impact-ratio table of a section with the note that says what its ratio is and is not (impact-ratios.ts). */
+function impactRatioBlock(L: Layout, r: AuditResults, section: 'wer' | 'fdi'): void {
+  for (const s of impactRatios(r).filter((x) => x.section === section)) {
+    L.table(impactRatioTable(s));
+    L.p(impactRatioNote(s), { size: 8.5 });
+  }
+}
+
 function tables(L: Layout, list: ReportTable[]): void {
   for (const t of list) {
     if (t.id.startsWith('fdi-sweep')) L.table(t, 7);
@@ -249,6 +269,7 @@ function speatSection(L: Layout, r: AuditResults): void {
   ]);
   const list = speatTables(r);
   tables(L, list.filter((t) => t.id !== 'speat-grid'));
+  L.p(NO_IMPACT_RATIO.speat, { size: 8.5 });
   const charts = sectionCharts(r, 'speat', CHART_STYLE);
   charts.forEach((c, i) => L.chart(c, `Figure 1.${i + 1}`));
   const grid = list.find((t) => t.id === 'speat-grid');
@@ -276,6 +297,7 @@ function serSection(L: Layout, r: AuditResults): void {
     `For each SpEAT test, each regressor predicts valence for the target clips and Cohen's d (pooled SD, ddof 1, over recordings) compares the groups, for the selected regressor and, as in the SpEAT paper, for all regressors' predictions pooled; "agree" means the sign of Cohen's d equals the sign of SpEAT d. ${serComparisonMethod(ser)}${serAgreementSentence(r)}`,
   ]);
   tables(L, serTables(r));
+  L.p(NO_IMPACT_RATIO.ser, { size: 8.5 });
   sectionCharts(r, 'ser', CHART_STYLE).forEach((c2, i) => L.chart(c2, `Figure 2.${i + 1}`));
 }
 
@@ -302,6 +324,7 @@ function werSection(L: Layout, r: AuditResults): void {
     `${werPrimaryStatement(w)}${mixed} ${werOverallStatement(w).text} Secondary, never the basis of a verdict: the fixed-effects Poisson regression (rate ratio and likelihood-ratio χ² with 1 degree of freedom; it treats every word as independent)${werSecondaryPermutationText(w)}.`,
   ]);
   tables(L, werTables(r));
+  impactRatioBlock(L, r, 'wer');
   sectionCharts(r, 'wer', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 3.${i + 1}`));
 }
 
@@ -337,6 +360,7 @@ function fdiSection(L: Layout, r: AuditResults): void {
   ]);
   const list = fdiTables(r);
   tables(L, list.filter((t) => !t.id.startsWith('fdi-sweep')));
+  impactRatioBlock(L, r, 'fdi');
   sectionCharts(r, 'fdi', CHART_STYLE).forEach((c, i) => L.chart(c, `Figure 4.${i + 1}`));
   tables(L, list.filter((t) => t.id.startsWith('fdi-sweep')));
 }
@@ -355,7 +379,7 @@ function limitations(L: Layout, r: AuditResults, meta: DocumentMeta): void {
     items.push('The signing key was protected by a random passphrase stored in a file (permissions 0600) next to it in the Equivox data folder, because no passphrase or operating-system key store was available. Anyone who can read that folder can sign as this auditor.');
   }
   if (meta.fingerprint && meta.signerName) {
-    items.push('The signature shows the report has not changed since signing and which certificate signed it. A self-signed certificate does not prove identity by itself: compare the fingerprint on the cover with one obtained from the auditor.');
+    items.push('The signature shows the report has not changed since signing and which certificate signed it. A self-signed certificate does not prove identity by itself: compare the fingerprint under “Report details” with one obtained from the auditor.');
   }
   L.bullets(items);
 }

@@ -24,6 +24,8 @@ import { layoutOf } from './layout';
 import { allTables } from './tables';
 import { werUtteranceTable } from './wer-normalisation-tables';
 import { fdiTrialTables, speatAssociationFiles } from './reproduce-data';
+import { impactRatioTables } from './impact-ratios';
+import { recheckFiles } from './recheck-data';
 import { REPRODUCE_ATTACHMENT, reproduceJson } from './reproduce';
 import { attestationSubjects, buildStatement, INTOTO_ATTACHMENT, signEnvelope, type DsseEnvelope } from './intoto';
 import { canonicalJson, sha256Hex, STATEMENT_ATTACHMENT, type AttachmentRelationship, type ReportStatement } from './statement';
@@ -77,7 +79,7 @@ const sha256 = sha256Hex;
 export function reportDataFiles(results: AuditResults): EvidenceFile[] {
   // The utterance and trial tables are report data only: too long for the PDF's pages.
   const utterances = werUtteranceTable(results.wer);
-  return [...allTables(results), ...(utterances ? [utterances] : []), ...fdiTrialTables(results)].map((t) => ({
+  return [...allTables(results), ...impactRatioTables(results), ...(utterances ? [utterances] : []), ...fdiTrialTables(results)].map((t) => ({
     name: `${t.id}.csv`,
     data: Buffer.from(toCsv(t.columns.map((c) => c.title), t.rows), 'utf8'),
     mime: 'text/csv',
@@ -105,6 +107,7 @@ export function evidenceFiles(results: AuditResults, lockedPlan?: Buffer): Evide
       relationship: 'Data' as const,
       description: `SpEAT associations s(w, A, B) per stimulus, test ${f.result.testId}, model ${f.result.modelId} (input of stats speat --associations)`,
     })),
+    ...recheckFiles(results).map((f) => ({ ...f, mime: 'text/csv', relationship: 'Data' as const })),
     ...(reproduce ? [{ name: REPRODUCE_ATTACHMENT, data: reproduce, mime: 'application/json', relationship: 'Supplement' as const, description: 'The stats command lines (with their seeds) that recompute the report’s numbers from the attached data' }] : []),
   ];
 }

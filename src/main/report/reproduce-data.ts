@@ -10,7 +10,7 @@ import type { AuditResults, FdiGrouping, SpeatResult } from '../../shared/result
 import type { ReportTable } from './tables';
 
 /** A plain file name from ids that may hold any character (extract.ts accepts only [A-Za-z0-9._-]). */
-function slug(text: string): string {
+export function slug(text: string): string {
   const s = text.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[^A-Za-z0-9]+/, '');
   return s.slice(0, 60) || 'x';
 }

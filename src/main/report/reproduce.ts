@@ -9,6 +9,7 @@ import type { AuditResults } from '../../shared/results';
 import { unitSeed } from '../stats/seeds';
 import { DEFINITIONS_ATTACHMENT } from './definitions';
 import { fdiTrialsId, speatAssociationFiles } from './reproduce-data';
+import { ATTRIBUTE_STIMULI_ATTACHMENT, recheckFiles, serPredictionsName, STIMULUS_DURATIONS_ATTACHMENT } from './recheck-data';
 
 export const REPRODUCE_ATTACHMENT = 'reproduce.json';
 
@@ -92,8 +93,53 @@ export function reproduceSteps(results: AuditResults): ReproduceStep[] {
   return steps;
 }
 
+/** A recheck without a stats command: the attached file, what it recomputes and how, and where results.json has it. */
+export interface RecheckStep {
+  file: string;
+  what: string;
+  how: string;
+  compare: string;
+  /** The attribute selection's k. */
+  perSpeaker?: number;
+}
+
+export function recheckSteps(results: AuditResults): RecheckStep[] {
+  const attached = new Set(recheckFiles(results).map((f) => f.name));
+  const steps: RecheckStep[] = [];
+  const a = results.speat?.attributeStimuli;
+  if (a && attached.has(ATTRIBUTE_STIMULI_ATTACHMENT)) {
+    steps.push({
+      file: ATTRIBUTE_STIMULI_ATTACHMENT,
+      what: 'SpEAT attribute selection (which rated clips became A and B)',
+      how: `Per speaker (clips without a speaker are not used), speakers in the order of their pseudonyms: a speaker with fewer than 2k = ${2 * a.perSpeaker} rated clips is left out; otherwise sort its clips by valence, highest first, then by row; A takes the first k = ${a.perSpeaker}, B the last k.`,
+      compare: 'speat.tests[].stimuli.a and .b (clip ids, in order) and the file\'s pole column',
+      perSpeaker: a.perSpeaker,
+    });
+  }
+  if (attached.has(STIMULUS_DURATIONS_ATTACHMENT)) {
+    steps.push({
+      file: STIMULUS_DURATIONS_ATTACHMENT,
+      what: 'Clip durations of each SpEAT test\'s targets (the length confound)',
+      how: 'Mean duration_s of set X and of set Y per test_id (an empty duration counts as 0 in the audit\'s means).',
+      compare: 'speat.tests[].confounds.duration.meanX and .meanY',
+    });
+  }
+  for (const [i, m] of (results.ser?.models ?? []).entries()) {
+    const name = serPredictionsName(m.modelId, i);
+    if (!attached.has(name)) continue;
+    steps.push({
+      file: name,
+      what: `SER predictions of model ${m.modelId}`,
+      how: 'For each predicted_lr_* column: R² = 1 − Σ(rating − predicted)² / Σ(rating − mean rating)² over the rated rows of split "test"; Cohen\'s d (pooled SD, ddof 1) of the target rows, group X against Y, per test_id; speaker means of the target rows for the Welch comparison.',
+      compare: `ser.models[${i}].regressors[].r2 (same order as the columns) and ser.models[${i}].tests[] (cohensD, meanX, meanY per testId and learningRate)`,
+    });
+  }
+  return steps;
+}
+
 export function reproduceJson(results: AuditResults): Buffer | null {
   const steps = reproduceSteps(results);
+  const checks = recheckSteps(results);
   // definitions: the attached text of what each step computes (orientation, ties, pooling), so no convention is guessed.
-  return steps.length === 0 ? null : Buffer.from(`${JSON.stringify({ equivoxVersion: results.equivoxVersion, auditSeed: results.audit.seed, definitions: DEFINITIONS_ATTACHMENT, steps }, null, 2)}\n`, 'utf8');
+  return steps.length === 0 && checks.length === 0 ? null : Buffer.from(`${JSON.stringify({ equivoxVersion: results.equivoxVersion, auditSeed: results.audit.seed, definitions: DEFINITIONS_ATTACHMENT, steps, ...(checks.length > 0 ? { checks } : {}) }, null, 2)}\n`, 'utf8');
 }
