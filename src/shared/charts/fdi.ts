@@ -29,6 +29,21 @@ export function sweepSpan(grouping: FdiGrouping): { from: number; to: number } {
   return { from: Math.min(...ts, grouping.threshold), to: Math.max(...ts, grouping.threshold) };
 }
 
+/**
+ * The x-axis over a sweep: the span rounded out to a step of 1, 2 or 5 × 10^k giving about six
+ * intervals, so every tick is a round number (0.86, 0.88, … 1) and the data fill the plot.
+ */
+export function sweepAxis(grouping: FdiGrouping): { min: number; max: number; interval: number } {
+  const { from, to } = sweepSpan(grouping);
+  const raw = Math.max(to - from, 1e-9) / 6;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((x) => x >= raw)!;
+  // Rounded to the step's decimals, so 0.86 is not 0.8600000000000001.
+  const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+  const round = (x: number): number => Number(x.toFixed(decimals));
+  return { min: round(Math.floor(from / step + 1e-9) * step), max: round(Math.ceil(to / step - 1e-9) * step), interval: step };
+}
+
 /** "from 0.86 to 0.99", for captions: the range the sweep really covers. */
 export function sweepRangeWords(grouping: FdiGrouping): string {
   const { from, to } = sweepSpan(grouping);
@@ -37,13 +52,12 @@ export function sweepRangeWords(grouping: FdiGrouping): string {
 }
 
 function lines(style: ChartStyle, grouping: FdiGrouping, yName: string, metrics: { name: string; pick: (s: FdiGrouping['sweep'][number]) => number }[], colours: string[]): EChartsOption {
-  const span = sweepSpan(grouping);
   return {
     ...baseOption(style),
     legend: { bottom: 0, itemWidth: 18, itemHeight: 8, textStyle: { fontFamily: style.fontFamily, fontSize: style.fontSize } },
     grid: { left: 52, right: 16, top: 18, bottom: 58 },
     // The axis spans the sweep, not 0..1: a sweep over 0.86–0.99 drawn on 0..1 put every point in the right 13%.
-    xAxis: { type: 'value', name: 'Decision threshold (score)', nameLocation: 'middle', nameGap: 24, min: span.from, max: span.to, splitLine: { lineStyle: { color: GRID_LINE } } },
+    xAxis: { type: 'value', name: 'Decision threshold (score)', nameLocation: 'middle', nameGap: 24, ...sweepAxis(grouping), splitLine: { lineStyle: { color: GRID_LINE } } },
     yAxis: { type: 'value', name: yName, nameLocation: 'middle', nameGap: 38, min: 0, splitLine: { lineStyle: { color: GRID_LINE } } },
     series: metrics.map((m, i) => {
       const n = grouping.sweep.length;
