@@ -5,7 +5,7 @@
 import type { EChartsOption } from 'echarts';
 import type { AuditResults } from '../results';
 import { baseOption, DEFAULT_STYLE, withAxisFont, type ChartSpec, type ChartStyle } from './common';
-import { fmt, fmtAxis } from './format';
+import { fmtAxis, fmtThreshold } from './format';
 import { GRID_LINE, groupColourMap, NEUTRAL } from './palette';
 
 /**
@@ -122,7 +122,7 @@ export function fdiDetChart(results: AuditResults, groupingIndex = 0, style: Cha
   return {
     id: `fdi-det-${groupingIndex}`,
     title: `DET curves per group (${g.groupBy.join(' × ')})`,
-    caption: `Each line is one group's detection error trade-off as the decision threshold moves: false match rate (impostor trials accepted) against false non-match rate (genuine trials rejected), both on probit scales; lower and further left is better, and lines that lie apart mean the verifier serves the groups differently. Each group has its own colour, dash and marker. The large outlined marker is the group's error rates at the reported threshold ${fmt(t)}; a line crosses the dotted diagonal at its equal error rate. Rates of exactly 0% or 100% cannot be drawn on probit axes and are left out.`,
+    caption: `Each line is one group's detection error trade-off as the decision threshold moves: false match rate (impostor trials accepted) against false non-match rate (genuine trials rejected), both on probit scales; lower and further left is better, and lines that lie apart mean the verifier serves the groups differently. Each group has its own colour, dash and marker. The large outlined marker is the group's error rates at the reported threshold ${fmtThreshold(t)}; a line crosses the dotted diagonal at its equal error rate. Rates of exactly 0% or 100% cannot be drawn on probit axes and are left out.`,
     option: withAxisFont(option, style),
     height: 300,
   };
