@@ -30,6 +30,7 @@ import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtDeltaPpWords, fmtRate, fmtRe
 import type { AuditResults } from '../../../src/shared/results';
 import { werRateRatio } from '../../../src/shared/wer-verdict';
 import { buildOwnData, ownDataAvailable, sphinxRecogniser, type OwnDataSpec } from '../../fixtures/own-data/build';
+import { overlongNumbers } from '../../support/report-text';
 
 const SENTENCES = [
   'the quick brown fox jumps over the lazy dog',
@@ -234,5 +235,9 @@ describe('report consistency on own-data runs and the demo', () => {
       // The same confound in other words is still the same caveat.
       for (const t of b.results.speat?.tests ?? []) expect(list.filter((c) => c.includes(t.name) && /length|duration/i.test(c)).length, t.name).toBeLessThanOrEqual(1);
     }
+  });
+
+  it('prints no number with more than 6 significant digits (issue 34.3: the FDI sweep was "0.8619640767605488 to 0.9894516703560583")', () => {
+    for (const b of built) expect(overlongNumbers(b.layout), b.name).toEqual([]);
   });
 });
