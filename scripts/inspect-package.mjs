@@ -25,6 +25,7 @@
 // would download Electron's headers and rewrite the shared node_modules). `npm run package`
 // on the target's machine rebuilds it for Electron and that CPU, and `--check` then verifies it.
 import { chmodSync, closeSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
@@ -251,6 +252,11 @@ export function inspectApp({ appDir, target, projectDir = root, strict = false, 
     if (!entries.has(p)) problems.push(`the app's ${p} is missing from app.asar`);
   }
 
+  // The commit the build was made from, for the report's cover (src/main/report/build-info.ts).
+  if (existsSync(join(projectDir, 'build-info.json'))) {
+    if (!entries.has('build-info.json')) problems.push("build-info.json is missing from app.asar: reports would say the build recorded no commit");
+  } else notes.push('build-info.json: none in the checkout (npm run package writes it), so reports made with this package name no build commit');
+
   // Every production dependency, packed or unpacked (a missing one means an app that cannot start).
   const carried = (p) => unpacked.has(p) || (entries.has(p) && !entries.get(p).unpacked);
   const missing = runtimePackages(projectDir, target).filter((p) => !carried(`${p}/package.json`));
@@ -414,6 +420,8 @@ function stageProject(work, build) {
   for (const name of ['package.json', 'package-lock.json', '.npmrc', 'electron.vite.config.ts', 'tsconfig.json']) if (existsSync(join(root, name))) copyFileSync(join(root, name), join(stage, name));
   for (const name of ['node_modules', 'resources', 'build', 'src']) linkTree(realpathSync(join(root, name)), join(stage, name));
   if (!build && existsSync(join(root, 'out', 'main', 'index.js'))) linkTree(join(root, 'out'), join(stage, 'out'));
+  // As `npm run package` does: the checkout's commit, for the report's cover.
+  execFileSync(process.execPath, [join(root, 'scripts', 'write-build-info.mjs'), stage], { cwd: root, stdio: 'ignore' });
   return stage;
 }
 

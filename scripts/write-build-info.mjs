@@ -4,6 +4,10 @@
 // nothing and removes a stale file, so the cover says the build did not record a commit.
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// The folder to write into (default: here); scripts/inspect-package.mjs writes its staged copy's.
+const out = join(process.argv[2] ?? '.', 'build-info.json');
 
 let commit = null;
 try {
@@ -11,5 +15,5 @@ try {
 } catch {
   commit = null;
 }
-if (commit && /^[0-9a-f]{40}$/.test(commit)) writeFileSync('build-info.json', `${JSON.stringify({ commit }, null, 2)}\n`);
-else rmSync('build-info.json', { force: true });
+if (commit && /^[0-9a-f]{40}$/.test(commit)) writeFileSync(out, `${JSON.stringify({ commit }, null, 2)}\n`);
+else rmSync(out, { force: true });

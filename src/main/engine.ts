@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AppInfo } from '../shared/api';
 import { demoDir } from './audits/demo-plan';
@@ -6,6 +7,8 @@ import { EventHub } from './events';
 import { jobLimits } from './jobs/limits';
 import { JobRunner } from './jobs/runner';
 import { defaultDataDir } from './store/data-dir';
+import { migrateAtStart } from './store/data-migration';
+import { earlierDataDirs, isDefaultDataDir } from './paths/data-folders';
 import { ProjectStore } from './store/projects';
 import { removeStaleTemps } from './atomic-write';
 import { PathGuard, type PathPolicy } from './security/path-policy';
@@ -28,6 +31,8 @@ export function createEngine(options: {
   shell?: DesktopShell;
 }): Engine {
   const dataDir = options.dataDir ?? defaultDataDir();
+  // Once, into the default data folder only: what earlier versions kept elsewhere (issue 35 item 4).
+  migrateAtStart(dataDir);
   const events = new EventHub();
   const store = new ProjectStore(dataDir);
   // Hidden copies that killed writes left in the data folder (identities, trusted certificates).
@@ -36,11 +41,14 @@ export function createEngine(options: {
   jobs.limits = jobLimits();
   // Job processes (the ones that run models) start in an empty folder of the data folder's.
   jobs.processCwd = () => emptyDir(dataDir);
+  const earlier = isDefaultDataDir(dataDir) ? earlierDataDirs() : [];
   const paths = new PathGuard(options.pathPolicy ?? 'any', {
     readRoots: () => [dirname(demoDir())],
     projectRoots: () => store.list().map((p) => p.path),
     isProjectId: (value) => store.list().some((p) => p.id === value),
     dataDir,
+    // The folders the migration copied keys from, where they were this user's default (EQUIVOX_HOME or a test's folder: none).
+    earlierDataDirs: () => earlier.filter((d) => existsSync(d)),
   });
   return {
     host: options.host,

@@ -9,11 +9,18 @@ import { join, normalize } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EngineClient, type EngineProcess, type FromEngine } from './engine-transport';
 import { registerIpc } from './ipc';
+import { defaultDataDir, userDataDir } from './paths/data-folders';
 import { isEqualOrInside, samePath } from './paths/same-path';
 import { emptyDir } from './security/empty-dir';
 import { holdSingleInstance } from './single-instance';
 import { APP_ORIGIN, APP_SCHEME, CONTENT_SECURITY_POLICY, isAppUrl } from './web-security';
 import type { PickPurpose } from '../shared/api/files';
+
+// The user-data folder is the one paths/data-folders.ts computes (the CLI and the web host
+// find the data folder inside it the same way), set before anything reads it: the single-
+// instance lock, Chromium's profile. Electron would otherwise name it after package.json
+// ("equivox" from source) and, on Windows, put it in the Roaming profile.
+app.setPath('userData', userDataDir());
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
@@ -105,7 +112,7 @@ async function main(): Promise<void> {
   // Paths from the renderer only through a native dialog in this process (files.pick).
   // The engine (API, jobs, stores, onnxruntime) in a utility process: a native crash there
   // ends that process only, and this one restarts it (EngineClient); the window never waits on it.
-  const dataDir = process.env.EQUIVOX_HOME ?? join(app.getPath('userData'), 'data');
+  const dataDir = defaultDataDir();
   const engine = new EngineClient(
     () => forkUtilityEngine(dataDir),
     { host: 'electron', dataDir, pathPolicy: 'granted', picker: true, shell: true, keyStore: 'safeStorage' },

@@ -1,12 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { realpathSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { _electron as electron, expect, test, type ElectronApplication, type Page } from '@playwright/test';
 import type { EquivoxBridge } from '../../src/shared/api';
 // @ts-expect-error plain JavaScript module without type declarations (npm start runs it before anything is built)
 import { electronBinary } from '../../scripts/electron-binary.mjs';
 import { ACCEPTED_IN_CI } from '../support/skips';
+import { defaultDataDir, userDataDir } from '../../src/main/paths/data-folders';
 
 declare global {
   interface Window {
@@ -36,8 +39,8 @@ interface Seen {
   committed: string[];
 }
 
-async function launch(): Promise<{ app: ElectronApplication; page: Page }> {
-  const app = await electron.launch({ executablePath: binary!, args: ['out/main/index.js'] });
+async function launch(env?: NodeJS.ProcessEnv): Promise<{ app: ElectronApplication; page: Page }> {
+  const app = await electron.launch({ executablePath: binary!, args: ['out/main/index.js'], ...(env ? { env: env as Record<string, string> } : {}) });
   const page = await app.firstWindow();
   await expect(page.getByRole('heading', { level: 1, name: 'Projects' })).toBeVisible();
   // Record navigations on every WebContents, present and future. These listeners are
@@ -269,5 +272,19 @@ test.describe('desktop app (Electron)', () => {
     );
     expect(refused).toEqual({ code: 'validation', field: 'path' });
     await app.close();
+  });
+
+  test('one data folder: a project made in the app is in `equivox projects list` with no EQUIVOX_HOME (issue 35 item 4)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'equivox-electron-home-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
+    for (const k of ['EQUIVOX_HOME', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME']) delete env[k];
+    const { app, page } = await launch(env);
+    expect(await app.evaluate(({ app: electronApp }) => electronApp.getPath('userData'))).toBe(userDataDir(env));
+    const made = await page.evaluate(() => window.equivox!.invoke('projects.create', { name: 'Made in the desktop app' }));
+    await app.close();
+    expect(made.path.startsWith(defaultDataDir(env))).toBe(true);
+    const listed = spawnSync('npx', ['tsx', 'src/main/cli.ts', 'projects', 'list'], { env, encoding: 'utf8' });
+    expect(listed.status).toBe(0);
+    expect((JSON.parse(listed.stdout) as { id: string }[]).map((p) => p.id)).toContain(made.id);
   });
 });

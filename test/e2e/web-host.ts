@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultDataDir } from '../../src/main/paths/data-folders';
 import { PRIVACY_ENV } from '../../src/main/security/telemetry';
 import { parseStraceLog, STRACE_ARGS, type StraceLog } from '../support/strace-log';
 
@@ -15,6 +16,8 @@ export interface RunningHost {
   stop(signal?: NodeJS.Signals): Promise<void>;
   /** Set when started with `traced`: HOME (an empty folder at the start) and the strace log, read after stop(). */
   traced?: { homeDir: string; log(): StraceLog };
+  /** HOME (an empty folder at the start) when started with `traced` or `defaultHome`. */
+  homeDir?: string;
 }
 
 /**
@@ -22,20 +25,25 @@ export interface RunningHost {
  * and wait for its URL line. With `traced`, it runs under `strace -f` with HOME pointed
  * at an empty folder, no EQUIVOX_HOME (so the data folder takes its default place in
  * HOME) and no ORT_DISABLE_TELEMETRY from this harness (the host must set it itself).
+ * With `defaultHome`, the same HOME and environment without strace (the data folder's
+ * default place, shared with the CLI run with that HOME).
  */
-export async function startHost(home = mkdtempSync(join(tmpdir(), 'equivox-e2e-')), options: { traced?: boolean } = {}): Promise<RunningHost> {
+export async function startHost(home = mkdtempSync(join(tmpdir(), 'equivox-e2e-')), options: { traced?: boolean; defaultHome?: boolean } = {}): Promise<RunningHost> {
   const node = [process.execPath, '--import', 'tsx', 'src/main/web.ts'];
   let env: NodeJS.ProcessEnv = { ...process.env, EQUIVOX_HOME: home };
   let cmd = node;
   let traced: RunningHost['traced'];
   let dataDir = home;
-  if (options.traced) {
-    const homeDir = mkdtempSync(join(tmpdir(), 'equivox-e2e-home-'));
-    const logFile = join(mkdtempSync(join(tmpdir(), 'equivox-e2e-strace-')), 'strace.log');
+  let homeDir: string | undefined;
+  if (options.traced || options.defaultHome) {
+    homeDir = mkdtempSync(join(tmpdir(), 'equivox-e2e-home-'));
     env = { ...process.env, HOME: homeDir };
     for (const k of ['EQUIVOX_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME', ...Object.keys(PRIVACY_ENV)]) delete env[k];
+    dataDir = defaultDataDir({ HOME: homeDir }, 'linux');
+  }
+  if (options.traced && homeDir) {
+    const logFile = join(mkdtempSync(join(tmpdir(), 'equivox-e2e-strace-')), 'strace.log');
     cmd = ['strace', ...STRACE_ARGS, '-o', logFile, '--', ...node];
-    dataDir = join(homeDir, '.local', 'share', 'equivox');
     traced = { homeDir, log: () => parseStraceLog(existsSync(logFile) ? readFileSync(logFile, 'utf8') : '', process.cwd()) };
   }
   // node (or strace running node), not npx → sh → tsx, in its own process group, so stop() reaches the server.
@@ -63,6 +71,7 @@ export async function startHost(home = mkdtempSync(join(tmpdir(), 'equivox-e2e-'
     home: dataDir,
     process: child,
     ...(traced ? { traced } : {}),
+    ...(homeDir ? { homeDir } : {}),
     stop: (signal = 'SIGTERM') =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -16,7 +16,6 @@ import {
   type StandardErrorPoint,
   type TargetSpeakers,
 } from '../stats/speat';
-import { speatMde } from '../stats/power';
 import { UsageError, type CliCommand, type Options } from './args';
 import { readEmbeddingSets } from './embeddings-json';
 import { MIN_DRAWS_FOR_WORKERS, ParallelBootstrap } from './speat-threads';
@@ -185,7 +184,10 @@ export const speatCommand: CliCommand = {
       let points: StandardErrorPoint[] = [];
       if (sizes) points = pool ? await pool.finish() : bootstrapSpeatSE(s.X, s.Y, sizes, bootstrapOptions);
       for (const message of pool?.workerErrors ?? []) ctx.log(`warning: a bootstrap thread failed (${message}); the main thread computed its share`);
-      const mde = mdeWanted ? speatMde(s.X, s.Y, { alpha, permutations, paired: design.kind === 'paired', seed, ...(speakers ? { speakers } : {}) }) : null;
+      // Loaded only when asked: the MDE's simulation and its module cost the paper-scale test nothing.
+      const mde = mdeWanted
+        ? (await import('../stats/power')).speatMde(s.X, s.Y, { alpha, permutations, paired: design.kind === 'paired', seed, ...(speakers ? { speakers } : {}) })
+        : null;
       return {
         effectSize: res.effectSize,
         // One-sided (H1: d > 0), the paper's direction; the two-sided p is the one behind a verdict. Both at `unit`.

@@ -15,6 +15,7 @@ import { goldenTestSignal, normalizeWaveform, WHISPER_FRAMES, whisperLogMel } fr
 import { layerAggregationFor, settingsKeyFor, type Family, type FrontEnd, type ModelManifest, type StateSpec } from './manifest';
 import { decodeModel, encodeModel, valueInfo } from './onnx-graph';
 import { checkExternalData, copyExternalData } from './external-data';
+import { locatedIn } from './stored-manifest';
 import { importBudget, type ModelBudget } from './budget';
 import { createSession } from './providers';
 import { detectAsrFolder, importAsrFolder, type AsrFolder, type AsrImportOptions } from './asr/store';
@@ -264,6 +265,12 @@ function readJson<T>(file: string, field?: string): T | null {
   }
 }
 
+/** The manifest of the model stored in `dir`, its files where they are now (stored-manifest.ts). */
+function readStoredManifest(dir: string): ModelManifest | null {
+  const m = readJson<ModelManifest>(join(dir, 'manifest.json'));
+  return m ? locatedIn(m, dir) : null;
+}
+
 /** The manifest the caller names (--manifest): it must be there. */
 function givenManifest(o: ImportOptions): Partial<ModelManifest> & { doNormalize?: boolean; nMels?: 80 | 128 } {
   if (typeof o.manifest !== 'string') return o.manifest ?? {};
@@ -464,7 +471,7 @@ export async function importModel(dataDir: string, o: ImportOptions, work: Impor
   // Regular file, within 4 GB, read off the event loop: a FIFO model.onnx is refused, not waited on.
   const bytes = await readInputFile(onnxPath, 'model', o.file ? 'file' : 'folder');
   const sha = sha256Bytes(bytes);
-  const existing = readJson<ModelManifest>(join(modelsDir(dataDir), sha, 'manifest.json'));
+  const existing = readStoredManifest(join(modelsDir(dataDir), sha));
   if (existing) return existing;
   const folder = o.folder ? resolve(o.folder) : dirname(onnxPath);
   const config = readJson<HfConfig>(join(folder, 'config.json')) ?? (o.folder ? null : readJson<HfConfig>(join(dirname(folder), 'config.json')));
@@ -517,7 +524,7 @@ export async function importModel(dataDir: string, o: ImportOptions, work: Impor
       work.progress?.('Copying its external data', 0, external.length, { label: `Copying the ${external.length} file(s) that hold the values of ${name}` });
       copied = await copyExternalData(external, tmp);
       id = externalModelId(sha, copied);
-      const known = readJson<ModelManifest>(join(modelsDir(dataDir), id, 'manifest.json'));
+      const known = readStoredManifest(join(modelsDir(dataDir), id));
       if (known) return known;
     }
     work.throwIfCancelled?.();
@@ -578,7 +585,7 @@ export async function importModel(dataDir: string, o: ImportOptions, work: Impor
       if (side !== null) writeFileSync(join(tmp, f), side);
     }
     writeFileSync(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2));
-    if (existsSync(dir)) return readJson<ModelManifest>(join(dir, 'manifest.json')) ?? manifest;
+    if (existsSync(dir)) return readStoredManifest(dir) ?? manifest;
     renameSync(tmp, dir);
     return manifest;
   } finally {
@@ -592,7 +599,7 @@ export function listImportedModels(dataDir: string): ModelManifest[] {
   if (!existsSync(root)) return [];
   return readdirSync(root)
     .filter((d) => /^[0-9a-f]{64}$/.test(d) && statSync(join(root, d)).isDirectory())
-    .map((d) => readJson<ModelManifest>(join(root, d, 'manifest.json')))
+    .map((d) => readStoredManifest(join(root, d)))
     .filter((m): m is ModelManifest => m !== null);
 }
 

@@ -44,6 +44,11 @@ export interface PathGuardOptions {
   isProjectId?: (value: string) => boolean;
   /** The Equivox data folder: never grantable, nothing inside it accepted (see dataFolderProblem). */
   dataDir?: string;
+  /**
+   * Earlier default data folders, guarded as the data folder is: the one data folder copied
+   * their keys and never deleted them (store/data-migration.ts).
+   */
+  earlierDataDirs?: () => string[];
 }
 
 /** Purposes whose choice the operation may write to (a save target, a new project's folder, where a cluster job folder goes). */
@@ -179,7 +184,11 @@ export class PathGuard {
   private dataFolderRefusal(real: string, ancestors: boolean): string | null {
     if (!this.options.dataDir) return null;
     if ((this.options.projectRoots?.() ?? []).some((root) => isEqualOrInside(real, realOrSelf(root)))) return null;
-    return dataFolderProblem(real, this.options.dataDir, { ancestors });
+    for (const dir of [this.options.dataDir, ...(this.options.earlierDataDirs?.() ?? [])]) {
+      const problem = dataFolderProblem(real, dir, { ancestors });
+      if (problem) return problem;
+    }
+    return null;
   }
 
   /**

@@ -406,6 +406,58 @@ export class Rng {
     this.st[2] = s2;
     this.st[3] = s3;
   }
+
+  /**
+   * shufflePrefix(order, k) that also returns, in acc, Σ values[order[i]] and
+   * Σ weights[order[i]] over i in [0, k), added in position order: the same draws, the same
+   * arrangement and the same sums as shuffling first and summing after, in one pass (the
+   * speaker-level permutation test's inner loop, which summed in a second loop).
+   */
+  shufflePrefixSums(order: Int32Array, k: number, values: Float64Array, weights: Float64Array, acc: Float64Array): void {
+    const n = order.length;
+    let s0 = this.st[0]!;
+    let s1 = this.st[1]!;
+    let s2 = this.st[2]!;
+    let s3 = this.st[3]!;
+    let sum = 0;
+    let weight = 0;
+    let i = 0;
+    for (; i < k && i < n - 1; i += 1) {
+      const bound = n - i;
+      let hi = 0;
+      for (;;) {
+        const r = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
+        const t = s1 << 9;
+        s2 ^= s0;
+        s3 ^= s1;
+        s1 ^= s2;
+        s0 ^= s3;
+        s2 ^= t;
+        s3 = (s3 << 11) | (s3 >>> 21);
+        const m = r * bound;
+        hi = Math.floor(m * 2.3283064365386963e-10);
+        const lo = m - hi * 4294967296;
+        if (lo >= bound || lo >= (4294967296 - bound) % bound) break;
+      }
+      const j = i + hi;
+      const b = order[j]!;
+      order[j] = order[i]!;
+      order[i] = b;
+      sum += values[b]!;
+      weight += weights[b]!;
+    }
+    for (; i < k; i += 1) {
+      const b = order[i]!;
+      sum += values[b]!;
+      weight += weights[b]!;
+    }
+    this.st[0] = s0;
+    this.st[1] = s1;
+    this.st[2] = s2;
+    this.st[3] = s3;
+    acc[0] = sum;
+    acc[1] = weight;
+  }
 }
 
 function rotl(x: number, k: number): number {

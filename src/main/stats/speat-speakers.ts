@@ -145,7 +145,8 @@ export interface SpeakerPermutationResult {
  * observed one up to summation order count as ties (as in the clip-level test).
  *
  * Every buffer is allocated once, before the loop: a permutation costs one partial shuffle
- * of the one-group speakers and one random bit per speaker recorded in both groups.
+ * of the one-group speakers, summing them as it goes, and one random bit per speaker
+ * recorded in both groups.
  */
 export function speakerPermutationTest(
   sX: ArrayLike<number>,
@@ -228,15 +229,12 @@ export function speakerPermutationTest(
   const order = new Int32Array(mB);
   for (let i = 0; i < mB; i += 1) order[i] = i;
   const onProgress = options.onProgress;
+  const drawn = new Float64Array(2);
   for (let p = 1; p < N; p += 1) {
-    if (k > 0) rng.shufflePrefix(order, k);
-    let sum = 0;
-    let cnt = 0;
-    for (let i = 0; i < k; i += 1) {
-      const b = order[i]!;
-      sum += bS[b]!;
-      cnt += bC[b]!;
-    }
+    // The shuffle and the drawn speakers' sums in one pass (Rng.shufflePrefixSums).
+    rng.shufflePrefixSums(order, k, bS, bC, drawn);
+    let sum = drawn[0]!;
+    let cnt = drawn[1]!;
     if (useComplement) {
       sum = totalBS - sum;
       cnt = totalBC - cnt;

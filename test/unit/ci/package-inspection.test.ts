@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { electronAbiOf, inspectApp, linkTree, moduleAbi, nativeKind, runtimePackages, TARGETS, type InspectResult } from '../../../scripts/inspect-package.mjs';
+import { asarEntries, electronAbiOf, inspectApp, linkTree, moduleAbi, nativeKind, runtimePackages, TARGETS, type InspectResult } from '../../../scripts/inspect-package.mjs';
 
 const repo = resolve(__dirname, '../../..');
 const ort = join(repo, 'node_modules/onnxruntime-node/bin/napi-v6');
@@ -66,6 +66,14 @@ describe('every target, packed by electron-builder', () => {
     for (const r of results.filter((x) => x.target !== host)) expect(r.deferred.some((d) => d.startsWith(`no ffmpeg for ${r.target}`))).toBe(true);
     // better-sqlite3 is this machine's Node build here (npmRebuild is off offline): said, for every target, never passed silently.
     for (const r of results) expect(r.deferred.some((d) => d.startsWith('better_sqlite3.node is built for'))).toBe(true);
+  });
+
+  it('the archive carries build-info.json with the checkout’s commit, for the report’s cover', () => {
+    const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).stdout.trim();
+    expect(head).toMatch(/^[0-9a-f]{40}$/);
+    expect(JSON.parse(readFileSync(join(kept!, 'project', 'build-info.json'), 'utf8'))).toEqual({ commit: head });
+    const archive = join(kept!, 'dist', 'linux-unpacked', 'resources', 'app.asar');
+    expect(asarEntries(archive).has('build-info.json')).toBe(true);
   });
 
   it('electron-builder.yml left out other platforms’ onnxruntime, better-sqlite3’s sources and onnxruntime-web', () => {

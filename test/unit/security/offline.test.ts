@@ -23,6 +23,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebHost, type WebHost } from '../../../src/main/web';
 import { PRIVACY_ENV } from '../../../src/main/security/telemetry';
+import { defaultDataDir } from '../../../src/main/paths/data-folders';
 import { audioMagicIn } from '../../support/audio-magic';
 import { entriesOutside, listTree, networkViolations, parseStraceLog, STRACE_ARGS, writesOutside, type StraceLog } from '../../support/strace-log';
 import { skipUnless } from '../../support/skips';
@@ -105,9 +106,9 @@ const strace = straceAvailability();
 
 describe('the whole demo, offline', () => {
   // HOME is an empty folder and nothing points the data folder elsewhere, so the app
-  // uses its default place inside HOME (~/.local/share/equivox on Linux).
+  // uses its default place inside HOME (~/.config/Equivox/data on Linux).
   const home = mkdtempSync(join(tmpdir(), 'equivox-offline-home-'));
-  const dataDir = join(home, '.local', 'share', 'equivox');
+  const dataDir = defaultDataDir({ HOME: home }, 'linux');
   const out = mkdtempSync(join(tmpdir(), 'equivox-offline-out-'));
   let run: GuardedRun;
 

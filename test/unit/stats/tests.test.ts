@@ -205,6 +205,37 @@ describe('Rng (xoshiro128** + splitmix32, re-implemented in Python for the golde
       expect(a.nextU32()).toBe(b.nextU32());
     }
   });
+  it('shufflePrefixSums makes the draws and swaps of shufflePrefix and sums the first k as a second loop would', () => {
+    // n = 400, k = 200 is the speaker-level test at 200 speakers per group; k = n and
+    // k = 0 are the edges (the last position is never swapped; nothing drawn).
+    for (const [n, k] of [
+      [400, 200],
+      [7, 3],
+      [5, 5],
+      [4, 0],
+    ] as const) {
+      const values = Float64Array.from({ length: n }, (_, i) => Math.sin(3 * i));
+      const weights = Float64Array.from({ length: n }, (_, i) => 1 + (i % 5));
+      const fused = Int32Array.from({ length: n }, (_, i) => i);
+      const plain = fused.slice();
+      const a = new Rng(4, 2);
+      const b = new Rng(4, 2);
+      const acc = new Float64Array(2);
+      for (let p = 0; p < 200; p += 1) {
+        a.shufflePrefixSums(fused, k, values, weights, acc);
+        b.shufflePrefix(plain, k);
+        let sum = 0;
+        let weight = 0;
+        for (let i = 0; i < k; i += 1) {
+          sum += values[plain[i]!]!;
+          weight += weights[plain[i]!]!;
+        }
+        expect([acc[0], acc[1]]).toEqual([sum, weight]);
+      }
+      expect(Array.from(fused)).toEqual(Array.from(plain));
+      expect(a.nextU32()).toBe(b.nextU32());
+    }
+  });
   it('nextInt is in range and roughly uniform; nextFloat in [0, 1)', () => {
     const r = new Rng(1);
     const counts = new Array<number>(7).fill(0);

@@ -21,6 +21,7 @@ import { createWhisperRecognizer, whisperIdToToken, whisperSpec, type WhisperDec
 import { readInputFile, readOptionalInputFileSync } from '../../security/input-file';
 import { importBudget } from '../budget';
 import { checkExternalDataOf, copyExternalData, type ExternalFile } from '../external-data';
+import { locatedIn } from '../stored-manifest';
 import type { ImportWork } from '../models';
 
 /** Bumped when decoding changes the hypotheses for every ASR model. */
@@ -270,7 +271,8 @@ export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrI
   const parts = [sha256(mainBytes), decoders.map((d) => sha256(d.bytes)).join('+'), sha256(vocabBytes), ...(copied.length > 0 ? [copied.map((f) => `${f.location}\t${f.sha256}`).sort().join('+')] : [])];
   const id = sha256(`${ASR_VERSION}\n${parts.join('\n')}\n`);
   const dir = join(root, id);
-  const existing = readJson<ModelManifest>(join(dir, 'manifest.json'));
+  const stored = readJson<ModelManifest>(join(dir, 'manifest.json'));
+  const existing = stored ? locatedIn(stored, dir) : null;
   if (existing) {
     if (staging) rmSync(staging, { recursive: true, force: true });
     return existing;
@@ -378,7 +380,10 @@ export async function importAsrFolder(dataDir: string, found: AsrFolder, o: AsrI
     }
     writeFileSync(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2));
     mkdirSync(root, { recursive: true });
-    if (existsSync(dir)) return readJson<ModelManifest>(join(dir, 'manifest.json')) ?? manifest;
+    if (existsSync(dir)) {
+      const stored = readJson<ModelManifest>(join(dir, 'manifest.json'));
+      return stored ? locatedIn(stored, dir) : manifest;
+    }
     renameSync(tmp, dir);
     return manifest;
   } finally {
