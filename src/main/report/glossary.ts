@@ -63,6 +63,8 @@ export function glossaryTerms(): Set<string> {
 }
 
 export function glossarySection(L: Layout): void {
+  // The glossary starts where several of its rows fit, not with one row orphaned at a page's foot.
+  L.ensure(160);
   L.h2('Glossary');
   L.table({
     id: 'appendix-glossary',
