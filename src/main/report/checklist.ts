@@ -18,7 +18,7 @@ export function preregistration(r: AuditResults): { status: Preregistration; tex
   const firstImport = known && imports.length > 0 ? imports.reduce((a, b) => (Date.parse(a) <= Date.parse(b) ? a : b)) : null;
   const deviated = r.audit.deviations.length > 0 ? '; the run deviated from it (appendix, deviations)' : '';
   if (firstImport !== null && lockedMs < Date.parse(firstImport)) {
-    return { status: 'pre-registered', text: `yes, pre-registered: the plan was locked at ${locked}, before its data were first imported (${firstImport}); hash on the cover${deviated}` };
+    return { status: 'pre-registered', text: `yes, pre-registered: the plan was locked at ${locked}, before its data were first imported (${firstImport}); hash under Report details${deviated}` };
   }
   const importWhen = firstImport !== null ? `after its data were imported (${firstImport})` : 'the datasets’ import times are not recorded in these results, so it is not shown to precede the data';
   if (lockedMs <= Date.parse(r.audit.startedAt)) {

@@ -22,6 +22,7 @@ import { fdiTables, providerText, serTables, speatTables, werTables, type Cell, 
 import { showInvisibleInDocument } from './visible-text';
 import { useXmp } from './xmp';
 import { contextSection } from './audit-context-section';
+import { findingsSection } from './findings-section';
 import { checklistRows } from './checklist';
 import type { FollowUpInput } from '../../shared/audit-context';
 import { speatUnit } from '../../shared/verdicts';
@@ -97,6 +98,7 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
   const status = completeness(results);
   cover(L, results, meta, status);
   contextSection(L, results, meta.followUp ?? {});
+  reportDetails(L, results, meta);
   summary(L, results, status);
   const builders = { speat: speatSection, ser: serSection, wer: werSection, fdi: fdiSection } as const;
   for (const section of ['speat', 'ser', 'wer', 'fdi'] as const) {
@@ -117,26 +119,35 @@ export function createDocument(results: AuditResults, meta: DocumentMeta): PDFKi
 
 const INCOMPLETE_RED = '#A4161A';
 
+/** Page 1: the title in brief, then the findings (issue 34.1); the cover's details follow "About this audit". */
 function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completeness): void {
   const doc = L.doc;
-  doc.y = 150;
+  doc.y = PAGE.margin;
   if (!status.complete) {
     // Before the title, so no reader takes a partial audit for a complete one.
-    L.tagged('P', () => doc.font('DejaVuSans-Bold').fontSize(18).fillColor(INCOMPLETE_RED).text('Incomplete audit', PAGE.margin, 96, { width: PAGE.width - 2 * PAGE.margin }));
-    L.tagged('P', () => doc.font(FONT_REGULAR).fontSize(9.5).fillColor(INCOMPLETE_RED).text(
+    L.tagged('P', () => doc.font('DejaVuSans-Bold').fontSize(14).fillColor(INCOMPLETE_RED).text('Incomplete audit', PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
+    L.tagged('P', () => doc.font(FONT_REGULAR).fontSize(8.5).fillColor(INCOMPLETE_RED).text(
       `${completenessText(status)}. Not run: ${status.notRun.map((n) => `${SECTION_SHORT[n.section]} (${n.reason})`).join('; ')}.`,
       PAGE.margin,
       doc.y + 2,
       { width: PAGE.width - 2 * PAGE.margin },
     ));
     doc.fillColor('#000000');
-    doc.y = Math.max(doc.y + 16, 150);
+    L.gap(6);
   }
-  L.p('Equivox bias audit report', { size: 12, colour: '#555555' });
+  L.p('Equivox bias audit report', { size: 9, colour: '#555555' });
   // The report's title: the one heading above the sections' H1s.
-  L.heading(1, r.audit.title, () => doc.font('DejaVuSans-Bold').fontSize(22).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
+  L.heading(1, r.audit.title, () => doc.font('DejaVuSans-Bold').fontSize(16).fillColor('#1F3A5F').text(r.audit.title, PAGE.margin, doc.y, { width: PAGE.width - 2 * PAGE.margin }));
   doc.fillColor('#000000');
-  L.gap(24);
+  L.gap(2);
+  L.p(`${r.project.name} · run ${r.audit.id} · auditor ${meta.auditor}, ${meta.organisation} · ${meta.now.toISOString().slice(0, 10)}. Signed by ${meta.signerName}; the plan, build and certificate fingerprint are under “Report details”.`, { size: 8, colour: '#555555' });
+  findingsSection(L, r);
+}
+
+/** What used to fill the cover: who, when, which plan and build, which certificate; after "About this audit". */
+function reportDetails(L: Layout, r: AuditResults, meta: DocumentMeta): void {
+  L.gap(10);
+  L.h1('Report details');
   L.keyValues([
     ['Project', r.project.name],
     ['Audit', `${r.audit.title} (run ${r.audit.id})`],
@@ -153,8 +164,8 @@ function cover(L: Layout, r: AuditResults, meta: DocumentMeta, status: Completen
     ['Equivox build', meta.build ?? 'not recorded'],
     ['Signed by', meta.signerName],
     ['Certificate fingerprint (SHA-256)', meta.fingerprint],
-  ]);
-  L.gap(20);
+  ], 165, 9);
+  L.gap(8);
   L.p(
     'This report is digitally signed (PAdES baseline B-B) and archival (PDF/A-3b). Any change to the file invalidates the signature. Its evidence is attached inside it: the full results (results.json), every data table as CSV, the dataset manifests’ hashes, the locked plan when available, the commands that recompute the numbers, a signed statement of their SHA-256 and an in-toto attestation of the verdicts (equivox report extract writes them out). The detached statement (report.statement.json) and attestation (report.intoto.jsonl) also list the SHA-256 of this report, each dataset manifest and each model.',
     { size: 8.5, colour: '#555555' },
@@ -354,7 +365,7 @@ function limitations(L: Layout, r: AuditResults, meta: DocumentMeta): void {
     items.push('The signing key was protected by a random passphrase stored in a file (permissions 0600) next to it in the Equivox data folder, because no passphrase or operating-system key store was available. Anyone who can read that folder can sign as this auditor.');
   }
   if (meta.fingerprint && meta.signerName) {
-    items.push('The signature shows the report has not changed since signing and which certificate signed it. A self-signed certificate does not prove identity by itself: compare the fingerprint on the cover with one obtained from the auditor.');
+    items.push('The signature shows the report has not changed since signing and which certificate signed it. A self-signed certificate does not prove identity by itself: compare the fingerprint under “Report details” with one obtained from the auditor.');
   }
   L.bullets(items);
 }

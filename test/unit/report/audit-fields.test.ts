@@ -62,7 +62,7 @@ describe('the fields an audit must carry, in the PDF text', () => {
     expect(text.indexOf('Intended purpose')).toBeLessThan(text.indexOf('Executive summary'));
   });
 
-  it('the cover names the methods version and the Equivox build with its commit', () => {
+  it('the report details name the methods version and the Equivox build with its commit', () => {
     expect(text).toContain(`Methods version ${METHODS_VERSION}`);
     expect(text).toContain(`Equivox build ${buildText(VERSION, buildCommit())}`);
     expect(buildText('0.1.0', null)).toBe('0.1.0; git commit not recorded in this build');
@@ -112,7 +112,7 @@ describe('checklist rules', () => {
     expect(preregistration(at('2026-11-22T00:00:00.000Z', ['2026-11-02T00:00:00.000Z'])).status).toBe('locked after the run started');
     expect(preregistration(at(null, ['2026-11-02T00:00:00.000Z'])).status).toBe('not locked');
     const row = checklistRows(at('2026-11-01T00:00:00.000Z', ['2026-11-02T00:00:00.000Z'])).find(([k]) => k.startsWith('Pre-registration'))!;
-    expect(row[1]).toBe('yes, pre-registered: the plan was locked at 2026-11-01T00:00:00.000Z, before its data were first imported (2026-11-02T00:00:00.000Z); hash on the cover');
+    expect(row[1]).toBe('yes, pre-registered: the plan was locked at 2026-11-01T00:00:00.000Z, before its data were first imported (2026-11-02T00:00:00.000Z); hash under Report details');
   });
 
   it('effect sizes: "yes" only when every section’s effect carries an interval or SE', () => {

@@ -112,12 +112,23 @@ describe('tagged report', () => {
   });
 
   it('gives the SpEAT data table one cell spanning both rows of a test (/RowSpan 2), never an empty cell', () => {
-    const table = all(tree).filter((n) => n.type === 'Table').find((t) => t.kids.filter((k) => k.type === 'TR').some((r) => r.kids.some((c) => c.rowSpan === 2)))!;
+    // The first table whose first data row has three cells spanning two rows (the findings table on page 1 spans other counts).
+    const table = all(tree).filter((n) => n.type === 'Table').find((t) => t.kids.filter((k) => k.type === 'TR')[1]?.kids.filter((c) => c.rowSpan === 2).length === 3)!;
     expect(table).toBeDefined();
     const rows = table.kids.filter((k) => k.type === 'TR').slice(1);
     // Test, Matching and Duration check span the test's two rows: 8 cells, then 5.
     expect(rows.map((r) => r.kids.length)).toEqual(results.speat!.tests.flatMap(() => [8, 5]));
     expect(rows[0]!.kids.filter((c) => c.rowSpan === 2).length).toBe(3);
+  });
+
+  it('the findings table comes first: its caption is its first child, a header row of TH, and the audit’s name one cell spanning its rows (/RowSpan)', () => {
+    const table = all(tree).find((n) => n.type === 'Table' && n.kids.filter((k) => k.type === 'TR').length > 1)!;
+    expect(table.kids[0]!.type).toBe('Caption');
+    const rows = table.kids.filter((k) => k.type === 'TR');
+    expect(rows[0]!.kids.map((c) => c.type)).toEqual(new Array(8).fill('TH'));
+    // SpEAT's cell spans its six results; the WER cell its two comparisons.
+    expect(rows[1]!.kids[0]!.rowSpan).toBe(results.speat!.results.length);
+    expect(rows.slice(1).flatMap((r) => r.kids.filter((c) => c.rowSpan !== null).map((c) => c.rowSpan))).toContain(results.wer!.comparisons.length);
   });
 
   it('tags the signature widget as a Form element with /TU, declares PDF/UA-1 and has bookmarks from the headings', () => {
@@ -166,7 +177,7 @@ describe('tagged report', () => {
     const popplerTypes = [...dump.matchAll(/^\s*([A-Za-z][A-Za-z0-9]*)(?: \(\w+\))?:?$/gm)].map((m) => m[1]).filter((t) => t !== 'Scope');
     const ours = all(tree).slice(1).map((n) => n.type);
     expect(popplerTypes).toEqual(ours);
-    const parts = 1 + 1 + 1 + Object.keys(SECTION_HEADINGS).length + 2; // title, about this audit, summary, four sections, limitations, appendix
+    const parts = 1 + 1 + 1 + 1 + Object.keys(SECTION_HEADINGS).length + 2; // title (with the findings), about this audit, report details, summary, four sections, limitations, appendix
     expect(ours.filter((t) => t === 'H1').length).toBe(parts);
   });
 });

@@ -102,7 +102,7 @@ describe('identity create → report build → openssl, pdfsig and report verify
     }, 60_000);
   }
 
-  it('the cover’s "Signed by" line carries the name in the scripts the report font draws left to right', async () => {
+  it('page 1’s "Signed by" line carries the name in the scripts the report font draws left to right', async () => {
     // DejaVu Sans has no Devanagari or CJK glyphs, and PDFKit lays out right-to-left text
     // left to right, so the cover line is checked for these three only (see the report).
     const list = (await cli('identity', 'list')).out as IdentitySummary[];
