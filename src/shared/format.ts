@@ -5,9 +5,20 @@
  * "+0.73 percentage points" there). The report-consistency test reads the PDF back with
  * these functions. Full precision stays in results.json and the CSV exports.
  */
-import { fmt, fmtCi, fmtPValue, fmtSigned, pText } from './charts/format';
+import { fmt, fmtCi, fmtPValue, fmtSeconds, fmtSigned, fmtThreshold, pText } from './charts/format';
 
-export { fmt, fmtCi, fmtPValue, fmtSigned, pText };
+/**
+ * The precision of each (every quantity of the report has one):
+ * - p-values (fmtP, pText): 2 decimals, 2 significant digits below 0.01, "< 0.001" below that;
+ * - effect sizes d (fmtD): signed, 2 decimals ("+0.97", "−0.05");
+ * - WER, CER, MER, WIL and other rates (fmtRate): percent with 2 decimals ("12.34%");
+ *   differences of rates (fmtDeltaPp): signed percentage points with 2 decimals;
+ * - decision thresholds (fmtThreshold): 3 decimals ("0.862");
+ * - durations (fmtSeconds): seconds with 2 decimals and the unit ("3.46 s");
+ * - counts (fmtCount): integers as digits;
+ * - anything else (fmt): 2 decimals, 2 significant digits below 0.01.
+ */
+export { fmt, fmtCi, fmtPValue, fmtSeconds, fmtSigned, fmtThreshold, pText };
 
 /** A rate (WER, CER, MER, WIL) as a percentage: 0.1234 → "12.34%". */
 export function fmtRate(x: number | null | undefined): string {

@@ -31,6 +31,5 @@ export function fdiThresholdDecimals(fdi: FdiSection): number {
   return thresholdDecimals(fdiThresholds(fdi));
 }
 
-export function fmtThreshold(value: number, decimals: number): string {
-  return Number.isFinite(value) ? value.toFixed(decimals) : '–';
-}
+/** One formatter for thresholds everywhere: the charts' with these decimals. */
+export { fmtThreshold } from './charts/format';

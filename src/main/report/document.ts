@@ -11,6 +11,7 @@ import { fdiThresholdDecimals, fmtThreshold } from '../../shared/threshold-forma
 import { completeness, completenessText, type Completeness } from '../../shared/completeness';
 import { SECTION_SHORT } from '../../shared/requirements';
 import { fmt, fmtPValue, pText } from '../../shared/charts/format';
+import { FIELD_GUIDE, glossarySection } from './glossary';
 import { registerFonts, FONT_REGULAR } from './fonts';
 import { CHART_STYLE, Layout, layoutOf, PAGE, sectionCharts } from './layout';
 import { caveats, CORRECTION_NAMES, fdiFindings, modelName, serAgreementSentence, serFindings, speatFindings, werFindings, werHypothesesText, werSecondaryPermutationText, fdiTrialsText, syntheticText } from './narrative';
@@ -354,7 +355,7 @@ function fdiSection(L: Layout, r: AuditResults): void {
   // How each attribute set's groups are compared, as chosen before the run (results written before say nothing).
   const refs = f.groupings.filter((g) => g.reference).map((g) => `${g.groupBy.join(' × ')}: ${referenceSentence(g.reference!, { holm: false })}`);
   openSection(L, 'fdi', [
-    `Verification decisions score ≥ threshold, per group: false positive rate, false negative rate and accuracy, their disparities (max − min), worst-group accuracy and Wasserstein-1 distances between the groups' score distributions. Each metric is normalised over groups to [0, 1] (orientation "${f.config.orientation}"${f.config.orientation === 'harm' ? ': 1 − accuracy, so every metric grows with harm' : ': accuracy as published, which on its own produces rank disagreement'}). FDI = mean over metric pairs of α × value disagreement + (1 − α) × rank disagreement, α = ${f.config.alpha}. Thresholds swept from ${f.config.thresholds.from} to ${f.config.thresholds.to} by ${f.config.thresholds.step}; the reported threshold is ${fmtThreshold(f.config.threshold, fdiThresholdDecimals(f))}${f.config.thresholdRule === "equal-error-rate" ? " (the equal-error-rate threshold over all trials)" : " (set in the plan)"}. ${fdiUncertaintyText(f)}`,
+    `Verification decisions score ≥ threshold, per group: false positive rate, false negative rate and accuracy, their disparities (max − min), worst-group accuracy and Wasserstein-1 distances between the groups' score distributions. Each metric is normalised over groups to [0, 1] (orientation "${f.config.orientation}"${f.config.orientation === 'harm' ? ': 1 − accuracy, so every metric grows with harm' : ': accuracy as published, which on its own produces rank disagreement'}). FDI = mean over metric pairs of α × value disagreement + (1 − α) × rank disagreement, α = ${f.config.alpha}. Thresholds swept from ${fmtThreshold(f.config.thresholds.from)} to ${fmtThreshold(f.config.thresholds.to)} by ${fmtThreshold(f.config.thresholds.step)}; the reported threshold is ${fmtThreshold(f.config.threshold, fdiThresholdDecimals(f))}${f.config.thresholdRule === "equal-error-rate" ? " (the equal-error-rate threshold over all trials)" : " (set in the plan)"}. ${fdiUncertaintyText(f)}`,
     ...(refs.length > 0 ? [`Reference groups, per attribute set. ${refs.join(' ')}`] : []),
     ...[verificationMethodText(f)].filter((t): t is string => t !== null),
   ]);
@@ -477,8 +478,8 @@ function appendix(L: Layout, r: AuditResults): void {
       { title: 'Group', format: 'text', width: 1.4 },
       { title: 'Clips', format: 'int', width: 0.6 },
       { title: 'Speakers', format: 'int', width: 0.6 },
-      { title: 'Total s', format: 'num', width: 0.7 },
-      { title: 'Mean s', format: 'num', width: 0.6 },
+      { title: 'Total duration (s)', format: 'num', width: 0.8 },
+      { title: 'Mean duration (s)', format: 'num', width: 0.8 },
     ],
     rows: r.datasets.flatMap((d) => d.groups.map((g) => [d.name, `${g.label} = ${g.value}`, g.clips, g.speakers, g.totalDurationS, g.meanDurationS])),
   });
@@ -557,13 +558,14 @@ function appendix(L: Layout, r: AuditResults): void {
   L.table({
     id: 'appendix-checklist',
     section: 'appendix',
-    title: 'Field guide reporting checklist',
+    title: `Reporting checklist of the ASR-bias field guide (${FIELD_GUIDE})`,
     columns: [
       { title: 'Item', format: 'text', width: 2 },
       { title: 'Reported', format: 'text', width: 2 },
     ],
     rows: checklistRows(r),
   });
+  glossarySection(L);
 }
 
 function footers(L: Layout, r: AuditResults): void {

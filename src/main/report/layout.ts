@@ -233,10 +233,18 @@ export class Layout {
     const doc = this.doc;
     const n = t.columns.length;
     const total = t.columns.reduce((a, c) => a + c.width, 0);
-    const widths = t.columns.map((c) => (c.width / total) * CONTENT_WIDTH);
     const pad = 2.5;
     const formatted = t.rows.map((row) => row.map((v, i) => formatCell(v, t.columns[i]!.format, t.columns[i]!.decimals)));
     const spans = cellSpans(t);
+    const widths = fitColumnWidths(
+      t.columns.map((c) => (c.width / total) * CONTENT_WIDTH),
+      t.columns.map((c, col) => {
+        // A hash is meant to break anywhere; a full-row note spans every column.
+        if (c.format === 'hash') return 0;
+        const texts = [c.title, ...formatted.filter((_, r) => !spans.fullRow[r]).map((row) => row[col]!)];
+        return Math.max(0, ...texts.map((text, k) => longestWordWidth(doc, text, k === 0 ? FONT_BOLD : FONT_REGULAR, size))) + 2 * pad;
+      }),
+    );
     /** Each drawn cell of a row: its column, how many columns it spans, its text. */
     const cellsOf = (r: number): { col: number; cols: number; text: string }[] => {
       const row = formatted[r]!;
@@ -245,9 +253,21 @@ export class Layout {
     };
     const spanWidth = (col: number, cols: number): number => widths.slice(col, col + cols).reduce((a, b) => a + b, 0);
     const xOf = (col: number): number => PAGE.margin + widths.slice(0, col).reduce((a, b) => a + b, 0);
+    /** The font size a cell is drawn at: the table's, or smaller where its longest word would not fit the column (never below 5.5 pt). */
+    const cellSize = (text: string, width: number, font: string): number => {
+      let s = size;
+      while (s > 5.5 && longestWordWidth(doc, text, font, s) > width) s -= 0.25;
+      return s;
+    };
     const rowHeight = (cells: { col: number; cols: number; text: string }[], font: string): number => {
-      doc.font(font).fontSize(size);
-      return Math.max(...cells.map((c) => doc.heightOfString(c.text, { width: spanWidth(c.col, c.cols) - 2 * pad }))) + 2 * pad;
+      return (
+        Math.max(
+          ...cells.map((c) => {
+            const w = spanWidth(c.col, c.cols) - 2 * pad;
+            return doc.font(font).fontSize(cellSize(c.text, w, font)).heightOfString(c.text, { width: w });
+          }),
+        ) + 2 * pad
+      );
     };
     const headerCells = t.columns.map((c, col) => ({ col, cols: 1, text: c.title }));
     const trs: Struct[] = [];
@@ -260,7 +280,8 @@ export class Layout {
       const tagged: Struct[] = [];
       for (const c of cells) {
         const numeric = c.cols === 1 && t.columns[c.col]!.format !== 'text' && t.columns[c.col]!.format !== 'hash';
-        const draw = (): void => void doc.text(c.text, xOf(c.col) + pad, y + pad, { width: spanWidth(c.col, c.cols) - 2 * pad, align: numeric ? 'right' : 'left', lineBreak: true });
+        const w = spanWidth(c.col, c.cols) - 2 * pad;
+        const draw = (): void => void doc.font(font).fontSize(cellSize(c.text, w, font)).text(c.text, xOf(c.col) + pad, y + pad, { width: w, align: numeric ? 'right' : 'left', lineBreak: true });
         if (tag === null) {
           this.artifact(draw, 'Pagination');
           continue;
@@ -330,6 +351,41 @@ export class Layout {
     doc.x = PAGE.margin;
     this.gap(10);
   }
+}
+
+/**
+ * The width of a text's longest unbreakable piece at a font and size: words split at
+ * whitespace and after hyphens, where PDFKit's line breaker may break; a wider piece would be
+ * broken mid-word ("Compare|d", "op|enWakeWord's").
+ */
+export function longestWordWidth(doc: PDFKit.PDFDocument, text: string, font: string, size: number): number {
+  doc.font(font).fontSize(size);
+  let widest = 0;
+  for (const word of text.split(/\s+/)) for (const piece of word.split(/(?<=-)/)) if (piece) widest = Math.max(widest, doc.widthOfString(piece));
+  return widest;
+}
+
+/**
+ * Column widths that keep every column at least as wide as its longest word (`need`), taking
+ * the difference from columns with room to spare in proportion to that room; where the page
+ * cannot hold every column's need, the widths stay as given and cells shrink their font.
+ */
+export function fitColumnWidths(widths: number[], need: number[]): number[] {
+  const total = widths.reduce((a, b) => a + b, 0);
+  // A column asks for at most 35% of the table (a long path or name shrinks its font instead).
+  const floor = need.map((n, i) => Math.max(Math.min(n, 0.35 * total), Math.min(widths[i]!, 12)));
+  if (floor.reduce((a, b) => a + b, 0) > total) return widths;
+  const out = widths.map((w, i) => Math.max(w, floor[i]!));
+  let excess = out.reduce((a, b) => a + b, 0) - total;
+  for (let round = 0; round < 8 && excess > 1e-6; round += 1) {
+    const room = out.map((w, i) => Math.max(0, w - floor[i]!));
+    const spare = room.reduce((a, b) => a + b, 0);
+    if (spare <= 0) return widths;
+    const take = Math.min(excess, spare);
+    out.forEach((w, i) => (out[i] = w - (take * room[i]!) / spare));
+    excess -= take;
+  }
+  return out;
 }
 
 /**

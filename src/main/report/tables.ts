@@ -101,9 +101,9 @@ export function speatTables(results: AuditResults): ReportTable[] {
   const data: ReportTable = {
     id: 'speat-data',
     section: 'speat',
-    title: 'Data: target groups per test (Compared: clips compared after matching and caps, as the duration check uses; In dataset, Speakers and Mean s: every usable clip of the group)',
+    title: 'Data: target groups per test (Compared: clips compared after matching and caps, as the duration check uses; In dataset, Speakers and Mean duration (s): every usable clip of the group)',
     // A test's name, matching and duration check hold for both its rows: one cell spanning them.
-    columns: [{ ...col('Test', 'text', 1.4), spansRows: true }, col('Group', 'text', 1), col('Compared', 'int', 0.8), col('In dataset', 'int', 0.8), col('Speakers', 'int', 0.8), col('Mean s', 'num', 0.6), { ...col('Matching', 'text', 1.2), spansRows: true }, { ...col('Duration check', 'text', 1.6), spansRows: true }],
+    columns: [{ ...col('Test', 'text', 1.4), spansRows: true }, col('Group', 'text', 1), col('Compared', 'int', 0.8), col('In dataset', 'int', 0.8), col('Speakers', 'int', 0.8), col('Mean duration (s)', 'num', 0.8), { ...col('Matching', 'text', 1.2), spansRows: true }, { ...col('Duration check', 'text', 1.6), spansRows: true }],
     rows: s.tests.flatMap((t) =>
       [t.x, t.y].map((g, i) => {
         const f = groupFacts(results, g.label, g.value, target?.id);
@@ -237,8 +237,8 @@ export function serTables(results: AuditResults): ReportTable[] {
     {
       id: 'ser-regressors',
       section: 'ser',
-      title: 'Valence regressors (R² and RMSE on the test split; the checkpoint kept is the one with the lowest validation loss)',
-      columns: [col('Model', 'text', 2), col('Learning rate', 'text'), col('Steps run', 'int'), col('Checkpoint kept (step)', 'int'), col('R²', 'num'), col('RMSE', 'num'), col('Validation loss', 'num'), col('Selected', 'text')],
+      title: 'Valence regressors (R² and RMSE, in valence-rating units, on the test split; the checkpoint kept is the one with the lowest validation loss)',
+      columns: [col('Model', 'text', 2), col('Learning rate', 'text'), col('Steps run', 'int'), col('Checkpoint kept (step)', 'int'), col('R²', 'num'), col('RMSE (valence)', 'num'), col('Validation loss', 'num'), col('Selected', 'text')],
       rows: ser.models.flatMap((m) => m.regressors.map((r) => [modelName(results, m.modelId), String(r.learningRate), r.steps, r.bestStep ?? null, r.r2, r.rmse, r.validationLoss, r.selected])),
     },
     {
@@ -297,7 +297,7 @@ export function werTables(results: AuditResults): ReportTable[] {
       id: 'wer-data',
       section: 'wer',
       title: `Data: ${results.datasets.find((d) => d.id === wer.datasetId)?.name ?? wer.datasetId}, grouped by ${wer.config.groupBy.join(' × ')}`,
-      columns: [col('Group', 'text', 1.4), col('Utterances', 'int'), col('Speakers', 'int'), col('Reference words', 'int'), col('Total s', 'num'), col('Mean s', 'num')],
+      columns: [col('Group', 'text', 1.4), col('Utterances', 'int'), col('Speakers', 'int'), col('Reference words', 'int'), col('Total duration (s)', 'num'), col('Mean duration (s)', 'num')],
       rows: groups.map((g) => {
         const r = wer.groups[g]!;
         const f = groupFacts(results, wer.config.groupBy[0] ?? '', g, wer.datasetId);

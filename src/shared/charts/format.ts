@@ -55,3 +55,23 @@ export function fmtAxis(x: number | string): string {
   const text = a >= 1000 ? Math.round(a).toLocaleString('en') : String(Number(a >= 1 ? a.toFixed(2) : a.toPrecision(2)));
   return v < 0 ? `−${text}` : text;
 }
+
+/**
+ * A decision threshold (a verifier's score): 3 decimals, so neighbouring thresholds of a
+ * sweep stay apart ("0.862", "0.875"); 2 significant digits below 0.001 in magnitude.
+ * `decimals`: as many as it takes to tell apart every threshold a report names
+ * (shared/threshold-format.ts decides).
+ */
+export function fmtThreshold(x: number | null | undefined, decimals?: number): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  if (decimals !== undefined) return x < 0 ? `−${Math.abs(x).toFixed(decimals)}` : x.toFixed(decimals);
+  if (x === 0) return '0.000';
+  const text = Math.abs(x) >= 0.001 ? Math.abs(x).toFixed(3) : Math.abs(x).toPrecision(2);
+  return x < 0 ? `−${text}` : text;
+}
+
+/** A duration in seconds, 2 decimals with the unit: 3.456 → "3.46 s". */
+export function fmtSeconds(x: number | null | undefined): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  return `${fmt(x)} s`;
+}

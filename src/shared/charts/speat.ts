@@ -15,6 +15,17 @@ export const PAPER_SE_REFERENCE: { size: number; standardError: number }[] = [
   { size: 60, standardError: 0.12 },
 ];
 
+/**
+ * A symmetric axis [−lim, lim] with even ticks: lim a multiple of 0.5 up to 2 (ticks every
+ * 0.5), a whole number above (ticks every 1), so ECharts never adds an odd tick at the ends.
+ */
+export function symmetricAxis(values: number[]): { min: number; max: number; interval: number } {
+  const m = Math.max(0, ...values.filter(Number.isFinite).map(Math.abs));
+  const half = Math.max(1, Math.ceil(m * 2) / 2);
+  const lim = half <= 2 ? half : Math.ceil(half);
+  return { min: -lim, max: lim, interval: lim <= 2 ? 0.5 : 1 };
+}
+
 function modelName(results: AuditResults, id: string): string {
   return results.models.find((m) => m.id === id)?.name ?? id;
 }
@@ -159,13 +170,13 @@ export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFA
   const whiskers = speatWhiskers(results);
   if (whiskers.data.length > 0) series.push(whiskerCustomSeries(whiskers.data, models.length, spread));
   const all = [...whiskers.data.flatMap((w) => [w[1], w[2]]), ...speat.results.map((r) => r.effectSize), ...tests.map((t) => t.humanIatD ?? 0)];
-  const lim = Math.max(1, Math.ceil(Math.max(...all.map(Math.abs)) * 2) / 2);
+  const axis = symmetricAxis(all);
   const option: EChartsOption = {
     ...baseOption(style),
     legend: { bottom: 0, itemWidth: 12, itemHeight: 10, textStyle: { fontFamily: style.fontFamily, fontSize: style.fontSize } },
     grid: { left: 52, right: 16, top: 14, bottom: 58 },
     xAxis: { type: 'category', data: categories, axisTick: { alignWithLabel: true }, axisLabel: { interval: 0, fontSize: style.fontSize }, axisLine: { show: false } },
-    yAxis: { type: 'value', name: 'Effect size d', nameLocation: 'middle', nameGap: 34, min: -lim, max: lim, splitLine: { lineStyle: { color: GRID_LINE } } },
+    yAxis: { type: 'value', name: 'Effect size d', nameLocation: 'middle', nameGap: 34, ...axis, splitLine: { lineStyle: { color: GRID_LINE } } },
     series: series as EChartsOption['series'],
   };
   return {
@@ -202,6 +213,7 @@ export function speatSerChart(results: AuditResults, style: ChartStyle = DEFAULT
     return { m, tests: m.tests.filter((t) => t.learningRate === lr) };
   });
   const n = points.reduce((acc, p) => acc + p.tests.length, 0);
+  const axis = symmetricAxis(points.flatMap((p) => p.tests.flatMap((t) => [t.speatD, t.cohensD])));
   const series: Record<string, unknown>[] = points.map(({ m, tests }) => {
     const idx = Math.max(0, results.models.findIndex((x) => x.id === m.modelId));
     const st = modelStyle(idx);
@@ -210,12 +222,14 @@ export function speatSerChart(results: AuditResults, style: ChartStyle = DEFAULT
       name: modelName(results, m.modelId),
       symbol: st.symbol,
       symbolSize: 8,
-      itemStyle: { color: st.colour, opacity: 0.85 },
-      data: tests.map((t) => [t.speatD, t.cohensD]),
+      itemStyle: { color: st.colour },
+      // Each point names its test ("female vs male"), so a reader can tell which pair is which.
+      label: { show: true, position: 'right', distance: 4, fontSize: Math.max(6, style.fontSize - 1.5), color: '#222222', formatter: (p: { dataIndex: number }) => testLabel(results, tests[p.dataIndex]?.testId ?? '') },
+      labelLayout: { hideOverlap: true },
+      // A point in the right half is labelled on its left, so the label stays inside the plot.
+      data: tests.map((t) => ({ value: [t.speatD, t.cohensD], label: { position: t.speatD > axis.max / 3 ? 'left' : 'right' } })),
     };
   });
-  const vals = points.flatMap((p) => p.tests.flatMap((t) => [t.speatD, t.cohensD]));
-  const lim = Math.max(1, Math.ceil(Math.max(...vals.map(Math.abs)) * 2) / 2);
   series.push({
     type: 'scatter',
     name: '_axes',
@@ -227,14 +241,14 @@ export function speatSerChart(results: AuditResults, style: ChartStyle = DEFAULT
     ...baseOption(style),
     legend: { bottom: 0, data: ser.models.map((m) => modelName(results, m.modelId)), itemWidth: 12, itemHeight: 10, textStyle: { fontFamily: style.fontFamily, fontSize: style.fontSize } },
     grid: { left: 52, right: 16, top: 14, bottom: 66 },
-    xAxis: { type: 'value', name: 'SpEAT effect size d', nameLocation: 'middle', nameGap: 24, min: -lim, max: lim, splitLine: { lineStyle: { color: GRID_LINE } } },
-    yAxis: { type: 'value', name: "SER Cohen's d", nameLocation: 'middle', nameGap: 34, min: -lim, max: lim, splitLine: { lineStyle: { color: GRID_LINE } } },
+    xAxis: { type: 'value', name: 'SpEAT effect size d', nameLocation: 'middle', nameGap: 24, ...axis, splitLine: { lineStyle: { color: GRID_LINE } } },
+    yAxis: { type: 'value', name: "SER Cohen's d", nameLocation: 'middle', nameGap: 34, ...axis, splitLine: { lineStyle: { color: GRID_LINE } } },
     series: series as EChartsOption['series'],
   };
   return {
     id: 'speat-ser',
     title: "SpEAT d against SER Cohen's d",
-    caption: `Each of the ${n} marker${n === 1 ? ' is' : 's is'} one (test × model) pair (shape = model), scored with the emotion (valence) regressor that model selected on validation: ${countedText(results, points, n)}. x: association in the embedding space (SpEAT d); y: difference in predicted valence between the two groups (Cohen's d). Points in the top-right or bottom-left quadrant agree in direction: the embedding's bias carries into the downstream emotion model.`,
+    caption: `Each of the ${n} marker${n === 1 ? ' is' : 's is'} one (test × model) pair (shape = model; the label names the test), scored with the emotion (valence) regressor that model selected on validation: ${countedText(results, points, n)}. x: association in the embedding space (SpEAT d); y: difference in predicted valence between the two groups (Cohen's d). Points in the top-right or bottom-left quadrant agree in direction: the embedding's bias carries into the downstream emotion model.`,
     option: withAxisFont(option, style),
     height: 260,
   };

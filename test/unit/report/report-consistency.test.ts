@@ -35,6 +35,7 @@ import { derivedComparisonName } from '../../../src/shared/plan';
 import { fmtP, pText } from '../../../src/shared/format';
 import { extractAttachments, STATEMENT_ATTACHMENT } from '../../../src/main/report';
 import { buildOwnData, ownDataAvailable, sphinxRecogniser, type OwnDataSpec } from '../../fixtures/own-data/build';
+import { overlongNumbers } from '../../support/report-text';
 
 const SENTENCES = [
   'the quick brown fox jumps over the lazy dog',
@@ -425,5 +426,9 @@ describe('report consistency on own-data runs and the demo', () => {
       expect(demo.layout, g.groupBy.join(' × ')).toMatch(rowPattern([fmt(g.fdi), fmt(g.fdiCi95![0]), fmt(g.fdiCi95![1]), fmtP(p), fmt(g.valueDisagreement)]));
       expect(statisticalTests(demo).find((x) => x.startsWith(`FDI ${g.groupBy.join(' × ')}:`))).toContain(`shuffle null ${pText(p)} over ${g.null!.permutations.toLocaleString('en')} shuffles`);
     });
+  });
+
+  it('prints no number with more than 6 significant digits (issue 34.3: the FDI sweep was "0.8619640767605488 to 0.9894516703560583")', () => {
+    for (const b of built) expect(overlongNumbers(b.layout), b.name).toEqual([]);
   });
 });
