@@ -41,6 +41,7 @@ export const GLOSSARY: readonly [string, string][] = [
   ['MFCC', 'Mel-frequency cepstral coefficients: a classic summary of a sound’s spectrum.'],
   ['MSE', 'Mean squared error.'],
   ['NFKC', 'A Unicode normalisation (compatibility composition) applied to transcripts before counting errors.'],
+  ['NYC', 'New York City. Its Local Law 144 on automated employment decision tools defines impact ratios over selection rates between groups; the impact ratios in this report compare error rates, so the law’s test does not apply to them.'],
   ['ONNX', 'Open Neural Network Exchange: the file format of the models run here.'],
   ['p', 'p-value: how often a difference at least this large would arise by chance alone if the groups did not differ.'],
   ['PDF', 'Portable Document Format: this report’s file format.'],
