@@ -40,7 +40,9 @@ export function speatEffectDashboardChart(results: AuditResults): { spec: ChartS
   const whiskers = whiskerSet.data;
   const extremes = [...whiskers.flatMap((w) => [w[1], w[2]]), ...speat.results.map((r) => r.effectSize), ...tests.map((t) => t.humanIatD ?? 0)];
   const lim = Math.max(1, Math.ceil(Math.max(...extremes.map(Math.abs)) * 2) / 2);
-  const yAxis = { ...(base.option.yAxis as Record<string, unknown>), min: -lim, max: lim };
+  // ECharts picks the ticks here: with the PDF's fixed interval the dashboard's markers stopped
+  // answering clicks at their drawn position (dashboards.spec.ts; the cause was not traced).
+  const yAxis = { ...(base.option.yAxis as Record<string, unknown>), min: -lim, max: lim, interval: undefined };
 
   const nModels = models.length;
   const tooltip = {
