@@ -39,10 +39,15 @@ export async function checkLayout(page: Page, screen: string): Promise<void> {
 /**
  * Numbers printed with more digits than anyone reads (e.g. "-0.174364290558346"): more than
  * three significant digits after the point ("0.0047" and "0.00001" are fine, "0.17436" is
- * not). Full precision belongs in hover titles and exports.
+ * not). Full precision belongs in hover titles and exports. A decision threshold right after
+ * the word "threshold" is exempt: it is printed with as many decimals as tell apart the
+ * thresholds its section names (src/shared/threshold-format.ts; "0.92351" beside "0.92420").
  */
 export function unroundedNumbers(line: string): string[] {
-  return [...line.matchAll(/\d+\.(\d+)/g)].filter((m) => m[1]!.replace(/^0+/, '').length > 3).map((m) => m[0]);
+  return [...line.matchAll(/\d+\.(\d+)/g)]
+    .filter((m) => m[1]!.replace(/^0+/, '').length > 3)
+    .filter((m) => !/\bthreshold\s*(?:=|of|at)?\s*$/i.test(line.slice(Math.max(0, m.index! - 24), m.index!)))
+    .map((m) => m[0]);
 }
 
 /** Words a non-programmer should never see: script paths and source file names. */
