@@ -16,7 +16,7 @@ import { writeVariantManifest, ZOE_NFC } from '../fixtures/data/label-variants';
 import { AuditorApp } from './pages/app';
 import { LabelVariantsPanel } from './pages/label-variants';
 import { killTree } from './pages/process';
-import { startHost, type RunningHost } from './web-host';
+import { startHostWithTemp, type RunningHost } from './web-host';
 
 let host: RunningHost;
 let folder: string;
@@ -25,7 +25,7 @@ let file: string;
 test.beforeAll(async () => {
   folder = realpathSync(mkdtempSync(join(tmpdir(), 'equivox-labels-')));
   file = writeVariantManifest(folder).file;
-  host = await startHost();
+  host = await startHostWithTemp(folder);
 });
 
 test.afterAll(async () => {

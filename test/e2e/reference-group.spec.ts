@@ -16,7 +16,7 @@ import { canonicalJson } from '../../src/shared/plan';
 import { demoSubset } from '../fixtures/data/demo-subset';
 import { AuditorApp } from './pages/app';
 import { killTree } from './pages/process';
-import { startHost, type RunningHost } from './web-host';
+import { startHostWithTemp, type RunningHost } from './web-host';
 
 let host: RunningHost;
 let folder: string;
@@ -42,7 +42,7 @@ test.beforeAll(async () => {
     c.rows += 1;
     counts.set(r.accent!, c);
   }
-  host = await startHost();
+  host = await startHostWithTemp(folder);
 });
 
 test.afterAll(async () => {

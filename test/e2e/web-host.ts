@@ -88,3 +88,19 @@ export async function startHost(home = mkdtempSync(join(tmpdir(), 'equivox-e2e-'
       }),
   };
 }
+
+/**
+ * A web host whose temporary folder ("Temporary files" in the chooser) is `folder`, so a
+ * spec that chooses its files there scrolls a few rows, not a busy machine's whole /tmp
+ * (thousands of entries in CI: choosers ran past their tests' time limits).
+ */
+export async function startHostWithTemp(folder: string): Promise<RunningHost> {
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = folder;
+  try {
+    return await startHost();
+  } finally {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+  }
+}
