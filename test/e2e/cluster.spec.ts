@@ -13,7 +13,7 @@ import { expect, test } from '@playwright/test';
 import { checkAccessibility } from './axe';
 import { AuditorApp } from './pages/app';
 import { killTree } from './pages/process';
-import { startHost, type RunningHost } from './web-host';
+import { startHostWithTemp, type RunningHost } from './web-host';
 
 let host: RunningHost;
 let parent: string;
@@ -21,16 +21,7 @@ let parent: string;
 test.beforeAll(async () => {
   parent = realpathSync(mkdtempSync(join(tmpdir(), 'equivox-e2e-cluster-')));
   mkdirSync(join(parent, 'jobs'));
-  // The host's "Temporary files" is this folder, so the chooser lists a few entries
-  // rather than a busy machine's whole temporary folder.
-  const before = process.env.TMPDIR;
-  process.env.TMPDIR = parent;
-  try {
-    host = await startHost();
-  } finally {
-    if (before === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = before;
-  }
+  host = await startHostWithTemp(parent);
 });
 
 test.afterAll(async () => {

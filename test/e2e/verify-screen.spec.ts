@@ -17,7 +17,7 @@ import { createDocument } from '../../src/main/report/document';
 import type { AuditResults } from '../../src/shared/results';
 import { AuditorApp } from './pages/app';
 import { killTree } from './pages/process';
-import { startHost, type RunningHost } from './web-host';
+import { startHostWithTemp, type RunningHost } from './web-host';
 
 const NAME = 'Zoë Ångström';
 const ORG = 'מכון השמיעה';
@@ -33,16 +33,7 @@ let strangerFingerprint: string;
 
 test.beforeAll(async () => {
   folder = realpathSync(mkdtempSync(join(tmpdir(), 'equivox-verify-')));
-  // The host's "Temporary files" is this folder, so the chooser lists a few entries
-  // rather than a busy machine's whole temporary folder (thousands of rows in CI).
-  const before = process.env.TMPDIR;
-  process.env.TMPDIR = folder;
-  try {
-    host = await startHost();
-  } finally {
-    if (before === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = before;
-  }
+  host = await startHostWithTemp(folder);
   const results = JSON.parse(readFileSync('test/fixtures/report/results.sample.json', 'utf8')) as AuditResults;
   const info = await createIdentity(host.home, { name: NAME, organisation: ORG });
   const { pdf } = await buildReport(results, { identity: loadSigningIdentity(host.home, info.id) });
