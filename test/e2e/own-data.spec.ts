@@ -28,7 +28,7 @@ import { demoSubset } from '../fixtures/data/demo-subset';
 import { writeWhisperFolder } from '../fixtures/models/asr';
 import { AuditorApp } from './pages/app';
 import { killTree } from './pages/process';
-import { startHost, type RunningHost } from './web-host';
+import { startHostWithTemp, type RunningHost } from './web-host';
 
 let host: RunningHost;
 let folder: string;
@@ -63,7 +63,8 @@ test.beforeAll(async () => {
   ).file;
   // A speech recogniser the auditor has as a Hugging Face-style export (a tiny multilingual Whisper).
   whisper = writeWhisperFolder(join(folder, 'whisper-onnx'), { multilingual: true });
-  host = await startHost();
+  // The host's temporary folder is this spec's own, so the chooser lists a few rows, not CI's whole /tmp.
+  host = await startHostWithTemp(folder);
 });
 
 test.afterAll(async () => {

@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { craftFolder } from '../support/crafted-projects';
 import { AuditorApp } from './pages/app';
-import { startHost, type RunningHost } from './web-host';
+import { startHostWithTemp, type RunningHost } from './web-host';
 
 let host: RunningHost;
 let dir: string;
@@ -36,8 +36,9 @@ function onDisk(folder: string): { id: string; name: string } {
 }
 
 test.beforeAll(async () => {
-  host = await startHost();
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'equivox-folders-')));
+  // The host's temporary folder is this spec's own, so the chooser lists a few rows, not CI's whole /tmp.
+  host = await startHostWithTemp(dir);
 });
 
 test.afterAll(async () => {

@@ -95,10 +95,12 @@ export async function startHost(home = mkdtempSync(join(tmpdir(), 'equivox-e2e-'
  * (thousands of entries in CI: choosers ran past their tests' time limits).
  */
 export async function startHostWithTemp(folder: string): Promise<RunningHost> {
+  // The data folder stays outside `folder`: the app refuses to take a folder that holds its own data folder.
+  const home = mkdtempSync(join(tmpdir(), 'equivox-e2e-'));
   const before = process.env.TMPDIR;
   process.env.TMPDIR = folder;
   try {
-    return await startHost();
+    return await startHost(home);
   } finally {
     if (before === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = before;

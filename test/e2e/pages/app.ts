@@ -140,8 +140,11 @@ export class AuditorApp {
       const row = dialog.getByRole('button', { name: new RegExp(`^${escapeRegExp(name)}\\s*, ${what}`) });
       const scroller = dialog.locator('.windowed');
       await expect(dialog.locator('.chooser-row[data-index="0"]')).toBeVisible();
-      const height = await scroller.evaluate((el) => el.scrollHeight);
-      for (let top = 0; (await row.count()) === 0 && top <= height; top += 200) {
+      const [height, view] = await scroller.evaluate((el) => [el.scrollHeight, el.clientHeight]);
+      // The list renders its view plus six rows (240 px) either side: steps of a view and
+      // 200 px overlap, so no row is skipped, in fewer round trips than row-sized steps.
+      const step = view + 200;
+      for (let top = 0; (await row.count()) === 0 && top <= height; top += step) {
         // Set the position and wait two frames, so the list has rendered the rows now in view.
         await scroller.evaluate(async (el, t) => {
           el.scrollTop = t;
