@@ -227,6 +227,13 @@ export interface SpeatResult {
   favoured?: 'x' | 'y' | null;
   /** Bootstrap SE of d at the number of stimuli (with unit 'speaker': the speakers) actually compared, not at the plan's sample sizes; null when the plan has no bootstrap. */
   standardErrorAtCompared?: number | null;
+  /**
+   * 95% CI of d: the 2.5th and 97.5th percentiles of d over the same bootstrap resamples as
+   * standardErrorAtCompared (speakers with all their clips when unit is 'speaker', else
+   * matched pairs of stimuli). null when the plan has no bootstrap; absent in results
+   * written before it was computed.
+   */
+  ci95AtCompared?: [number, number] | null;
   /** Minimum detectable effect at 80% power; null when it could not be computed. */
   mde?: SpeatMde | null;
   /** Bootstrap SE of d by size: stimuli per group, or speakers per group (each with all their clips) when unit is 'speaker'. */
@@ -332,6 +339,27 @@ export interface SerGroupComparison {
   pValue: number;
   /** The p behind the verdict, adjusted over the selected regressors' comparisons of informative models (config.comparison); absent on other rows. */
   pAdjusted?: number;
+  /** What this Welch test could have detected, on the rows that carry pAdjusted; null when it could not be computed; absent in results written before. */
+  mde?: SerMde | null;
+}
+
+/**
+ * The smallest difference in predicted valence (X − Y, either sign) that the SER group
+ * comparison's Welch test finds "unlikely to be chance" in 80% of audits like this one, at
+ * the verdict's alpha after adjustment (alpha / the comparisons adjusted together, Bonferroni:
+ * Holm's and BH's strictest step), simulated from the compared speaker means (clips when
+ * speakers are unknown) as SpEAT's MDE is (src/main/stats/power.ts, welchMde).
+ */
+export interface SerMde {
+  /** Minimum detectable |difference| in rating units; null when no shift reaches 80% power (too few units to detect anything). */
+  difference: number | null;
+  /** The same as Cohen's d of the compared units (pooled within-group SD, ddof 1). */
+  d: number | null;
+  alpha: number;
+  power: 0.8;
+  simulations: number;
+  /** How it was computed, in words. */
+  method: string;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { LayerChoice, SpeatResult, SpeatSection, SpeatTestDesign, Temporal 
 import { attributeSets, designSpeatTest, type SpeatDesign } from '../data/speat-design';
 import { isUsable, listClips, type Clip } from '../data/repository';
 import { aggregate, loadEmbeddings, type ModelManifest, type StoredEmbedding } from '../inference';
-import { adjustPValues, bootstrapSpeatSE, BootstrapPlan, olsRegression, speatAssociations, speatEffectSize, speatFromAssociations, speatMde, twoWayAnova, welchTTest, type BootstrapOptions } from '../stats';
+import { adjustPValues, BootstrapPlan, olsRegression, speatAssociations, speatEffectSize, speatFromAssociations, speatMde, twoWayAnova, welchTTest, type BootstrapOptions } from '../stats';
 import { fmt, pText } from '../../shared/charts/format';
 import { UserError } from '../../shared/errors';
 import { quoteUserText } from '../../shared/quote';
@@ -271,14 +271,18 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
         const largest = bySpeaker ? Math.min(r.speakers!.onlyX + r.speakers!.both, r.speakers!.onlyY + r.speakers!.both) : n;
         const sizes = speat.sampleSizes.filter((k) => k <= largest);
         const bootstrap: BootstrapOptions = { resamples: speat.bootstrap, seed, design: bySpeaker ? { kind: 'speakers', speakersX: v.speakersX, speakersY: v.speakersY } : { kind: 'paired' } };
-        const se = speat.bootstrap > 0 ? bootstrapSpeatSE(s.X, s.Y, sizes, bootstrap) : [];
-        // The SE behind a whisker is the one at the stimuli compared, not at the paper's 10.
-        let atCompared: number | null = null;
-        if (speat.bootstrap > 0) {
-          atCompared = bySpeaker
-            ? new BootstrapPlan(s.X, s.Y, bootstrap).comparedPoint(COMPARED_SIZE_STREAM).standardError
-            : (se.find((p) => p.size === n) ?? bootstrapSpeatSE(s.X, s.Y, [n], { ...bootstrap, sizeIndexOffset: COMPARED_SIZE_STREAM })[0]!).standardError;
-        }
+        // bootstrapSpeatSE's points, the one at the stimuli compared keeping its replicates for the CI.
+        const plan = speat.bootstrap > 0 ? new BootstrapPlan(s.X, s.Y, bootstrap) : null;
+        const se = plan ? sizes.map((k, si) => plan.point(k, si, !bySpeaker && k === n)) : [];
+        // The SE behind a whisker is the one at the stimuli compared, not at the paper's 10; its
+        // resamples also give d's percentile 95% CI (the same draws, so no extra resampling).
+        const compared = !plan
+          ? null
+          : bySpeaker
+            ? plan.comparedPoint(COMPARED_SIZE_STREAM, true)
+            : (se.find((p) => p.size === n) ?? new BootstrapPlan(s.X, s.Y, { ...bootstrap, sizeIndexOffset: COMPARED_SIZE_STREAM }).point(n, 0, true));
+        const atCompared = compared ? compared.standardError : null;
+        const ci = compared?.ci95 && compared.ci95.every(Number.isFinite) ? compared.ci95 : null;
         const mde = speatMde(s.X, s.Y, { alpha: mdeAlpha, permutations: speat.permutations, paired: true, seed, ...(bySpeaker ? { speakers } : {}) });
         return {
           testId: t.plan.id,
@@ -295,6 +299,7 @@ export async function runSpeat(ctx: AuditContext, tests: DesignedTest[]): Promis
           ...(r.speakers ? { speakers: r.speakers } : {}),
           ...(r.clipLevel ? { clipLevel: r.clipLevel } : {}),
           standardErrorAtCompared: atCompared !== null && Number.isFinite(atCompared) ? atCompared : null,
+          ci95AtCompared: ci,
           mde: { d: mde.d, alpha: mde.alpha, power: mde.power, stimuli: mde.stimuli, method: mde.method, unit: mde.unit, ...(mde.speakers ? { speakers: mde.speakers } : {}) },
           standardErrors: se.map((p) => ({ size: p.size, standardError: p.standardError })),
           associations: { X: Array.from(s.X), Y: Array.from(s.Y), ...(bySpeaker ? speakerPseudonyms(v.speakersX, v.speakersY) : {}) },

@@ -8,6 +8,7 @@
  * bootstrapSpeatSE).
  */
 import { binomialCapped } from './combinatorics';
+import { percentileInterval } from './descriptive';
 import { DrawSet, Rng } from './rng';
 import { SpeakerDesign, SpeakerResampler, speakerPermutationTest, type SpeakerCounts } from './speat-speakers';
 
@@ -355,6 +356,12 @@ export interface StandardErrorPoint {
   standardError: number;
   /** Replicates with a finite d (a replicate whose 2k draws are all equal has no d). */
   validResamples: number;
+  /**
+   * Percentile 95% interval of d over the same replicates (numpy's default quantiles over the
+   * valid ones); only where asked for (point(…, true), comparedPoint(…, true)): keeping every
+   * replicate costs R doubles and a sort.
+   */
+  ci95?: [number, number];
 }
 
 export interface BootstrapOptions {
@@ -432,16 +439,17 @@ export class BootstrapPlan {
    * often as the design has them (size: the smaller group's speakers); otherwise the
    * smaller group's number of stimuli per group. `index` picks the RNG stream as in point().
    */
-  comparedPoint(index: number): StandardErrorPoint {
-    if (!this.speakers) return this.point(Math.min(this.cx.length, this.cy.length), index);
+  comparedPoint(index: number, withCi = false): StandardErrorPoint {
+    if (!this.speakers) return this.point(Math.min(this.cx.length, this.cy.length), index, withCi);
     const c = this.speakers.design.counts;
-    return this.speakerPoint(Math.min(c.onlyX + c.both, c.onlyY + c.both), this.speakers.drawsCompared(), index);
+    return this.speakerPoint(Math.min(c.onlyX + c.both, c.onlyY + c.both), this.speakers.drawsCompared(), index, withCi);
   }
 
   /** R resamples of speakers (with all their clips) with the given draws per kind. */
-  private speakerPoint(size: number, draws: [number, number, number], index: number): StandardErrorPoint {
+  private speakerPoint(size: number, draws: [number, number, number], index: number, withCi: boolean): StandardErrorPoint {
     const rng = Rng.stream(this.seed, 1000 + index + this.offset);
     const acc = new Float64Array(5);
+    const kept = withCi ? new Float64Array(this.R) : null;
     let wMean = 0;
     let wM2 = 0;
     let valid = 0;
@@ -456,19 +464,21 @@ export class BootstrapPlan {
       const v = (acc[4]! - (tot * tot) / n) / (n - 1);
       const d = (sx / nx - sy / ny) / Math.sqrt(v);
       if (Number.isFinite(d) && v > 1e-300) {
+        if (kept) kept[valid] = d;
         valid += 1;
         const delta = d - wMean;
         wMean += delta / valid;
         wM2 += delta * (d - wMean);
       }
     }
-    return { size, standardError: valid > 1 ? Math.sqrt(wM2 / (valid - 1)) : NaN, validResamples: valid };
+    return withPercentiles({ size, standardError: valid > 1 ? Math.sqrt(wM2 / (valid - 1)) : NaN, validResamples: valid }, kept, valid);
   }
 
   /** SE of d for k stimuli per group; `index` is the size's position in the requested list. */
-  point(k: number, index: number): StandardErrorPoint {
+  point(k: number, index: number, withCi = false): StandardErrorPoint {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`sample size ${k} must be a positive integer`);
-    if (this.speakers) return this.speakerPoint(k, this.speakers.drawsFor(k), index);
+    if (this.speakers) return this.speakerPoint(k, this.speakers.drawsFor(k), index, withCi);
+    const kept = withCi ? new Float64Array(this.R) : null;
     const rng = Rng.stream(this.seed, 1000 + index + this.offset);
     const { cx, cy, R, design } = this;
     const nx = cx.length;
@@ -525,14 +535,20 @@ export class BootstrapPlan {
       const v = (ss - (tot * tot) / n2) / (n2 - 1);
       const d = (sxs - sys) / k / Math.sqrt(v);
       if (Number.isFinite(d) && v > 1e-300) {
+        if (kept) kept[valid] = d;
         valid += 1;
         const delta = d - wMean;
         wMean += delta / valid;
         wM2 += delta * (d - wMean);
       }
     }
-    return { size: k, standardError: valid > 1 ? Math.sqrt(wM2 / (valid - 1)) : NaN, validResamples: valid };
+    return withPercentiles({ size: k, standardError: valid > 1 ? Math.sqrt(wM2 / (valid - 1)) : NaN, validResamples: valid }, kept, valid);
   }
+}
+
+/** The point with the percentile 95% interval of its first `valid` kept replicates, when they were kept (and at least two). */
+function withPercentiles(p: StandardErrorPoint, kept: Float64Array | null, valid: number): StandardErrorPoint {
+  return kept && valid > 1 ? { ...p, ci95: percentileInterval(kept.subarray(0, valid)) } : p;
 }
 
 function buildStrata(labels: readonly string[], n: number, set: string): Int32Array[] {
