@@ -13,6 +13,7 @@ import {
   binomialSignP,
   cohenD,
   compareOnSpeakerMeans,
+  comparedUnits,
   evaluateSer,
   fitStandardisation,
   predictStandardised,
@@ -23,6 +24,7 @@ import {
   StatsInputError,
   standardiseInPlace,
   trainSerRegressor,
+  welchMde,
   type SerModel,
   type Standardisation,
 } from '../stats';
@@ -86,6 +88,8 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
   const ratings = Float64Array.from(rated, (c) => c.valence!);
   const split = splitIndices(rated.length, ser.split, unitSeed(ctx.seed, 'ser/split'));
   const models: SerSection['models'] = [];
+  // The values each comparison compared (speaker means, or clips), for its MDE once the adjustment is known.
+  const unitsOf = new Map<SerSection['models'][number]['tests'][number], { modelId: string; x: Float64Array; y: Float64Array }>();
   const totalSteps = ctx.models.size * ser.learningRates.length * ser.maxSteps;
   let stepsBefore = 0;
   // The bar moves with the work, not the step count: a larger model's step costs more (the time left is measured from it).
@@ -206,7 +210,7 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
       kept(t.design.Y).forEach((c, j) => predictions.targets.push({ testId: t.plan.id, group: 'Y', id: c.id, speaker: alias(c.speaker), predicted: preds.map((p) => p.y[j]!) }));
       preds.forEach((p, i) => {
         const d = cohenD(p.x, p.y);
-        perTest.push({
+        const row = {
           testId: t.plan.id,
           learningRate: regressors[i]!.learningRate,
           cohensD: d,
@@ -215,7 +219,9 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
           meanX: p.x.reduce((a, b) => a + b, 0) / p.x.length,
           meanY: p.y.reduce((a, b) => a + b, 0) / p.y.length,
           comparison: groupComparison(p.x, p.y, speakersX, speakersY),
-        });
+        };
+        perTest.push(row);
+        unitsOf.set(row, { modelId: m.id, ...comparedUnits(p.x, p.y, speakersX, speakersY) });
       });
       // Every regressor compares the same recordings: the last row says how this test went.
       const compared = perTest[perTest.length - 1]?.comparison;
@@ -251,6 +257,13 @@ export async function runSer(ctx: AuditContext, tests: DesignedTest[], speat: Sp
   const judged = selected.filter((t) => t.comparison && Number.isFinite(t.comparison.pValue));
   const adjusted = adjustPValues(judged.map((t) => t.comparison!.pValue), speat.config.correction);
   judged.forEach((t, i) => (t.comparison!.pAdjusted = adjusted[i]!));
+  // What each judged comparison could have detected, at the strictest step of the adjustment (as SpEAT's MDE).
+  const mdeAlpha = speat.config.alpha / Math.max(1, judged.length);
+  for (const t of judged) {
+    const u = unitsOf.get(t)!;
+    const m = welchMde(u.x, u.y, { alpha: mdeAlpha, seed: unitSeed(ctx.seed, `ser/${u.modelId}/${t.testId}/${t.learningRate}/mde`) });
+    t.comparison!.mde = { difference: m.difference, d: m.d, alpha: m.alpha, power: m.power, simulations: m.simulations, method: m.method };
+  }
   return {
     config: {
       split: ser.split,

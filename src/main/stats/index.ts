@@ -134,7 +134,7 @@ export {
   type SerPropagationResult,
 } from './ser';
 export { wasserstein1 } from './wasserstein';
-export { compareOnSpeakerMeans, speakerMeans, speakersKnown, welchWithCi, type ComparisonUnit, type UnitMeansComparison } from './speaker-means';
+export { compareOnSpeakerMeans, comparedUnits, speakerMeans, speakersKnown, welchWithCi, type ComparisonUnit, type UnitMeansComparison } from './speaker-means';
 export {
   groupRates,
   minMaxNormalize,
@@ -165,7 +165,7 @@ export {
   type FdiAnalysis,
 } from './fdi';
 export { SpeakerDesign, speakerPermutationTest, describeSpeakers, type SpeakerCounts } from './speat-speakers';
-export { MDE_POWER, speatMde, smallestTwoSidedP, type SpeatMdeOptions, type SpeatMdeResult } from './power';
+export { MDE_POWER, speatMde, smallestTwoSidedP, welchMde, type SpeatMdeOptions, type SpeatMdeResult, type WelchMdeOptions, type WelchMdeResult } from './power';
 export { verifierQuality, equalErrorRate, type VerifierQuality } from './verifier';
 export { werMde, werComparisonMdes, werSimulator, type WerMdeOptions, type WerMdeResult } from './wer-power';
 export {

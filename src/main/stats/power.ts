@@ -14,7 +14,11 @@
  * targets repeat a speaker, the audits are drawn speaker by speaker and judged by the
  * speaker-level test (speakerMde, METHODS.md § The unit of inference).
  *
- * WER. werMde (below) plants rate ratios in data simulated from the fitted mixed model.
+ * SER. welchMde (below) does the same for the SER group comparison, Welch's t-test on the
+ * speaker means (or clip values) of predicted valence: the observed unit means centred per
+ * group, audits of the same number of units drawn, a shift planted in X, bisection on it.
+ *
+ * WER. werMde (wer-power.ts) plants rate ratios in data simulated from the fitted mixed model.
  */
 import { binomialCapped } from './combinatorics';
 import { Rng } from './rng';
@@ -483,4 +487,89 @@ function exactSpeakerPower(draws: SpeakerDraws, alpha: number): (delta: number) 
     }
     return hits / R;
   };
+}
+
+export interface WelchMdeOptions {
+  /** Two-sided level of the verdict, after adjustment. */
+  alpha: number;
+  simulations?: number;
+  seed?: number;
+}
+
+export interface WelchMdeResult {
+  /** Minimum detectable |mean X − mean Y| in the values' own units; null when even a shift of 10⁶ within-group SDs is detected in fewer than 80% of audits. */
+  difference: number | null;
+  /** The same shift as Cohen's d of the compared values (pooled within-group SD, ddof 1). */
+  d: number | null;
+  alpha: number;
+  power: typeof MDE_POWER;
+  simulations: number;
+  method: string;
+}
+
+/**
+ * The MDE of Welch's two-sided t-test between two groups of units (the SER comparison's
+ * speaker means; METHODS.md § Verdicts that hold, Power), simulated as speatMde simulates
+ * SpEAT's: each group's values centred on its mean with residuals scaled by √(n/(n−1)), R
+ * audits of nx and ny units drawn with replacement, a shift planted in X, each audit judged
+ * by Welch's test at alpha (its own SE and Welch–Satterthwaite df; an audit whose draws have
+ * no spread cannot be tested and counts as not rejecting); bisection on the shift for 80%
+ * rejections, with common random numbers. A shift moves only the difference of means, so
+ * each audit's SE and critical value are computed once.
+ */
+export function welchMde(x: ArrayLike<number>, y: ArrayLike<number>, options: WelchMdeOptions): WelchMdeResult {
+  const nx = x.length;
+  const ny = y.length;
+  const alpha = options.alpha;
+  const R = options.simulations ?? 2000;
+  const method =
+    `simulated: ${R} audits of ${nx} and ${ny} units drawn with replacement from the observed ones, each group centred on its mean (residuals scaled by √(n/(n−1))), a shift planted in X; ` +
+    `each judged by Welch's two-sided t-test at alpha ${alpha}; bisection on the shift for 80% power; the MDE is that shift, and as Cohen's d over the pooled within-group SD`;
+  const none = { difference: null, d: null, alpha, power: MDE_POWER, simulations: R, method } as const;
+  if (!(alpha > 0 && alpha < 1) || nx < 2 || ny < 2) return none;
+  const px = centred(x, false);
+  const py = centred(y, false);
+  const withinSd = withinSdOf(px, py);
+  if (!(withinSd > 0)) return none;
+  const rx = centred(x, true);
+  const ry = centred(y, true);
+  const rng = Rng.stream(options.seed ?? 0, 7100);
+  // Per audit: its difference of means with no shift, and the smallest |difference| Welch rejects (Infinity: untestable).
+  const diff = new Float64Array(R);
+  const bar = new Float64Array(R);
+  for (let r = 0; r < R; r += 1) {
+    const [mx, vx] = drawMeanVar(rx, nx, rng);
+    const [my, vy] = drawMeanVar(ry, ny, rng);
+    const sx = vx / nx;
+    const sy = vy / ny;
+    const se = Math.sqrt(sx + sy);
+    diff[r] = mx - my;
+    if (!(se > 1e-12 * withinSd)) {
+      bar[r] = Infinity;
+      continue;
+    }
+    const df = (sx + sy) ** 2 / ((sx * sx) / (nx - 1) + (sy * sy) / (ny - 1));
+    bar[r] = tUpperQuantile(alpha / 2, df) * se;
+  }
+  const power = (delta: number): number => {
+    let hits = 0;
+    for (let r = 0; r < R; r += 1) if (Math.abs(diff[r]! + delta) >= bar[r]!) hits += 1;
+    return hits / R;
+  };
+  const hi = shiftForPower(power, withinSd);
+  if (hi === null) return none;
+  return { difference: hi, d: hi / withinSd, alpha, power: MDE_POWER, simulations: R, method };
+}
+
+/** Mean and variance (ddof 1) of n draws with replacement from v. */
+function drawMeanVar(v: Float64Array, n: number, rng: Rng): [number, number] {
+  let s = 0;
+  let s2 = 0;
+  for (let j = 0; j < n; j += 1) {
+    const a = v[rng.nextInt(v.length)]!;
+    s += a;
+    s2 += a * a;
+  }
+  const m = s / n;
+  return [m, Math.max(0, (s2 - n * m * m) / (n - 1))];
 }

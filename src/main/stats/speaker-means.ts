@@ -78,6 +78,21 @@ export function welchWithCi(x: ArrayLike<number>, y: ArrayLike<number>, level = 
   return { t, df, pValue: tTwoSided(t, df), difference, ci95: [difference - q * se, difference + q * se] };
 }
 
+/** The values compareOnSpeakerMeans compares: per group its speaker means when both lists name every clip's speaker, else the clips' values. */
+export function comparedUnits(
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+  speakersX?: readonly (string | null | undefined)[] | null,
+  speakersY?: readonly (string | null | undefined)[] | null,
+): { unit: ComparisonUnit; x: Float64Array; y: Float64Array } {
+  const bySpeaker = speakersKnown(speakersX, x.length) && speakersKnown(speakersY, y.length);
+  return {
+    unit: bySpeaker ? 'speaker' : 'clip',
+    x: bySpeaker ? Float64Array.from(speakerMeans(x, speakersX as readonly string[]), (s) => s.mean) : Float64Array.from(x),
+    y: bySpeaker ? Float64Array.from(speakerMeans(y, speakersY as readonly string[]), (s) => s.mean) : Float64Array.from(y),
+  };
+}
+
 /**
  * Compare `x` and `y` (one value per clip) on speaker means when both speaker lists name
  * every clip's speaker, else on clips (then `unit: 'clip'`: the caller says the p may be too
@@ -89,12 +104,10 @@ export function compareOnSpeakerMeans(
   speakersX?: readonly (string | null | undefined)[] | null,
   speakersY?: readonly (string | null | undefined)[] | null,
 ): UnitMeansComparison {
-  const bySpeaker = speakersKnown(speakersX, x.length) && speakersKnown(speakersY, y.length);
-  const ux = bySpeaker ? Float64Array.from(speakerMeans(x, speakersX as readonly string[]), (s) => s.mean) : Float64Array.from(x);
-  const uy = bySpeaker ? Float64Array.from(speakerMeans(y, speakersY as readonly string[]), (s) => s.mean) : Float64Array.from(y);
+  const { unit, x: ux, y: uy } = comparedUnits(x, y, speakersX, speakersY);
   const w = welchWithCi(ux, uy);
   return {
-    unit: bySpeaker ? 'speaker' : 'clip',
+    unit,
     test: 'welch-t',
     units: { x: ux.length, y: uy.length },
     clips: { x: x.length, y: y.length },
