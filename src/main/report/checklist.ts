@@ -33,7 +33,8 @@ export function effectUncertainty(r: AuditResults): { covered: string[]; missing
   const missing: string[] = [];
   if (r.speat) {
     const withSe = r.speat.results.every((x) => (x.standardErrorAtCompared !== undefined ? x.standardErrorAtCompared !== null && Number.isFinite(x.standardErrorAtCompared) : x.standardErrors.length > 0));
-    (withSe && r.speat.results.length > 0 ? covered : missing).push(withSe ? 'SpEAT d (bootstrap SE)' : 'SpEAT d (no bootstrap SE: the plan set no resamples)');
+    const withCi = r.speat.results.every((x) => x.ci95AtCompared);
+    (withSe && r.speat.results.length > 0 ? covered : missing).push(withSe ? (withCi ? 'SpEAT d (bootstrap 95% CI)' : 'SpEAT d (bootstrap SE)') : 'SpEAT d (no bootstrap SE: the plan set no resamples)');
   }
   if (r.ser) {
     const tests = r.ser.models.flatMap((m) => m.tests);

@@ -4,12 +4,13 @@
  * could never have detected a difference, then one row per comparison and section. Pure:
  * every number and verdict comes from the results through the same verdict functions
  * the summary and sections use (src/shared/verdicts.ts, wer-verdict.ts), never
- * recomputed; where the results hold no CI or MDE the row says so instead of making one.
+ * recomputed; where the results hold no CI or MDE the row says so instead of making one,
+ * and FDI's says why it has none.
  */
 import { contextValue, NOT_STATED } from '../../shared/audit-context';
 import { fmt, fmtCi, fmtPValue, fmtRate, fmtSigned, pText } from '../../shared/format';
 import { SECTION_SHORT } from '../../shared/requirements';
-import type { AuditResults, Correction, FdiGrouping, Section, SpeatResult, SpeatTestDesign, WerComparison, WerSection } from '../../shared/results';
+import type { AuditResults, Correction, FdiGrouping, Section, SerGroupComparison, SpeatResult, SpeatTestDesign, WerComparison, WerSection } from '../../shared/results';
 import { fdiVerdict, serComparisonCell, serGate, speakersText, speatUnit, speatVerdict } from '../../shared/verdicts';
 import { plural, WER_TEST_UNIT, WER_VERDICT_MIN_SPEAKERS, werRateRatio, werVerdicts, type WerVerdict } from '../../shared/wer-verdict';
 import { modelName, recogniserName } from './narrative';
@@ -70,8 +71,7 @@ function speatRows(r: AuditResults): FindingRow[] {
     const baseline = model?.family === 'acoustic-baseline';
     const dur = t.confounds.duration;
     const confound = dur !== undefined && dur.p < s.config.alpha;
-    const se = x.standardErrorAtCompared;
-    const effect = `d = ${fmtSigned(x.effectSize)} SD; no CI in the results${se !== undefined && se !== null ? ` (bootstrap SE ${fmt(se)})` : ''}`;
+    const effect = speatEffectText(x);
     const p = `${fmtPValue(v.p)} (${v.twoSided ? 'two-sided' : 'one-sided'}, ${CORRECTION_SHORT[s.config.correction]}; ${speatUnitText(x, t)})`;
     const mde = x.mde ? (x.mde.d === null ? 'nothing: no split can reach significance' : `|d| ≥ ${fmt(x.mde.d)}`) : 'not computed';
     const uninformative = x.mde !== undefined && x.mde !== null && x.mde.d === null;
@@ -97,6 +97,30 @@ function speatRows(r: AuditResults): FindingRow[] {
     return [{ section: 'speat', compared: speatComparedText(r, t, x.modelId), effect, p, mde, verdict, caveat, action, shown: v.unlikely, blind: uninformative }];
   });
 }
+
+/** d with its percentile bootstrap CI (same resamples as its SE); results without one say why. */
+function speatEffectText(x: SpeatResult): string {
+  const d = `d = ${fmtSigned(x.effectSize)} SD`;
+  if (x.ci95AtCompared) return `${d}, ${fmtCi(x.ci95AtCompared)}`;
+  if (x.ci95AtCompared === null) return `${d}; no CI (the plan set no bootstrap resamples)`;
+  const se = x.standardErrorAtCompared;
+  return `${d}; no CI in the results${se !== undefined && se !== null ? ` (bootstrap SE ${fmt(se)})` : ''}`;
+}
+
+/** The SER comparison's MDE as a cell: in rating points like its effect, with the same as Cohen's d. */
+function serMdeText(c: SerGroupComparison | null | undefined): string {
+  if (c === null) return '–';
+  if (!c?.mde) return 'not computed';
+  if (c.mde.difference === null) return `nothing: too few ${c.unit === 'speaker' ? 'speakers' : 'recordings'} for 80% power`;
+  return `|X − Y| ≥ ${fmt(c.mde.difference)} rating points (d ≥ ${fmt(c.mde.d)})`;
+}
+
+/**
+ * Why the FDI row states no MDE (METHODS.md § Verdicts that hold, FDI against noise): FDI has
+ * no effect size whose detection more data guarantees (one group worst on false accepts and
+ * another on false rejects keeps it below its null's 95th percentile at any size).
+ */
+export const FDI_MDE_TEXT = 'not applicable: FDI is an index of disagreement, compared with its noise null';
 
 /** The smallest one-sided binomial p that k of n pairs can give (all n agree): ½ⁿ. */
 export function smallestAgreementP(total: number): number {
@@ -136,22 +160,27 @@ function serRows(r: AuditResults): FindingRow[] {
       const dur = design?.confounds.duration;
       const confound = dur !== undefined && dur.p < (ser.config.comparison?.alpha ?? 0.05);
       const unlikely = cell === 'unlikely to be chance';
+      const undetectable = c?.mde !== undefined && c.mde !== null && c.mde.difference === null;
       const lower = c ? (c.difference > 0 ? design?.y.value : design?.x.value) : undefined;
       rows.push({
         section: 'ser',
         compared: `${compared}: predicted valence`,
         effect: c ? `${fmtSigned(c.difference)} rating points (X − Y), ${fmtCi(c.ci95)}` : `Cohen's d ${fmtSigned(t.cohensD)} over clips; no CI in the results`,
         p: c && c.pAdjusted !== undefined ? `${fmtPValue(c.pAdjusted)} (${ser.config.comparison ? CORRECTION_SHORT[ser.config.comparison.correction] : 'adjusted'}; ${c.unit === 'speaker' ? `${c.units.x} and ${c.units.y} speakers` : `${c.units.x} and ${c.units.y} clips, speakers unknown`})` : c === null ? 'not tested' : 'no test in the results',
-        mde: 'not computed',
+        mde: serMdeText(c),
         verdict: cell === '–' ? 'no verdict in the results' : cell,
         caveat: confound ? `clip length differs between the groups (t = ${fmtSigned(dur!.t)}, ${pText(dur!.p)}): it may explain the effect` : m.testClips < 30 ? `only ${plural(m.testClips, 'test recording')}: R² uncertain` : '–',
         action: unlikely
           ? confound
             ? 'Rerun with clips of matched length before acting on it.'
             : `Check the emotion model’s outputs for ${lower ?? 'the lower group'}’s speakers before use.`
-          : 'None shown; no power estimate exists for this test.',
+          : undetectable
+            ? 'Add speakers to both groups and rerun; nothing can be concluded now.'
+            : c?.mde?.difference !== undefined && c.mde.difference !== null
+              ? `None shown; add speakers to rule out differences below ${fmt(c.mde.difference)} rating points.`
+              : 'None shown; no power estimate exists for this test.',
         shown: unlikely,
-        blind: false,
+        blind: undetectable,
       });
     }
   }
@@ -254,7 +283,7 @@ function fdiRows(r: AuditResults): FindingRow[] {
       compared: `${g.groupBy.join(' × ')}: ${groups.join(', ')}`,
       effect: `FDI ${fmt(g.fdi)}, ${g.fdiCi95 ? fmtCi(g.fdiCi95) : 'no CI in the results'}`,
       p: nul ? `${fmtPValue(nul.pValue)} (label-shuffle null, not adjusted; unit: ${unit})` : 'no null in the results',
-      mde: 'not computed',
+      mde: FDI_MDE_TEXT,
       verdict: fdiVerdictShort(g),
       caveat: ver ? `verifier AUC ${fmt(ver.auc)} ${fmtCi(ver.aucCi)}, EER ${fmtRate(ver.eer)}` : '–',
       action: chance
@@ -336,6 +365,14 @@ function blindNotes(r: AuditResults, werNote: string | null): string[] {
   if (ser) {
     const gated = ser.models.filter((m) => !serGate(m).informative);
     if (gated.length > 0) out.push(`SER with ${list(gated.map((m) => `${modelName(r, m.modelId)} (test R² lower bound ${fmt(m.downstream?.testR2Lower)})`))}: the emotion model could not be shown to have learned valence, so no bias can be traced through it.`);
+    const blind = ser.models.filter((m) => serGate(m).informative).flatMap((m) => {
+      const lr = (m.regressors.find((x) => x.selected) ?? m.regressors[0])?.learningRate;
+      return m.tests.filter((t) => t.learningRate === lr && t.comparison?.mde && t.comparison.mde.difference === null).map((t) => {
+        const d = r.speat?.tests.find((x) => x.id === t.testId);
+        return `${d ? `${d.name} (${d.x.value} vs ${d.y.value})` : t.testId}, ${modelName(r, m.modelId)} (${t.comparison!.units.x} and ${t.comparison!.units.y} ${t.comparison!.unit === 'speaker' ? 'speakers' : 'recordings'})`;
+      });
+    });
+    if (blind.length > 0) out.push(`SER predicted valence, ${list(blind)}: too few to detect a difference of any size with 80% power after adjustment.`);
     const a = ser.agreement;
     if (a.total > 0 && smallestAgreementP(a.total) >= 0.05) out.push(`SER agreement with SpEAT: with ${plural(a.total, 'pair')} the smallest possible p is ${fmt(smallestAgreementP(a.total))}, so agreement can never be shown at 0.05.`);
   }

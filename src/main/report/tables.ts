@@ -162,15 +162,16 @@ export function speatTables(results: AuditResults): ReportTable[] {
     title:
       `Results (temporal ${s.config.temporal}, layer ${s.config.layer}): the verdict uses the two-sided p adjusted (${CORRECTION_NAMES[s.config.correction]}); the one-sided p takes the SpEAT paper's direction (H1: d > 0), never behind a verdict; ` +
       (bySpeaker
-        ? 'both are computed over the unit named (speaker: each speaker\'s recordings move between the groups together; clip: recordings treated as independent, as in the paper); SE at the stimuli compared (speakers when the unit is the speaker)'
-        : 'unit: clip, recordings treated as independent (no speaker has two recordings), as in the paper; SE at the stimuli compared'),
-    columns: [col('Test', 'text', 1.0), col('Model', 'text', 1.3), col('d', 'signed', 0.55), col('Size', 'text', 0.85), col('Unit', 'text', 0.7), col('p one-sided', 'p', 0.62), col(`p one-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.66), col('p two-sided', 'p', 0.62), col(`p two-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.66), col('Permutations', 'text', 1.2), col('SE (n)', 'text', 0.8)],
+        ? 'both are computed over the unit named (speaker: each speaker\'s recordings move between the groups together; clip: recordings treated as independent, as in the paper); SE and the 95% CI of d (bootstrap percentiles) at the stimuli compared, resampling speakers with all their recordings when the unit is the speaker'
+        : 'unit: clip, recordings treated as independent (no speaker has two recordings), as in the paper; SE and the 95% CI of d (bootstrap percentiles) at the stimuli compared, resampling matched pairs'),
+    columns: [col('Test', 'text', 1.0), col('Model', 'text', 1.3), col('d', 'signed', 0.55), col('d 95% CI', 'text', 0.9), col('Size', 'text', 0.85), col('Unit', 'text', 0.7), col('p one-sided', 'p', 0.62), col(`p one-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.66), col('p two-sided', 'p', 0.62), col(`p two-sided ${CORRECTION_NAMES[s.config.correction]}`, 'p', 0.66), col('Permutations', 'text', 1.2), col('SE (n)', 'text', 0.8)],
     rows: s.results.map((r) => {
       const se = speatSeAtCompared(r);
       return [
         testLabel(results, r.testId),
         modelName(results, r.modelId),
         r.effectSize,
+        r.ci95AtCompared ? fmtCi(r.ci95AtCompared) : null,
         magnitude(r.effectSize),
         speatUnit(r),
         r.pValue,
@@ -258,7 +259,7 @@ export function serTables(results: AuditResults): ReportTable[] {
       id: 'ser-comparisons',
       section: 'ser',
       title: `Does predicted valence differ between the groups? The selected regressor's predictions compared on speaker means (Welch t-test, unit named per row; recordings only where speakers are unknown), p adjusted over the ${ser.config.comparison?.tests ?? 0} verdicts`,
-      columns: [col('Test', 'text', 1), col('Model', 'text', 1.6), col('Unit', 'text', 0.9), col('Mean X', 'num', 0.5), col('Mean Y', 'num', 0.5), col('X − Y', 'signed', 0.55), col('95% CI', 'text', 1), col('p', 'p', 0.5), col('p adj.', 'p', 0.55), col('Verdict', 'text', 1.3)],
+      columns: [col('Test', 'text', 1), col('Model', 'text', 1.6), col('Unit', 'text', 0.9), col('Mean X', 'num', 0.5), col('Mean Y', 'num', 0.5), col('X − Y', 'signed', 0.55), col('95% CI', 'text', 1), col('p', 'p', 0.5), col('p adj.', 'p', 0.55), col('MDE |X − Y| (80% power)', 'text', 0.8), col('Verdict', 'text', 1.3)],
       rows: ser.models.flatMap((m) => {
         const lr = m.regressors.find((r) => r.selected)?.learningRate;
         return m.tests
@@ -266,9 +267,10 @@ export function serTables(results: AuditResults): ReportTable[] {
           .map((t) => {
             const c = t.comparison;
             const verdict = serComparisonCell(m, c, ser);
-            if (!c) return [testLabel(results, t.testId), modelName(results, m.modelId), 'fewer than 2 speakers in a group', null, null, null, null, null, null, verdict] as Cell[];
+            if (!c) return [testLabel(results, t.testId), modelName(results, m.modelId), 'fewer than 2 speakers in a group', null, null, null, null, null, null, null, verdict] as Cell[];
             const unit = `${c.units.x} / ${c.units.y} ${c.unit === 'speaker' ? 'speakers' : 'recordings (speakers unknown)'}`;
-            return [testLabel(results, t.testId), modelName(results, m.modelId), unit, c.meanX, c.meanY, c.difference, fmtCi(c.ci95), c.pValue, c.pAdjusted ?? null, verdict] as Cell[];
+            const mde = c.mde ? (c.mde.difference === null ? 'nothing' : `${fmt(c.mde.difference)} (d ${fmt(c.mde.d)})`) : null;
+            return [testLabel(results, t.testId), modelName(results, m.modelId), unit, c.meanX, c.meanY, c.difference, fmtCi(c.ci95), c.pValue, c.pAdjusted ?? null, mde, verdict] as Cell[];
           });
       }),
     },

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { runSer } from '../../../src/main/audits/ser-audit';
 import { designTests, runSpeat } from '../../../src/main/audits/speat-audit';
-import { Rng } from '../../../src/main/stats';
+import { Rng, tUpperQuantile } from '../../../src/main/stats';
 import type { AuditResults } from '../../../src/shared/results';
 import { serModelFindings } from '../../../src/shared/ser-agreement';
 import { serComparisonVerdict } from '../../../src/shared/verdicts';
@@ -125,13 +125,29 @@ describe('SER audit pipeline', () => {
     expect(c.t).toBeCloseTo(row.cohensD * Math.sqrt(8 / 2), 9);
     expect(c.pAdjusted).toBe(c.pValue);
     expect(ser.config.comparison).toEqual({ alpha: speat.config.alpha, correction: speat.config.correction, tests: 1 });
+    // What this comparison could have detected (80% power at alpha over the 1 verdict): in
+    // rating points, and as Cohen's d over the speakers' values (pooled SD, ddof 1).
+    const mde = c.mde!;
+    expect(mde).toMatchObject({ alpha: speat.config.alpha, power: 0.8, simulations: 2000 });
+    const lrIndex = m.predictions!.learningRates.indexOf(row.learningRate);
+    const values = (g: 'X' | 'Y') => m.predictions!.targets.filter((t) => t.group === g).map((t) => t.predicted[lrIndex]!);
+    const ss = (v: number[]) => v.reduce((a, x) => a + (x - v.reduce((p, q) => p + q, 0) / v.length) ** 2, 0);
+    const pooledSd = Math.sqrt((ss(values('X')) + ss(values('Y'))) / (8 + 8 - 2));
+    expect(mde.d!).toBeCloseTo(mde.difference! / pooledSd, 10);
+    // Normal theory's (t_{1−α/2} + t_{0.8}) × Welch SE (the SE from the comparison's own CI) is close to the simulated MDE at 8 per group.
+    const se = (c.ci95[1] - c.ci95[0]) / 2 / tUpperQuantile(0.025, c.df);
+    expect(mde.difference! / ((tUpperQuantile(0.025, c.df) + tUpperQuantile(0.2, c.df)) * se)).toBeGreaterThan(0.85);
+    expect(mde.difference! / ((tUpperQuantile(0.025, c.df) + tUpperQuantile(0.2, c.df)) * se)).toBeLessThan(1.15);
     // The sentence the report and the app print: Cohen's d over recordings, the verdict from the speaker means.
     const [sentence] = serModelFindings({ ser, speat, models: [] } as unknown as AuditResults);
     expect(sentence).toContain(`(Cohen's d over recordings = `);
     expect(sentence).toContain(`the difference in mean predicted valence (x minus y), ${serComparisonVerdict(c, ser)!.detail}, `);
     expect(sentence).toMatch(/Welch t-test on speaker means, 8 and 8 speakers\), (is unlikely to be chance|could be chance) \(p [<=] [0-9.]+, adjusted for 1 test, Holm\)/);
     // Other regressors' rows carry the comparison but no verdict p.
-    for (const t of m.tests.filter((x) => x.learningRate !== 1e-3)) expect(t.comparison!.pAdjusted).toBeUndefined();
+    for (const t of m.tests.filter((x) => x.learningRate !== 1e-3)) {
+      expect(t.comparison!.pAdjusted).toBeUndefined();
+      expect(t.comparison!.mde).toBeUndefined();
+    }
     // Standardisation and the validation schedule are stated for the report.
     expect(ser.config.preprocessing).toMatch(/standardised per dimension with the training split/);
     expect(ser.config.earlyStopping).toBeNull();

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { designTests, runSpeat } from '../../../src/main/audits/speat-audit';
-import { adjustPValues } from '../../../src/main/stats';
+import { adjustPValues, BootstrapPlan } from '../../../src/main/stats';
+import { unitSeed } from '../../../src/main/audits/units';
 import { speatTables } from '../../../src/main/report/tables';
 import { speatVerdict } from '../../../src/shared/verdicts';
 import type { AuditResults } from '../../../src/shared/results';
@@ -82,6 +83,8 @@ describe('SpEAT audit pipeline', () => {
       expect(r.exact).toBe(true);
       expect(r.permutations).toBe(252);
       expect(Math.abs(r.effectSize - g.d)).toBeLessThan(1e-10);
+      // No bootstrap in the plan: no SE and no CI of d.
+      expect(r.ci95AtCompared).toBeNull();
       expect(r.pValue).toBe(g.count / g.total);
       expect(Math.abs(r.pAdjusted.bonferroni - g.pAdjusted.bonferroni)).toBeLessThan(1e-12);
       expect(Math.abs(r.pAdjusted.holm - g.pAdjusted.holm)).toBeLessThan(1e-12);
@@ -125,6 +128,11 @@ describe('SpEAT audit pipeline', () => {
       // 5 stimuli compared, not among the plan's sizes (2, 4): its own bootstrap point.
       expect(r.standardErrorAtCompared).toBeGreaterThan(0);
       expect(r.standardErrorAtCompared!).toBeLessThan(r.standardErrors.find((p) => p.size === 4)!.standardError);
+      // d's 95% CI: the percentiles of the very resamples behind that SE (matched pairs, the unit's seed, stream 1500).
+      const again = new BootstrapPlan(r.associations.X, r.associations.Y, { resamples: 200, seed: unitSeed(f.ctx.seed, `speat/${r.modelId}/${r.testId}/mean/last`), design: { kind: 'paired' }, sizeIndexOffset: 500 }).point(5, 0, true);
+      expect(again.standardError).toBe(r.standardErrorAtCompared);
+      expect(r.ci95AtCompared).toEqual(again.ci95);
+      expect(r.ci95AtCompared![0]).toBeLessThan(r.ci95AtCompared![1]);
       // 5 per group with 3 tests: alpha 0.05 / 3 against the smallest two-sided p 2/252; an MDE exists.
       expect(r.mde!.alpha).toBeCloseTo(0.05 / 3, 15);
       expect(r.mde!.stimuli).toBe(5);
@@ -207,6 +215,7 @@ describe('SpEAT audit pipeline', () => {
       const perGroup = Math.min(r.speakers!.onlyX + r.speakers!.both, r.speakers!.onlyY + r.speakers!.both);
       expect(r.standardErrors.map((p) => p.size)).toEqual([2, 4].filter((x) => x <= perGroup));
       expect(r.standardErrorAtCompared).toBeGreaterThan(0);
+      expect(r.ci95AtCompared![0]).toBeLessThan(r.ci95AtCompared![1]);
       expect(r.mde!.unit).toBe('speaker');
       expect(r.mde!.speakers).toEqual(r.speakers);
     }

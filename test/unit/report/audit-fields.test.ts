@@ -9,6 +9,7 @@ import { METHODS_VERSION } from '../../../src/shared/methods-version';
 import { createIdentity, loadSigningIdentity } from '../../../src/main/identity';
 import { buildReport } from '../../../src/main/report';
 import { checklistRows, effectUncertaintyText, preregistration } from '../../../src/main/report/checklist';
+import { BootstrapPlan } from '../../../src/main/stats';
 import { buildCommit, buildText, checkoutCommit } from '../../../src/main/report/build-info';
 import { VERSION } from '../../../src/main/version';
 
@@ -120,5 +121,9 @@ describe('checklist rules', () => {
     expect(effectUncertaintyText(noSer)).toBe('yes: SpEAT d (bootstrap SE); WER per group (95% CI); WER rate ratios (95% CI, mixed model); FDI (bootstrap 95% CI)');
     const noBootstrap: AuditResults = { ...noSer, fdi: { ...sample.fdi!, groupings: sample.fdi!.groupings.map((g) => ({ ...g, fdiCi95: null })) } };
     expect(effectUncertaintyText(noBootstrap)).toMatch(/^partly: .*Without: FDI \(no CI: the plan set no bootstrap\)$/);
+    // Results that carry d's CI (ci95AtCompared, here from the bootstrap over each result's associations) name it.
+    const ci = (x: { associations: { X: number[]; Y: number[] } }) => new BootstrapPlan(x.associations.X, x.associations.Y, { resamples: 500, seed: 1, design: { kind: 'paired' } }).comparedPoint(500, true).ci95!;
+    const withCi: AuditResults = { ...noSer, speat: { ...sample.speat!, results: sample.speat!.results.map((x) => ({ ...x, ci95AtCompared: ci(x) })) } };
+    expect(effectUncertaintyText(withCi)).toMatch(/^yes: SpEAT d \(bootstrap 95% CI\); /);
   });
 });

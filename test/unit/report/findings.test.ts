@@ -13,10 +13,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuditResults } from '../../../src/shared/results';
 import { fdiGrouping } from '../../../src/main/audits/fdi-grouping';
 import { werSectionFrom } from '../../../src/main/audits/wer-section';
-import { analyseWer, type WerRow } from '../../../src/main/stats';
+import { adjustPValues, analyseWer, BootstrapPlan, compareOnSpeakerMeans, welchMde, type WerRow } from '../../../src/main/stats';
 import { createIdentity, loadSigningIdentity } from '../../../src/main/identity';
 import { buildReport } from '../../../src/main/report';
-import { FINDINGS_COLUMNS, FINDINGS_TABLE_TITLE, findings, smallestAgreementP } from '../../../src/main/report/findings';
+import { FDI_MDE_TEXT, FINDINGS_COLUMNS, FINDINGS_TABLE_TITLE, findings, smallestAgreementP } from '../../../src/main/report/findings';
 import { werVerdicts } from '../../../src/shared/wer-verdict';
 
 const sample = JSON.parse(readFileSync(join(import.meta.dirname, '../../fixtures/report/results.sample.json'), 'utf8')) as AuditResults;
@@ -134,6 +134,69 @@ describe('findings rows from the sample results', () => {
     const g = findings(stated);
     expect(g.audited.startsWith('System under audit: VoiceDesk (4.2, Acme Speech). ')).toBe(true);
     expect(g.purpose).toBe('Intended purpose: Routing calls to a bank’s advisers; not for: Identity checks.');
+  });
+});
+
+describe('effect CIs and MDEs, as the real code computes them', () => {
+  // The sample predates them: SpEAT CIs from the bootstrap over its associations (matched
+  // pairs, clips), SER comparisons and MDEs from Welch on the values of
+  // test/golden/effect_ci.json (6 and 5 units) and on 2 and 2 units.
+  const r = clone();
+  for (const x of r.speat!.results) {
+    const p = new BootstrapPlan(x.associations.X, x.associations.Y, { resamples: 2000, seed: 1, design: { kind: 'paired' } }).comparedPoint(500, true);
+    x.standardErrorAtCompared = p.standardError;
+    x.ci95AtCompared = p.ci95!;
+  }
+  const effectCi = JSON.parse(readFileSync(join(import.meta.dirname, '../../golden/effect_ci.json'), 'utf8')) as Record<string, { value: unknown }>;
+  const small = effectCi['ser_small.values']!.value as { x: number[]; y: number[] };
+  const tiny = { x: [4.1, 5.3], y: [4.8, 5.0] };
+  const ser = r.ser!;
+  ser.config.comparison = { alpha: 0.05, correction: 'holm', tests: 2 };
+  const selectedGender = (m: (typeof ser.models)[number]) => m.tests.find((t) => t.testId === 't-gender' && t.learningRate === m.regressors.find((x) => x.selected)!.learningRate)!;
+  const groups = [small, tiny].map((v) => compareOnSpeakerMeans(v.x, v.y));
+  const adjusted = adjustPValues(groups.map((c) => c.pValue), 'holm');
+  ser.models.forEach((m, i) => {
+    const v = [small, tiny][i]!;
+    const mde = welchMde(v.x, v.y, { alpha: 0.05 / 2, seed: 9 });
+    selectedGender(m).comparison = { ...groups[i]!, pAdjusted: adjusted[i]!, mde: { difference: mde.difference, d: mde.d, alpha: mde.alpha, power: mde.power, simulations: mde.simulations, method: mde.method } };
+  });
+  const f = findings(r);
+
+  it("SpEAT: d with its bootstrap CI from the results, in the table's number format", () => {
+    const rows = f.rows.filter((x) => x.section === 'speat');
+    r.speat!.results.forEach((x, i) => {
+      const m = /^d = (\S+) SD, \[(\S+), (\S+)\]$/.exec(rows[i]!.effect)!;
+      expect(num(m[1]!)).toBeCloseTo(x.effectSize, 2);
+      expect(num(m[2]!)).toBeCloseTo(x.ci95AtCompared![0], 2);
+      expect(num(m[3]!)).toBeCloseTo(x.ci95AtCompared![1], 2);
+      expect(x.ci95AtCompared![0]).toBeLessThan(x.ci95AtCompared![1]);
+    });
+    // A plan without bootstrap resamples: the row says why there is no CI.
+    const none = clone();
+    none.speat!.results[0]!.ci95AtCompared = null;
+    expect(findings(none).rows[0]!.effect).toBe(`d = +${none.speat!.results[0]!.effectSize.toFixed(2)} SD; no CI (the plan set no bootstrap resamples)`);
+  });
+
+  it('SER: the MDE in rating points and as d; a design too small for 80% power is named first', () => {
+    const rows = f.rows.filter((x) => x.section === 'ser');
+    const first = selectedGender(ser.models[0]!).comparison!;
+    expect(rows[0]!.mde).toBe(`|X − Y| ≥ ${first.mde!.difference!.toFixed(2)} rating points (d ≥ ${first.mde!.d!.toFixed(2)})`);
+    // The same shift as d: over the pooled SD (ddof 1) of the compared values, written out here.
+    const ss = (v: number[]) => v.reduce((a, x) => a + (x - v.reduce((p, q) => p + q, 0) / v.length) ** 2, 0);
+    expect(first.mde!.d!).toBeCloseTo(first.mde!.difference! / Math.sqrt((ss(small.x) + ss(small.y)) / (6 + 5 - 2)), 10);
+    expect(rows[0]!.blind).toBe(false);
+    expect(rows[0]!.verdict).toBe('could be chance');
+    expect(rows[0]!.action).toBe(`None shown; add speakers to rule out differences below ${first.mde!.difference!.toFixed(2)} rating points.`);
+    const second = rows.find((x) => x.compared.startsWith('Gender') && x.compared.includes('Google'))!;
+    expect(second.mde).toBe('nothing: too few recordings for 80% power');
+    expect(second.blind).toBe(true);
+    expect(second.action).toBe('Add speakers to both groups and rerun; nothing can be concluded now.');
+    expect(f.uninformative).toContain(`SER predicted valence, ${second.compared.replace(/: predicted valence$/, '')} (2 and 2 recordings): too few to detect a difference of any size with 80% power after adjustment.`);
+  });
+
+  it('FDI: no MDE, and the row says why in plain words', () => {
+    for (const row of f.rows.filter((x) => x.section === 'fdi')) expect(row.mde).toBe(FDI_MDE_TEXT);
+    expect(FDI_MDE_TEXT).toMatch(/^not applicable: /);
   });
 });
 
