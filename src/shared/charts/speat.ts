@@ -50,11 +50,18 @@ export function speatSeAtCompared(r: SpeatResult): { size: number; standardError
   return { ...r.standardErrors.reduce((a, b) => (b.size > a.size ? b : a)), unit };
 }
 
-/** d ± 1.96 SE per (test, model) as [test index, low, high, model index], the sizes they use and in which unit. */
-export function speatWhiskers(results: AuditResults): { data: [number, number, number, number][]; sizes: number[]; units: SpeatUnit[] } {
+/**
+ * One whisker per (test, model) as [test index, low, high, model index], the sizes they use
+ * and in which unit. Where every result carries its bootstrap 95% CI (issue 34.1) the
+ * whiskers are that interval, the one the findings table prints; results written before
+ * it have only the SE, and the whiskers are then d ± 1.96 SE (`kind` says which).
+ */
+export function speatWhiskers(results: AuditResults): { data: [number, number, number, number][]; sizes: number[]; units: SpeatUnit[]; kind: WhiskerKind } {
   const speat = results.speat;
-  if (!speat) return { data: [], sizes: [], units: [] };
+  if (!speat) return { data: [], sizes: [], units: [], kind: 'se' };
   const models = results.models.filter((m) => speat.results.some((r) => r.modelId === m.id));
+  const plotted = speat.results.filter((r) => models.some((m) => m.id === r.modelId));
+  const kind: WhiskerKind = plotted.length > 0 && plotted.every((r) => Array.isArray(r.ci95AtCompared)) ? 'ci' : 'se';
   const data: [number, number, number, number][] = [];
   const sizes = new Set<number>();
   const units = new Set<SpeatUnit>();
@@ -65,10 +72,19 @@ export function speatWhiskers(results: AuditResults): { data: [number, number, n
       if (!r || !se) return;
       sizes.add(se.size);
       units.add(se.unit);
-      data.push([ti, r.effectSize - 1.96 * se.standardError, r.effectSize + 1.96 * se.standardError, mi]);
+      if (kind === 'ci') data.push([ti, r.ci95AtCompared![0], r.ci95AtCompared![1], mi]);
+      else data.push([ti, r.effectSize - 1.96 * se.standardError, r.effectSize + 1.96 * se.standardError, mi]);
     });
   });
-  return { data, sizes: [...sizes].sort((a, b) => a - b), units: [...units].sort() };
+  return { data, sizes: [...sizes].sort((a, b) => a - b), units: [...units].sort(), kind };
+}
+
+/** Whiskers from the bootstrap's percentile 95% CI, or (results written before it) d ± 1.96 SE. */
+export type WhiskerKind = 'ci' | 'se';
+
+/** The whisker series' name, read by the chart's legend and its alt text. */
+export function whiskerName(kind: WhiskerKind): string {
+  return kind === 'ci' ? 'bootstrap 95% CI' : '±1.96 SE';
 }
 
 /** What the sizes of SE points count: "stimuli", "speakers", or both when an audit's tests differ. */
@@ -78,10 +94,10 @@ export function sizeUnitWords(units: readonly SpeatUnit[]): string {
   return 'stimuli';
 }
 
-function whiskerCustomSeries(data: [number, number, number, number][], nModels: number, spread: number): Record<string, unknown> {
+function whiskerCustomSeries(data: [number, number, number, number][], nModels: number, spread: number, kind: WhiskerKind): Record<string, unknown> {
   return {
     type: 'custom',
-    name: '±1.96 SE',
+    name: whiskerName(kind),
     silent: true,
     itemStyle: { color: '#4D4D4D' },
     z: 2,
@@ -122,13 +138,14 @@ export function speatLearnedMeans(results: AuditResults): [number, number | null
   });
 }
 
-/** "; whiskers span ±1.96 bootstrap standard errors at the stimuli compared (18–24 per group)", or ''. */
-export function whiskerCaption(sizes: number[], units: readonly SpeatUnit[] = ['clip']): string {
+/** "; whiskers span ±1.96 bootstrap standard errors at the stimuli compared (18–24 per group)" (or the bootstrap 95% CI), or ''. */
+export function whiskerCaption(sizes: number[], units: readonly SpeatUnit[] = ['clip'], kind: WhiskerKind = 'se'): string {
   if (sizes.length === 0) return '';
   const range = sizes.length === 1 ? `${sizes[0]}` : `${sizes[0]}–${sizes[sizes.length - 1]}`;
   const what = sizeUnitWords(units);
   const how = units.includes('speaker') ? ', resampling speakers with all their recordings' : '';
-  return `; whiskers span ±1.96 bootstrap standard errors at the ${what} compared (${range} per group${how})`;
+  const span = kind === 'ci' ? 'the bootstrap 95% confidence interval of d (2.5th to 97.5th percentile, as in the findings table)' : '±1.96 bootstrap standard errors';
+  return `; whiskers span ${span} at the ${what} compared (${range} per group${how})`;
 }
 
 export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFAULT_STYLE): ChartSpec | null {
@@ -168,7 +185,7 @@ export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFA
     });
   }
   const whiskers = speatWhiskers(results);
-  if (whiskers.data.length > 0) series.push(whiskerCustomSeries(whiskers.data, models.length, spread));
+  if (whiskers.data.length > 0) series.push(whiskerCustomSeries(whiskers.data, models.length, spread, whiskers.kind));
   const all = [...whiskers.data.flatMap((w) => [w[1], w[2]]), ...speat.results.map((r) => r.effectSize), ...tests.map((t) => t.humanIatD ?? 0)];
   const axis = symmetricAxis(all);
   const option: EChartsOption = {
@@ -183,7 +200,7 @@ export function speatEffectChart(results: AuditResults, style: ChartStyle = DEFA
     id: 'speat-effects',
     title: 'SpEAT effect size per test and model',
     caption:
-      `Each grey marker is one model's SpEAT effect size d for one test (shape = model); the dark bar is the mean across the learned models (the acoustic baseline, a control, is not averaged in); the hollow diamond is the human IAT D from the SpEAT paper${whiskerCaption(whiskers.sizes, whiskers.units)}. Above the zero line, the first-named group sits closer to pleasant speech in the embedding space; below it, the second-named group does. |d| of 0.2, 0.5 and 0.8 are small, medium and large.`,
+      `Each grey marker is one model's SpEAT effect size d for one test (shape = model); the dark bar is the mean across the learned models (the acoustic baseline, a control, is not averaged in); the hollow diamond is the human IAT D from the SpEAT paper${whiskerCaption(whiskers.sizes, whiskers.units, whiskers.kind)}. Above the zero line, the first-named group sits closer to pleasant speech in the embedding space; below it, the second-named group does. |d| of 0.2, 0.5 and 0.8 are small, medium and large.`,
     option: withAxisFont(option, style),
     height: 250,
   };

@@ -40,6 +40,27 @@ describe('chart option builders (shared with the renderer)', () => {
     }
   });
 
+  it('Figure 1 draws the bootstrap 95% CI as whiskers where every result carries it (the findings table\'s interval), else d ± 1.96 SE', () => {
+    // The sample predates the CI (issue 34.1): give each result an asymmetric interval, as a percentile bootstrap gives.
+    const withCi = structuredClone(results);
+    for (const r of withCi.speat!.results) r.ci95AtCompared = [r.effectSize - 0.3, r.effectSize + 0.45];
+    const c = speatEffectChart(withCi, style)!;
+    const series = c.option.series as { name: string; data: unknown[] }[];
+    expect(series.at(-1)!.name).toBe('bootstrap 95% CI');
+    const whiskers = series.at(-1)!.data as [number, number, number, number][];
+    expect(whiskers).toHaveLength(withCi.speat!.results.length);
+    for (const [ti, lo, hi, mi] of whiskers) {
+      const r = withCi.speat!.results.find((x) => x.testId === withCi.speat!.tests[ti]!.id && x.modelId === withCi.models[mi]!.id)!;
+      expect([lo, hi]).toEqual(r.ci95AtCompared);
+    }
+    expect(c.caption).toMatch(/whiskers span the bootstrap 95% confidence interval of d \(2\.5th to 97\.5th percentile, as in the findings table\) at the stimuli compared/);
+    // One result without it (a results file from before): every whisker is d ± 1.96 SE, so the chart never mixes two kinds.
+    withCi.speat!.results[0]!.ci95AtCompared = null;
+    const mixed = speatEffectChart(withCi, style)!;
+    expect((mixed.option.series as { name: string }[]).at(-1)!.name).toBe('±1.96 SE');
+    expect(mixed.caption).toMatch(/whiskers span ±1\.96 bootstrap standard errors/);
+  });
+
   it('Figure 1 has a marker per model, the mean, the human IAT D and a zero line', () => {
     const c = speatEffectChart(results, style)!;
     const series = c.option.series as { name: string; symbol?: string; markLine?: { data: { yAxis: number }[] }; data: unknown[] }[];

@@ -1,6 +1,6 @@
 /**
  * Dashboard additions to the shared SpEAT charts (src/shared/charts/speat.ts): the same
- * chart as the PDF, plus ±1.96·SE whiskers, tooltips and a temporal × layer heatmap.
+ * chart as the PDF, plus its whiskers (bootstrap 95% CI, or ±1.96·SE for older results), tooltips and a temporal × layer heatmap.
  * Pure: AuditResults → ECharts option.
  */
 import type { EChartsOption } from 'echarts';
@@ -68,7 +68,7 @@ export function speatEffectDashboardChart(results: AuditResults): { spec: ChartS
   const caption =
     `Each grey marker is one model's SpEAT effect size d for one test (shape = model); the dark bar is the mean across the learned models (the acoustic baseline, a control, is not averaged in)` +
     (hasHuman ? '; the hollow diamond is the human IAT D from the SpEAT paper' : '') +
-    whiskerCaption(whiskerSet.sizes, whiskerSet.units) +
+    whiskerCaption(whiskerSet.sizes, whiskerSet.units, whiskerSet.kind) +
     `. Above the zero line (positive d), recordings of the first-named group (for example ${tests[0] ? `“${tests[0].x.value}” in “${testLabel(results, tests[0].id)}”` : 'X'}) sit closer to pleasant speech than the second group's; below it, the second group's do. |d| of 0.2, 0.5 and 0.8 are small, medium and large. Click a marker to list and play its stimuli.`;
   return {
     spec: { ...base, caption, option },
