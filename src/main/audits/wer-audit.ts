@@ -12,6 +12,7 @@ import { ApiError, CancelledError, UserError } from '../../shared/errors';
 import { decodeAudio } from '../audio';
 import { getDataset, isUsable, listClips, type Clip } from '../data/repository';
 import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
+import { fieldGuideFloor } from '../../shared/field-guide';
 import { borrowRecognizer, calibrationByGroup, ensureModel, utteranceAccuracy, type ModelManifest, type RecognizerLease, type Transcript } from '../inference';
 import { clipBudget, loadBudget } from '../inference/budget';
 import { analyseWer, measureUtterance, StatsInputError, werComparisonMdes, type WerAnalysis, type WerRow } from '../stats';
@@ -170,7 +171,7 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
   ctx.task.progress('WER', 1, 1);
   const groups = werSectionGroups(rows, analysis);
   const small = Object.entries(groups).filter(([, r]) => r.warnings.length > 0).map(([g]) => g);
-  if (small.length) ctx.warn(`WER: group(s) ${small.join(', ')} are below the field guide's floor of ${WER_MIN_SPEAKERS} speakers or ${WER_MIN_UTTERANCES} utterances; treat differences as indicative.`);
+  if (small.length) ctx.warn(`WER: group(s) ${small.join(', ')} are below ${fieldGuideFloor(WER_MIN_SPEAKERS, WER_MIN_UTTERANCES)}; treat differences as indicative.`);
   let calibration: WerSection['calibration'];
   if (transcripts) {
     // Per utterance: confidence as the recogniser defines it (mean max softmax probability
