@@ -186,18 +186,19 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
     if (noConf) ctx.warn(`WER: ${noConf} utterance(s) got an empty transcript (no confidence) and are left out of the calibration.`);
     if (cal.length) calibration = calibrationByGroup(cal);
   }
-  return {
-    ...werSectionFrom(rows, analysis, {
-      hypotheses: wer.hypotheses.source,
-      asrModel: asr ? asr.name : wer.hypotheses.source === 'column' && wer.hypotheses.recogniser ? recogniserLabel(wer.hypotheses.recogniser) : null,
-      ...(wer.hypotheses.source === 'column' && wer.hypotheses.recogniser ? { recogniser: wer.hypotheses.recogniser } : {}),
-      ...(asr?.asr?.kind === 'whisper' && wer.hypotheses.source === 'model' ? { asrLanguage: wer.hypotheses.language ?? 'en', asrTask: wer.hypotheses.task ?? 'transcribe' } : {}),
-      groupBy: wer.groupBy,
-      alpha: wer.alpha,
-      nAGQ: wer.nAGQ,
-      datasetId: wer.dataset,
-      reference: reference.design,
-    }),
-    ...(calibration ? { calibration } : {}),
-  };
+  const section = werSectionFrom(rows, analysis, {
+    hypotheses: wer.hypotheses.source,
+    asrModel: asr ? asr.name : wer.hypotheses.source === 'column' && wer.hypotheses.recogniser ? recogniserLabel(wer.hypotheses.recogniser) : null,
+    ...(wer.hypotheses.source === 'column' && wer.hypotheses.recogniser ? { recogniser: wer.hypotheses.recogniser } : {}),
+    ...(asr?.asr?.kind === 'whisper' && wer.hypotheses.source === 'model' ? { asrLanguage: wer.hypotheses.language ?? 'en', asrTask: wer.hypotheses.task ?? 'transcribe' } : {}),
+    groupBy: wer.groupBy,
+    alpha: wer.alpha,
+    nAGQ: wer.nAGQ,
+    datasetId: wer.dataset,
+    reference: reference.design,
+  });
+  // Each utterance's duration as the import measured it, for the report's per-clip durations (issue 34.6).
+  const durations = new Map(candidates.map(({ clip }) => [clip.id, clip.durationS]));
+  const utterances = section.utterances?.map((u) => ({ ...u, durationS: durations.get(u.id) ?? null }));
+  return { ...section, ...(utterances ? { utterances } : {}), ...(calibration ? { calibration } : {}) };
 }
