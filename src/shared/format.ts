@@ -10,13 +10,14 @@ import { fmt, fmtCi, fmtPValue, fmtSeconds, fmtSigned, fmtThreshold, pText } fro
 /**
  * The precision of each (every quantity of the report has one):
  * - p-values (fmtP, pText): 2 decimals, 2 significant digits below 0.01, "< 0.001" below that;
- * - effect sizes d (fmtD): signed, 2 decimals ("+0.97", "−0.05");
+ * - effect sizes d (fmtD): signed, 2 decimals ("+0.97", "−0.05"; "0.00" unsigned when it rounds to zero);
  * - WER, CER, MER, WIL and other rates (fmtRate): percent with 2 decimals ("12.34%");
  *   differences of rates (fmtDeltaPp): signed percentage points with 2 decimals;
  * - decision thresholds (fmtThreshold): 3 decimals ("0.862");
  * - durations (fmtSeconds): seconds with 2 decimals and the unit ("3.46 s");
  * - counts (fmtCount): integers as digits;
- * - anything else (fmt): 2 decimals, 2 significant digits below 0.01.
+ * - anything else (fmt): 2 decimals, small values included ("0.00", "-0.01"; never "-0.00"),
+ *   so every cell of a 2-decimal column has 2 decimals (issue 34.3).
  */
 export { fmt, fmtCi, fmtPValue, fmtSeconds, fmtSigned, fmtThreshold, pText };
 

@@ -459,6 +459,8 @@ export interface WerUtterance {
   errors: number;
   secondaryReference?: string;
   secondaryHypothesis?: string;
+  /** The recording's duration in seconds as measured at import (null if unknown); absent in results written before. */
+  durationS?: number | null;
 }
 
 /** The test behind a WER comparison's verdict (METHODS.md § WER and CER, § The unit of inference). */
@@ -611,6 +613,12 @@ export interface FdiGrouping {
    * `stats fdi` on the report data reproduces the numbers. Absent in results written before.
    */
   trials?: FdiTrialScore[];
+  /**
+   * Each recording the grouping's verification trials use, once, with its duration in seconds
+   * as measured at import (report data fdi-clip-durations.csv). Absent for imported scores
+   * and in results written before.
+   */
+  trialClips?: { group: string; id: string; durationS: number | null }[];
   /** The field's own verification measures at `threshold` (per-group EER, GARBE, FDR, DET); absent in results written before. */
   verification?: FdiVerification;
 }

@@ -48,3 +48,12 @@ export function overlongNumbers(extracted: string, max = 6, rawFrom?: string): {
   }
   return out;
 }
+
+/**
+ * Cells of a fixed-decimal column (2 decimals: plain, signed, percent, percentage points) that
+ * do not print exactly 2 decimals, or print a signed zero: "−0.0095" or "+0.00022" among
+ * "0.42"s (issue 34.3), or "−0.00". "–" (no value) is fine.
+ */
+export function offPrecision(cells: string[]): string[] {
+  return cells.filter((c) => c !== '–' && (!/^[−+-]?\d+\.\d{2}(?:%| pp)?$/.test(c) || /^[−+-]0\.00(?:%| pp)?$/.test(c)));
+}

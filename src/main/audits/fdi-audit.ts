@@ -35,6 +35,21 @@ interface Trial {
   score: number;
   /** Enrolment and test speaker, when known (the same id twice for a genuine trial). */
   speakers?: [string, string];
+  /** Enrolment and test recording with the duration the import measured (trials built from a verification dataset). */
+  clips?: [TrialClip, TrialClip];
+}
+
+interface TrialClip {
+  id: string;
+  durationS: number | null;
+}
+
+/** Each recording the trials use, once, in the order the trials first use it, with its group. */
+function trialClips(trials: readonly Trial[], groupBy: string[]): NonNullable<FdiGrouping['trialClips']> | null {
+  if (!trials.every((t) => t.clips)) return null;
+  const seen = new Map<string, { group: string; id: string; durationS: number | null }>();
+  for (const t of trials) for (const c of t.clips!) if (!seen.has(c.id)) seen.set(c.id, { group: groupKey(t.labels, groupBy)!, id: c.id, durationS: c.durationS });
+  return [...seen.values()];
 }
 
 /** Optional columns of an imported scores file naming each trial's two speakers (not group labels). */
@@ -113,8 +128,9 @@ export function trialsFromEmbeddings(
     const labels = Object.fromEntries(groupBy.map((l) => [l, list[0]!.groups[l]!]));
     // The first clip of a pair is its enrolment side (pairs are i < j in the group's clip order).
     const speakers = (i: number, j: number): [string, string] => [list[i]!.speaker!, list[j]!.speaker!];
-    for (const [i, j] of genuine) trials.push({ labels, genuine: 1, score: cosine(vecs[i]!, vecs[j]!), speakers: speakers(i, j) });
-    for (const [i, j] of impostor) trials.push({ labels, genuine: 0, score: cosine(vecs[i]!, vecs[j]!), speakers: speakers(i, j) });
+    const clipsOf = (i: number, j: number): [TrialClip, TrialClip] => [{ id: list[i]!.id, durationS: list[i]!.durationS }, { id: list[j]!.id, durationS: list[j]!.durationS }];
+    for (const [i, j] of genuine) trials.push({ labels, genuine: 1, score: cosine(vecs[i]!, vecs[j]!), speakers: speakers(i, j), clips: clipsOf(i, j) });
+    for (const [i, j] of impostor) trials.push({ labels, genuine: 0, score: cosine(vecs[i]!, vecs[j]!), speakers: speakers(i, j), clips: clipsOf(i, j) });
   }
   return trials;
 }
@@ -208,7 +224,8 @@ export async function runFdi(ctx: AuditContext): Promise<FdiSection> {
       } catch (err) {
         throw new UserError(`FDI (${groupBy.join(' × ')}): ${(err as Error).message}`, 'plan.fdi');
       }
-      grouping = { ...grouping, reference: reference.design };
+      const clips = trialClips(trials, groupBy);
+      grouping = { ...grouping, reference: reference.design, ...(clips ? { trialClips: clips } : {}) };
       const genuine = trials.filter((t) => t.genuine === 1).length;
       return { grouping, trials: { genuine, impostor: trials.length - genuine }, warnings };
     });

@@ -12,6 +12,7 @@ import { ApiError, CancelledError, UserError } from '../../shared/errors';
 import { decodeAudio } from '../audio';
 import { getDataset, isUsable, listClips, type Clip } from '../data/repository';
 import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
+import { fieldGuideFloor } from '../../shared/field-guide';
 import { borrowRecognizer, calibrationByGroup, ensureModel, utteranceAccuracy, type ModelManifest, type RecognizerLease, type Transcript } from '../inference';
 import { clipBudget, loadBudget } from '../inference/budget';
 import { analyseWer, measureUtterance, StatsInputError, werComparisonMdes, type WerAnalysis, type WerRow } from '../stats';
@@ -170,7 +171,7 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
   ctx.task.progress('WER', 1, 1);
   const groups = werSectionGroups(rows, analysis);
   const small = Object.entries(groups).filter(([, r]) => r.warnings.length > 0).map(([g]) => g);
-  if (small.length) ctx.warn(`WER: group(s) ${small.join(', ')} are below the field guide's floor of ${WER_MIN_SPEAKERS} speakers or ${WER_MIN_UTTERANCES} utterances; treat differences as indicative.`);
+  if (small.length) ctx.warn(`WER: group(s) ${small.join(', ')} are below ${fieldGuideFloor(WER_MIN_SPEAKERS, WER_MIN_UTTERANCES)}; treat differences as indicative.`);
   let calibration: WerSection['calibration'];
   if (transcripts) {
     // Per utterance: confidence as the recogniser defines it (mean max softmax probability
@@ -185,18 +186,19 @@ export async function runWer(ctx: AuditContext): Promise<WerSection> {
     if (noConf) ctx.warn(`WER: ${noConf} utterance(s) got an empty transcript (no confidence) and are left out of the calibration.`);
     if (cal.length) calibration = calibrationByGroup(cal);
   }
-  return {
-    ...werSectionFrom(rows, analysis, {
-      hypotheses: wer.hypotheses.source,
-      asrModel: asr ? asr.name : wer.hypotheses.source === 'column' && wer.hypotheses.recogniser ? recogniserLabel(wer.hypotheses.recogniser) : null,
-      ...(wer.hypotheses.source === 'column' && wer.hypotheses.recogniser ? { recogniser: wer.hypotheses.recogniser } : {}),
-      ...(asr?.asr?.kind === 'whisper' && wer.hypotheses.source === 'model' ? { asrLanguage: wer.hypotheses.language ?? 'en', asrTask: wer.hypotheses.task ?? 'transcribe' } : {}),
-      groupBy: wer.groupBy,
-      alpha: wer.alpha,
-      nAGQ: wer.nAGQ,
-      datasetId: wer.dataset,
-      reference: reference.design,
-    }),
-    ...(calibration ? { calibration } : {}),
-  };
+  const section = werSectionFrom(rows, analysis, {
+    hypotheses: wer.hypotheses.source,
+    asrModel: asr ? asr.name : wer.hypotheses.source === 'column' && wer.hypotheses.recogniser ? recogniserLabel(wer.hypotheses.recogniser) : null,
+    ...(wer.hypotheses.source === 'column' && wer.hypotheses.recogniser ? { recogniser: wer.hypotheses.recogniser } : {}),
+    ...(asr?.asr?.kind === 'whisper' && wer.hypotheses.source === 'model' ? { asrLanguage: wer.hypotheses.language ?? 'en', asrTask: wer.hypotheses.task ?? 'transcribe' } : {}),
+    groupBy: wer.groupBy,
+    alpha: wer.alpha,
+    nAGQ: wer.nAGQ,
+    datasetId: wer.dataset,
+    reference: reference.design,
+  });
+  // Each utterance's duration as the import measured it, for the report's per-clip durations (issue 34.6).
+  const durations = new Map(candidates.map(({ clip }) => [clip.id, clip.durationS]));
+  const utterances = section.utterances?.map((u) => ({ ...u, durationS: durations.get(u.id) ?? null }));
+  return { ...section, ...(utterances ? { utterances } : {}), ...(calibration ? { calibration } : {}) };
 }

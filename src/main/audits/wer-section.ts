@@ -7,6 +7,7 @@
 import type { ReferenceDesign } from '../../shared/reference-group';
 import type { WerSection } from '../../shared/results';
 import { WER_MIN_SPEAKERS, WER_MIN_UTTERANCES } from '../data/repository';
+import { fieldGuideFloor } from '../../shared/field-guide';
 import { measureUtterance, normalizeText, type WerAnalysis, type WerRow } from '../stats';
 
 export function werSectionGroups(rows: readonly WerRow[], analysis: WerAnalysis): WerSection['groups'] {
@@ -15,7 +16,7 @@ export function werSectionGroups(rows: readonly WerRow[], analysis: WerAnalysis)
     const speakers = new Set(rows.filter((x) => x.group === g).map((x) => x.speaker ?? x.id)).size;
     const warnings: string[] = [];
     if (speakers < WER_MIN_SPEAKERS || r.utterances < WER_MIN_UTTERANCES) {
-      warnings.push(`${speakers} speakers and ${r.utterances} utterances: below the field guide's floor of ${WER_MIN_SPEAKERS} speakers or ${WER_MIN_UTTERANCES} utterances, so differences are uncertain`);
+      warnings.push(`${speakers} speakers and ${r.utterances} utterances: below ${fieldGuideFloor(WER_MIN_SPEAKERS, WER_MIN_UTTERANCES)}, so differences are uncertain`);
     }
     groups[g] = { ...r, speakers, warnings };
   }

@@ -21,6 +21,7 @@ import { NotFoundError } from '../../shared/errors';
 import { AtomicTextFile } from '../atomic-write';
 import { csvCell, toCsv } from './csv';
 import { ROLES } from '../../shared/roles';
+import { fieldGuideFloor } from '../../shared/field-guide';
 import { withDefaults } from './validate';
 import { clipRowsInOrder, type ClipDbRow, isUsable, iterateFactsClips, iterateImportReportClips, iterateProblemClips, problemClipCount, problemClipsPage, type ProblemClipRow, setExcludedByUser } from '../store/clips';
 import { type DatasetDbRow, datasetRowById, datasetRows, deleteDatasetRoles, insertDatasetRoles, mappingRows, upsertMapping } from '../store/datasets';
@@ -235,7 +236,7 @@ export class UsableTally {
   }
 }
 
-/** Thresholds from METHODS.md and the field guide. */
+/** Thresholds from METHODS.md and the ASR-bias field guide (src/shared/field-guide.ts). */
 export const SPEAT_MIN_STIMULI = 8;
 export const WER_MIN_SPEAKERS = 50;
 export const WER_MIN_UTTERANCES = 500;
@@ -271,7 +272,7 @@ function roleSizeWarnings(role: DatasetRole, clips: UsableCounts, groups: readon
     if (role === 'asr' && (g.speakers < WER_MIN_SPEAKERS || g.clips < WER_MIN_UTTERANCES)) {
       out.push({
         code: 'small_group',
-        message: `${name}: ${g.speakers} speakers and ${g.clips} utterances, below the field guide's floor of ${WER_MIN_SPEAKERS} speakers or ${WER_MIN_UTTERANCES} utterances for a WER comparison`,
+        message: `${name}: ${g.speakers} speakers and ${g.clips} utterances, below ${fieldGuideFloor(WER_MIN_SPEAKERS, WER_MIN_UTTERANCES)} for a WER comparison`,
       });
     }
   }

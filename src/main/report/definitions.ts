@@ -8,8 +8,9 @@
  */
 import type { AuditResults } from '../../shared/results';
 import { METHODS_VERSION } from '../../shared/methods-version';
+import { DEFINITIONS_ATTACHMENT } from '../../shared/report-files';
 
-export const DEFINITIONS_ATTACHMENT = 'definitions.md';
+export { DEFINITIONS_ATTACHMENT };
 /** The methods page's date this text follows (METHODS.md, § The unit of inference added 2026-12-05): the methods version a run records and the cover prints. */
 export const DEFINITIONS_VERSION = METHODS_VERSION;
 

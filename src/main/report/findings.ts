@@ -193,7 +193,7 @@ function serRows(r: AuditResults): FindingRow[] {
       compared: 'Does the emotion model’s difference point the same way as SpEAT’s?',
       effect: `${a.agree} of ${plural(a.total, 'pair')} agree`,
       p: `${fmtPValue(a.pValue)} (one-sided binomial; unit: test × model pairs)`,
-      mde: `smallest possible p = ${fmt(floor)}`,
+      mde: `smallest possible p = ${fmtPValue(floor)}`,
       verdict: unlikely ? 'unlikely to be chance' : 'could be chance',
       caveat: a.skipped ? `${plural(a.skipped, 'pair')} not counted (model not shown to learn valence)` : '–',
       action: floor >= 0.05 ? 'Add SpEAT tests or models: with so few pairs agreement cannot be shown.' : unlikely ? 'Treat SpEAT associations as a warning for downstream emotion models.' : 'None shown.',

@@ -8,7 +8,9 @@ import { fdiUpperBound } from '../../shared/fdi-range';
 import { fmt } from '../../shared/charts/format';
 import type { Layout } from './layout';
 
-export const FIELD_GUIDE = '“ASR Bias: A Research and Engineering Field Guide”';
+import { FIELD_GUIDE } from '../../shared/field-guide';
+
+export { FIELD_GUIDE };
 
 /** Term → meaning, alphabetical. */
 export const GLOSSARY: readonly [string, string][] = [

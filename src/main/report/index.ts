@@ -29,6 +29,7 @@ import { recheckFiles } from './recheck-data';
 import { REPRODUCE_ATTACHMENT, reproduceJson } from './reproduce';
 import { attestationSubjects, buildStatement, INTOTO_ATTACHMENT, signEnvelope, type DsseEnvelope } from './intoto';
 import { canonicalJson, sha256Hex, STATEMENT_ATTACHMENT, type AttachmentRelationship, type ReportStatement } from './statement';
+import { LOCKED_PLAN_ATTACHMENT, MANIFESTS_ATTACHMENT } from '../../shared/report-files';
 
 export { verifyReport, extractAttachments, type VerifyResult, type AttachmentInfo } from './verify';
 export { SECTION_HEADINGS } from './document';
@@ -65,8 +66,7 @@ export interface EvidenceFile {
   description: string;
 }
 
-export const LOCKED_PLAN_ATTACHMENT = 'plan.locked.json';
-export const MANIFESTS_ATTACHMENT = 'datasets.manifests.json';
+export { LOCKED_PLAN_ATTACHMENT, MANIFESTS_ATTACHMENT };
 
 /** The results.json bytes: the attachment, the export and the statement hash all use these. */
 export function resultsJson(results: AuditResults): Buffer {

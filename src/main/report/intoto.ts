@@ -13,11 +13,12 @@ import type { AuditResults } from '../../shared/results';
 import { completeness } from '../../shared/completeness';
 import { werOverallStatement, werVerdicts } from '../../shared/wer-verdict';
 import { unitSeed } from '../stats/seeds';
+import { INTOTO_ATTACHMENT } from '../../shared/report-files';
 
 export const INTOTO_STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
 export const EQUIVOX_PREDICATE_TYPE = 'https://equivox.org/attestations/audit-verdicts/v1';
 export const DSSE_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
-export const INTOTO_ATTACHMENT = 'audit.intoto.json';
+export { INTOTO_ATTACHMENT };
 
 export interface Subject {
   name: string;

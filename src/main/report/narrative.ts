@@ -11,6 +11,7 @@ import { durationCheckText } from '../../shared/duration-check';
 import { fdiThresholdDecimals, fmtThreshold } from '../../shared/threshold-format';
 import { plural, werCiSource, werRateRatio, werVerdicts } from '../../shared/wer-verdict';
 import { fdiCiUnitText, fdiVerdict, speatControlNote, speatSampleSize, speatVerdict, werAbove100Text, werPowerText } from '../../shared/verdicts';
+import { FIELD_GUIDE_FLOOR_MARK, fieldGuideFloor, nameFieldGuide } from '../../shared/field-guide';
 
 export { serAgreementSentence } from '../../shared/ser-agreement';
 
@@ -151,7 +152,8 @@ export function fdiTrialsText(fdi: FdiSection): string {
 
 /** Caveats the summary must repeat: the pipeline's warnings plus what the report sees. */
 export function caveats(results: AuditResults): string[] {
-  const out = [...results.warnings, ...(results.errors ?? []).map((e) => `The ${e.section.toUpperCase()} section could not run: ${e.message}`)];
+  // Warnings written before the field guide was named in them name it now.
+  const out = [...results.warnings.map(nameFieldGuide), ...(results.errors ?? []).map((e) => `The ${e.section.toUpperCase()} section could not run: ${e.message}`)];
   const synthetic = results.datasets.filter((d) => d.synthetic);
   if (synthetic.length > 0 && !out.some((w) => /synthetic/i.test(w))) {
     out.push(`${synthetic.map((d) => d.name).join(', ')} ${synthetic.length === 1 ? 'is' : 'are'} synthetic: the findings illustrate the method and do not describe how the models treat real people.`);
@@ -172,8 +174,8 @@ export function caveats(results: AuditResults): string[] {
   }
   // The field guide's floor once, naming every group below it (issue 21.6: each caveat once).
   const small = Object.entries(results.wer?.groups ?? {}).filter(([, r]) => r.speakers < 50 || r.utterances < 500);
-  if (small.length > 0 && !out.some((w) => w.includes("field guide's floor"))) {
-    out.push(`${small.length === 1 ? 'WER group' : 'WER groups'} ${small.map(([g, r]) => `${g} (${plural(r.speakers, 'speaker')}, ${plural(r.utterances, 'utterance')})`).join(', ')} ${small.length === 1 ? 'is' : 'are'} below the field guide's floor of 50 speakers or 500 utterances.`);
+  if (small.length > 0 && !out.some((w) => w.includes(FIELD_GUIDE_FLOOR_MARK))) {
+    out.push(`${small.length === 1 ? 'WER group' : 'WER groups'} ${small.map(([g, r]) => `${g} (${plural(r.speakers, 'speaker')}, ${plural(r.utterances, 'utterance')})`).join(', ')} ${small.length === 1 ? 'is' : 'are'} below ${fieldGuideFloor(50, 500)}.`);
   }
   if (!results.audit.planSha256) out.push('The audit plan was not locked before the run, so the analysis was not pre-registered.');
   if (results.audit.deviations.length > 0) out.push(`The run deviates from the locked plan in ${results.audit.deviations.length} setting(s); see the appendix.`);

@@ -1,9 +1,11 @@
 /**
  * What re-checking needs beyond the stats inputs (issue 34.6), as report attachments: the
  * attribute stimuli with their ratings, SHA-256 and the selection's outcome and reason; each
- * SpEAT test's target stimuli with their durations; each SER model's predictions with the
- * train/validation/test split of every rated clip. Speakers appear only as pseudonyms and no
- * audio or embedding leaves the auditor. reproduce.ts names them in its checks.
+ * SpEAT test's target stimuli with their durations; the WER utterances' and the verification
+ * trials' recordings with their durations (as the import measured them); each SER model's
+ * predictions with the train/validation/test split of every rated clip. Speakers appear
+ * only as pseudonyms and no audio or embedding leaves the auditor. reproduce.ts names the
+ * SpEAT and SER files in its checks (the WER and FDI durations recompute nothing reported).
  */
 import type { AuditResults } from '../../shared/results';
 import { toCsv } from '../data/csv';
@@ -11,6 +13,8 @@ import { slug } from './reproduce-data';
 
 export const ATTRIBUTE_STIMULI_ATTACHMENT = 'speat-attribute-stimuli.csv';
 export const STIMULUS_DURATIONS_ATTACHMENT = 'speat-stimulus-durations.csv';
+export const WER_DURATIONS_ATTACHMENT = 'wer-utterance-durations.csv';
+export const FDI_DURATIONS_ATTACHMENT = 'fdi-clip-durations.csv';
 
 export interface RecheckFile {
   name: string;
@@ -49,6 +53,22 @@ export function recheckFiles(results: AuditResults): RecheckFile[] {
         ]),
       ),
       description: 'SpEAT target stimuli per test (X and Y) with each clip’s duration in seconds (the length confound check’s input)',
+    });
+  }
+  const us = results.wer?.utterances ?? [];
+  if (us.length > 0 && us.every((u) => u.durationS !== undefined)) {
+    out.push({
+      name: WER_DURATIONS_ATTACHMENT,
+      data: csv(['clip_id', 'group', 'duration_s'], us.map((u) => [u.id, u.group, u.durationS])),
+      description: 'WER: each compared utterance (the rows of wer-utterances.csv, same ids) with its recording’s duration in seconds as measured at import',
+    });
+  }
+  const groupings = (results.fdi?.groupings ?? []).filter((g) => g.trialClips && g.trialClips.length > 0);
+  if (groupings.length > 0) {
+    out.push({
+      name: FDI_DURATIONS_ATTACHMENT,
+      data: csv(['grouping', 'group', 'clip_id', 'duration_s'], groupings.flatMap((g) => g.trialClips!.map((c) => [g.groupBy.join(' × '), c.group, c.id, c.durationS]))),
+      description: 'FDI: every recording the verification trials use, once per grouping, with its group and its duration in seconds as measured at import',
     });
   }
   for (const [i, m] of (results.ser?.models ?? []).entries()) {

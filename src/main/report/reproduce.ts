@@ -10,8 +10,9 @@ import { unitSeed } from '../stats/seeds';
 import { DEFINITIONS_ATTACHMENT } from './definitions';
 import { fdiTrialsId, speatAssociationFiles } from './reproduce-data';
 import { ATTRIBUTE_STIMULI_ATTACHMENT, recheckFiles, serPredictionsName, STIMULUS_DURATIONS_ATTACHMENT } from './recheck-data';
+import { REPRODUCE_ATTACHMENT } from '../../shared/report-files';
 
-export const REPRODUCE_ATTACHMENT = 'reproduce.json';
+export { REPRODUCE_ATTACHMENT };
 
 export interface ReproduceStep {
   section: 'wer' | 'speat' | 'fdi';

@@ -1,6 +1,6 @@
 /**
  * Every section table as data: raw values plus a display format per column. The PDF
- * formats them for reading (2 significant decimals, p < 0.001); the CSV exports keep
+ * formats them for reading (each quantity at its precision, src/shared/format.ts); the CSV exports keep
  * full precision. One definition, so the two can never disagree.
  */
 import type { AuditResults, ModelSummary, WerPrimaryTest, WerSection } from '../../shared/results';

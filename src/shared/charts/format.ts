@@ -1,22 +1,25 @@
 /**
- * Number formatting for text (report, app): 2 significant decimals, p < 0.001 written as
- * such. Full precision stays in exports and tooltips.
+ * Number formatting for text (report, app): 2 decimals, p < 0.001 written as such. Full
+ * precision stays in exports and tooltips.
  */
 
-/** 2 decimals, or 2 significant digits for |x| < 0.01 (0.0034), "–" for null/NaN. */
+/**
+ * Exactly 2 decimals, "–" for null/NaN. A value that rounds to zero prints "0.00", never
+ * "-0.00", and a small one keeps the column's precision ("−0.0095" in a column of "0.42"
+ * read as more precise than its neighbours: issue 34.3).
+ */
 export function fmt(x: number | null | undefined): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return '–';
-  if (x === 0) return '0.00';
-  const a = Math.abs(x);
-  if (a >= 0.01) return x.toFixed(2);
-  return x.toPrecision(2);
+  const s = x.toFixed(2);
+  return s === '-0.00' ? '0.00' : s;
 }
 
-/** Signed, for effect sizes: "+0.97", "−0.05". */
+/** Signed, for effect sizes: "+0.97", "−0.05"; a value that rounds to zero is "0.00", unsigned. */
 export function fmtSigned(x: number | null | undefined): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return '–';
   const s = fmt(Math.abs(x));
-  return x > 0 ? `+${s}` : x < 0 ? `−${s}` : s;
+  if (s === '0.00') return s;
+  return x > 0 ? `+${s}` : `−${s}`;
 }
 
 /** "< 0.001" or the value with 2 significant decimals (no "p =" prefix). */
@@ -64,7 +67,11 @@ export function fmtAxis(x: number | string): string {
  */
 export function fmtThreshold(x: number | null | undefined, decimals?: number): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return '–';
-  if (decimals !== undefined) return x < 0 ? `−${Math.abs(x).toFixed(decimals)}` : x.toFixed(decimals);
+  if (decimals !== undefined) {
+    const text = Math.abs(x).toFixed(decimals);
+    // Rounded to zero: unsigned, as fmt.
+    return x < 0 && Number(text) !== 0 ? `−${text}` : text;
+  }
   if (x === 0) return '0.000';
   const text = Math.abs(x) >= 0.001 ? Math.abs(x).toFixed(3) : Math.abs(x).toPrecision(2);
   return x < 0 ? `−${text}` : text;

@@ -114,9 +114,15 @@ describe('chart option builders (shared with the renderer)', () => {
 });
 
 describe('number formatting', () => {
-  it('writes 2 significant decimals and p < 0.001', () => {
+  it('writes 2 decimals (p-values: 2 significant digits below 0.01, p < 0.001)', () => {
     expect(fmt(0.97091)).toBe('0.97');
-    expect(fmt(0.0034567)).toBe('0.0035');
+    // Issue 34.3: a small value keeps its column's 2 decimals, and rounds to an unsigned zero.
+    expect(fmt(0.0034567)).toBe('0.00');
+    expect(fmt(-0.0034567)).toBe('0.00');
+    expect(fmt(-0.0095)).toBe('-0.01');
+    expect(fmtSigned(-0.0095)).toBe('−0.01');
+    expect(fmtSigned(0.00022)).toBe('0.00');
+    expect(fmtSigned(-0.00022)).toBe('0.00');
     expect(fmtSigned(-0.0547)).toBe('−0.05');
     expect(fmtSigned(1.2509)).toBe('+1.25');
     expect(fmtPValue(0.00031)).toBe('< 0.001');

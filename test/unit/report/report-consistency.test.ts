@@ -26,6 +26,9 @@ import { serModelFindings } from '../../../src/shared/ser-agreement';
 import { magnitude } from '../../../src/shared/interpret';
 import { caveats, fdiFindings } from '../../../src/main/report/narrative';
 import { ProjectStore } from '../../../src/main/store/projects';
+import { listClips } from '../../../src/main/data/repository';
+import { parseCsvTable } from '../../../src/main/data/csv';
+import { WER_DURATIONS_ATTACHMENT } from '../../../src/main/report/recheck-data';
 import { fmt, fmtCi, fmtCount, fmtD, fmtDeltaPp, fmtDeltaPpWords, fmtRate, fmtRelative } from '../../../src/shared/format';
 import type { AuditResults } from '../../../src/shared/results';
 import { werRateRatio, werVerdicts } from '../../../src/shared/wer-verdict';
@@ -36,6 +39,7 @@ import { fmtP, pText } from '../../../src/shared/format';
 import { extractAttachments, STATEMENT_ATTACHMENT } from '../../../src/main/report';
 import { buildOwnData, ownDataAvailable, sphinxRecogniser, type OwnDataSpec } from '../../fixtures/own-data/build';
 import { overlongNumbers } from '../../support/report-text';
+import { fieldGuideFloor } from '../../../src/shared/field-guide';
 
 const SENTENCES = [
   'the quick brown fox jumps over the lazy dog',
@@ -74,6 +78,9 @@ interface Built {
   /** The demo's: the signed PDF and the data folder written beside it. */
   pdf?: Buffer;
   exportsDir?: string;
+  /** Own data: the signed PDF, and each clip's duration as the import stored it. */
+  ownPdf?: Buffer;
+  storedDurations?: Map<string, number | null>;
 }
 
 const built: Built[] = [];
@@ -96,8 +103,9 @@ async function run(spec: OwnDataSpec, home: string): Promise<Built> {
   const pdf = join(home, `${spec.name}.pdf`);
   writeFileSync(pdf, report.pdf);
   const layout = pdftotext(pdf);
+  const storedDurations = new Map(listClips(db, ds.datasetId).map((c) => [c.id, c.durationS]));
   store.close();
-  return { name: spec.name, results, layout, flat: flatten(layout) };
+  return { name: spec.name, results, layout, flat: flatten(layout), ownPdf: report.pdf, storedDurations };
 }
 
 beforeAll(async () => {
@@ -239,7 +247,8 @@ describe('report consistency on own-data runs and the demo', () => {
       const list = caveats(b.results);
       expect(list.length).toBeGreaterThan(0);
       for (const c of list) expect(occurrences(b.flat, flatten(c)), `${b.name}: ${c}`).toBe(1);
-      expect(occurrences(b.flat, "field guide's floor")).toBe(1);
+      // The floor once, naming the paper (issue 34.3).
+      expect(occurrences(b.flat, flatten(fieldGuideFloor(50, 500)))).toBe(1);
       // The same confound in other words is still the same caveat.
       for (const t of b.results.speat?.tests ?? []) expect(list.filter((c) => c.includes(t.name) && /length|duration/i.test(c)).length, t.name).toBeLessThanOrEqual(1);
     }
@@ -409,6 +418,22 @@ describe('report consistency on own-data runs and the demo', () => {
     expect(beside).toEqual(data);
     expect(data.length).toBeGreaterThan(40);
     for (const name of beside) expect(readFileSync(join(demo.exportsDir!, name)).equals(inside.find((a) => a.name === name)!.data), name).toBe(true);
+  });
+
+  it('own data: the PDF carries each WER utterance\'s duration as the import measured it from the audio, covered by the signed statement', () => {
+    for (const b of built.filter((x) => x.ownPdf)) {
+      const inside = extractAttachments(b.ownPdf!);
+      const statement = JSON.parse(inside.find((a) => a.name === STATEMENT_ATTACHMENT)!.data.toString('utf8')) as { attachments: { name: string; relationship: string }[] };
+      expect(statement.attachments.find((a) => a.name === WER_DURATIONS_ATTACHMENT)?.relationship, b.name).toBe('Data');
+      const rows = parseCsvTable(inside.find((a) => a.name === WER_DURATIONS_ATTACHMENT)!.data.toString('utf8'), { requiredColumns: ['clip_id', 'group', 'duration_s'] }).rows.map((r) => r.values);
+      expect(rows.map((r) => r.clip_id), b.name).toEqual(b.results.wer!.utterances!.map((u) => u.id));
+      for (const r of rows) {
+        const stored = b.storedDurations!.get(r.clip_id!);
+        // espeak-ng speech: a second or more of audio per sentence, measured by the import.
+        expect(stored, `${b.name} ${r.clip_id}`).toBeGreaterThan(0.5);
+        expect(Number(r.duration_s), `${b.name} ${r.clip_id}`).toBe(stored);
+      }
+    }
   });
 
   it('FDI: trials planned and used are both said, with the reason where a group used fewer', () => {

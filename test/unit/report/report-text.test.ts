@@ -14,15 +14,18 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createIdentity, loadSigningIdentity } from '../../../src/main/identity';
 import { buildReport } from '../../../src/main/report';
 import { glossaryTerms } from '../../../src/main/report/glossary';
-import { fitColumnWidths } from '../../../src/main/report/layout';
+import { fitColumnWidths, Layout } from '../../../src/main/report/layout';
+import { formatCell, type ReportTable } from '../../../src/main/report/tables';
 import { fdiFromMetrics } from '../../../src/main/stats';
 import { fdiUpperBound } from '../../../src/shared/fdi-range';
 import type { AuditResults } from '../../../src/shared/results';
-import { brokenWords, overlongNumbers, significantDigits } from '../../support/report-text';
+import { brokenWords, offPrecision, overlongNumbers, significantDigits } from '../../support/report-text';
 
 const results = JSON.parse(readFileSync(join(__dirname, '../../fixtures/report/results.sample.json'), 'utf8')) as AuditResults;
 
 const drawn: string[] = [];
+/** Every table the report drew, as Layout.table got it. */
+const tables: ReportTable[] = [];
 let text = '';
 
 beforeAll(async () => {
@@ -30,9 +33,14 @@ beforeAll(async () => {
   const info = await createIdentity(join(dir, 'data'), { name: 'Ada Auditor', organisation: 'Fair Speech Lab' });
   const identity = loadSigningIdentity(join(dir, 'data'), info.id);
   const original = PDFDocument.prototype.text;
+  const originalTable = Layout.prototype.table;
   const spy = vi.spyOn(PDFDocument.prototype, 'text').mockImplementation(function (this: PDFKit.PDFDocument, ...args: unknown[]) {
     if (typeof args[0] === 'string') drawn.push(args[0]);
     return (original as (...a: unknown[]) => PDFKit.PDFDocument).apply(this, args);
+  });
+  const tableSpy = vi.spyOn(Layout.prototype, 'table').mockImplementation(function (this: Layout, t: ReportTable, size?: number) {
+    tables.push(t);
+    return originalTable.call(this, t, size);
   });
   try {
     const built = await buildReport(results, { identity, now: new Date('2026-11-29T12:00:00Z') });
@@ -41,6 +49,7 @@ beforeAll(async () => {
     text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
   } finally {
     spy.mockRestore();
+    tableSpy.mockRestore();
   }
 }, 120_000);
 
@@ -64,6 +73,22 @@ describe('the report text read back', () => {
     expect(overlongNumbers('swept from 0.8619640767605488 to 0.99')).toHaveLength(1);
     expect(overlongNumbers('hash 342d39c5910678ce6 and v20250625 and 0.0095')).toEqual([]);
     expect(overlongNumbers(text)).toEqual([]);
+  });
+
+  it('prints every value of a 2-decimal column with 2 decimals, small ones too (issue 34.3: −0.0095 and +0.00022 among 0.42s)', () => {
+    expect(offPrecision(['0.42', '−0.05', '+1.25', '0.00', '12.34%', '+0.73 pp', '–', '−0.0095', '+0.00022', '-0.0047', '0.0067', '−0.00', '-0.00'])).toEqual(['−0.0095', '+0.00022', '-0.0047', '0.0067', '−0.00', '-0.00']);
+    const fixed = new Set(['num', 'signed', 'pct', 'pp', 'rel']);
+    const cells = tables.flatMap((t) =>
+      t.columns.flatMap((c, i) => (fixed.has(c.format) && c.decimals === undefined ? t.rows.filter((r) => typeof r[i] === 'number').map((r) => formatCell(r[i]!, c.format)) : [])),
+    );
+    // The sample holds values below 0.01 in such columns (FDI's FNR 0.0067, SER's mean −0.0047, a grid d of 0.0026).
+    expect(tables.length).toBeGreaterThan(20);
+    expect(cells.length).toBeGreaterThan(200);
+    expect(cells).toContain('0.01');
+    expect(offPrecision(cells)).toEqual([]);
+    // What was checked is what the PDF drew.
+    const drawnSet = new Set(drawn);
+    expect(cells.filter((c) => !drawnSet.has(c))).toEqual([]);
   });
 
   it('defines every all-capitals abbreviation it prints in the glossary', () => {

@@ -1,6 +1,6 @@
 import { type JSX } from 'react';
 import type { ReportVerification } from '../../../shared/api/reports';
-import { STATEMENT_ATTACHMENT } from '../../../shared/report-files';
+import { STATEMENT_ATTACHMENT, SUPPLEMENT_ATTACHMENTS } from '../../../shared/report-files';
 import { Term } from './Term';
 
 /** The verdict first, in words; then who signed, when, the fingerprint and what the signature covers. */
@@ -190,16 +190,26 @@ function InvalidResult({ v, file, headline, advice }: { v: ReportVerification; f
 
 type Attachment = ReportVerification['attachments'][number];
 
-/** How many files, whether each matches the signed statement, then the list on demand (a report carries dozens). */
+/**
+ * How many files, each kind called what it is ("the signed statement, 48 data files, the
+ * definitions, the reproduce recipe and the signed attestation": the data files counted as
+ * the report writes them beside itself), whether each matches the signed statement, then the
+ * list on demand (a report carries dozens).
+ */
 export function attachmentsText(all: readonly Attachment[]): string {
   const hasStatement = all.some((a) => a.name === STATEMENT_ATTACHMENT);
   const attachments = all.filter((a) => a.name !== STATEMENT_ATTACHMENT);
   const changed = attachments.filter((a) => a.matchesStatement === false).length;
   const unlisted = attachments.filter((a) => a.matchesStatement == null).length;
-  const n = `${all.length} file${all.length === 1 ? '' : 's'}${hasStatement ? ': the signed statement and' : ''}`;
-  if (attachments.length === 0) return n.replace(/ and$/, '');
-  const rest = `${attachments.length} data file${attachments.length === 1 ? '' : 's'}`;
-  const lead = hasStatement ? `${n} ${rest}` : n;
+  const data = attachments.filter((a) => !SUPPLEMENT_ATTACHMENTS.some((s) => s.name === a.name)).length;
+  const kinds = [
+    ...(hasStatement ? ['the signed statement'] : []),
+    ...(data > 0 ? [`${data} data file${data === 1 ? '' : 's'}`] : []),
+    ...SUPPLEMENT_ATTACHMENTS.filter((s) => attachments.some((a) => a.name === s.name)).map((s) => s.what),
+  ];
+  const listed = kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} and ${kinds[kinds.length - 1]}` : (kinds[0] ?? '');
+  const lead = `${all.length} file${all.length === 1 ? '' : 's'}${listed ? `: ${listed}` : ''}`;
+  if (attachments.length === 0) return lead;
   if (changed > 0) return `${lead}; ${changed} differ${changed === 1 ? 's' : ''} from the signed statement`;
   if (unlisted === attachments.length) return `${lead} (the statement does not list their hashes)`;
   return unlisted > 0 ? `${lead}; ${attachments.length - unlisted} match the signed statement, ${unlisted} not listed in it` : `${lead}, each matching the signed statement`;
