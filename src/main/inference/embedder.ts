@@ -6,7 +6,7 @@
 import * as ort from './ort';
 import { UserError } from '../../shared/errors';
 import { arraySource, type AudioSource } from '../audio/source';
-import { SAMPLE_RATE, WHISPER_FRAMES, WHISPER_SAMPLES, whisperFramesFor, whisperLogMel } from './frontends';
+import { normalizeWaveform, SAMPLE_RATE, WHISPER_FRAMES, WHISPER_SAMPLES, whisperFramesFor, whisperLogMel } from './frontends';
 import type { ModelManifest } from './manifest';
 import { createSession, type RunInfo, type SessionOptions } from './providers';
 
@@ -147,6 +147,19 @@ async function frameModelEmbedder(manifest: ModelManifest, graphs: ModelGraphs, 
       return embedder.embedSource(arraySource(audio));
     },
     async embedSource(source, signal) {
+      // A clip that is one chunk by the chunking rule (every clip up to 30 s, 31 s for raw
+      // waveforms) is read once and fed as it is: no second and third pass over the file for
+      // the normalisation, no copy through the chunk buffer. Same samples, same arithmetic.
+      if (source.length !== null && (source.length <= WHISPER_SAMPLES || source.length < WHISPER_SAMPLES + minLast)) {
+        const t0 = performance.now();
+        const whole = await source.whole(signal);
+        if (whole.length === 0) throw new UserError('the clip decodes to no audio');
+        const audio = normalize ? normalizeWaveform(whole) : whole;
+        timings.frontEndMs += performance.now() - t0;
+        const acc = manifest.states.map((s) => new StatsAccumulator(s.width));
+        await runChunk(audio, acc);
+        return { ...finish(acc, acc[acc.length - 1]!.frames), samples: whole.length };
+      }
       let t0 = performance.now();
       let mean = 0;
       let inv = 1;
