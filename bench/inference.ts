@@ -1,7 +1,7 @@
 /**
  * Inference bench (`npm run bench:inference`). Prints figures; asserts nothing.
  *
- * 1. Against eager PyTorch. A base-size wav2vec2 (12 blocks × 768, random weights,
+ * 1. Against eager PyTorch (with --skip-torch, against the bare loop only). A base-size wav2vec2 (12 blocks × 768, random weights,
  *    exported by torch 1.13: test/fixtures/models/export_torch.py --bench), 40 clips of
  *    4 s (16 kHz mono WAV), clip by clip. Interleaved rounds of
  *      - `equivox embed` (node out/cli/equivox.mjs, process start included, default
@@ -252,9 +252,10 @@ async function torchComparison(work: string): Promise<void> {
     if (!eq.ok) throw new Error(`equivox embed failed: ${eq.stderr}`);
     const summary = JSON.parse(eq.stdout) as { audioSeconds: number; computed: number; provider: string; timings: Record<string, number> };
     const stored = storedHash(join(project, 'project.sqlite'));
-    const th = timed(py, [join(root, 'bench/inference_torch.py'), modelDir, String(threads), ...clips], torchEnv);
+    // --skip-torch: equivox against the bare loop only (PyTorch's side reads NaN).
+    const th = flag('skip-torch') ? { ok: true, wallS: NaN, cpuS: NaN, stdout: '{"audioSeconds":NaN,"loopSeconds":NaN}', stderr: '' } : timed(py, [join(root, 'bench/inference_torch.py'), modelDir, String(threads), ...clips], torchEnv);
     if (!th.ok) throw new Error(`PyTorch baseline failed: ${th.stderr.slice(-2000)}`);
-    const t = JSON.parse(th.stdout.trim().split('\n').pop()!) as { audioSeconds: number; loopSeconds: number };
+    const t = (flag('skip-torch') ? { audioSeconds: NaN, loopSeconds: NaN } : JSON.parse(th.stdout.trim().split('\n').pop()!)) as { audioSeconds: number; loopSeconds: number };
     const alone = await ortAlone(join(home, 'models', model.id, 'derived.onnx'), manifest.inputName, manifest.states.map((s) => s.output), clips, threads);
     if (spinAsked === undefined) delete process.env.EQUIVOX_ORT_SPIN;
     else process.env.EQUIVOX_ORT_SPIN = spinAsked;
@@ -485,7 +486,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'equivox-bench-inference-'));
   try {
     console.log(`node ${process.version}, onnxruntime-node ${ort.onnxruntimeVersion()}, ${process.platform}/${process.arch}, default threads ${defaultThreads()}`);
-    if (!flag('skip-torch')) await torchComparison(work);
+    await torchComparison(work);
     if (!flag('skip-whisper')) await whisperCache(work);
     if (!flag('skip-long')) await longRecording(work);
     if (flag('models')) await perModel(work, (arg('provider') ?? 'auto') as ProviderName | 'auto', arg('threads') ? Number(arg('threads')) : undefined);
