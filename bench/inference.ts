@@ -1,7 +1,7 @@
 /**
  * Inference bench (`npm run bench:inference`). Prints figures; asserts nothing.
  *
- * 1. Against eager PyTorch. A base-size wav2vec2 (12 blocks × 768, random weights,
+ * 1. Against eager PyTorch (with --skip-torch, against the bare loop only). A base-size wav2vec2 (12 blocks × 768, random weights,
  *    exported by torch 1.13: test/fixtures/models/export_torch.py --bench), 40 clips of
  *    4 s (16 kHz mono WAV), clip by clip. Interleaved rounds of
  *      - `equivox embed` (node out/cli/equivox.mjs, process start included, default
@@ -11,8 +11,16 @@
  *      - onnxruntime alone, as its perf_test measures a graph (the same exported graph and
  *        session options, inputs prepared beforehand, a warm-up run, then a bare
  *        session.run loop, nothing stored): the physical reference.
- *    Prints both ratios: equivox / PyTorch (goal ≥ 1.3) and equivox / the bare loop (goal ≥ 0.9).
- *    Audio seconds per second of wall time for each; with GNU time, CPU seconds too.
+ *    Audio seconds per second of wall time for each; with GNU time, CPU seconds too. Per
+ *    round, a timeline of equivox's wall clock beside the bare loop's: outside the job
+ *    (process start, modules, database, exit), model setup, session.run, the time the
+ *    onnxruntime thread sat idle between runs (decode wait, front end, pooling, store,
+ *    the rest), the model's release; and a hash of the stored embeddings (the same before
+ *    and after a change that keeps the numbers). Spin-waiting is decided once per round and
+ *    given to equivox and the bare loop alike. At the end, issue 36's wall-clock ratios,
+ *    the median of the rounds' ratios with the load: equivox / the bare loop (goal ≤ 1.05;
+ *    for the whole process and for the job alone, whose model is set up as the bare loop's
+ *    is) and PyTorch / equivox (goal ≥ 1.3). Default 3 rounds.
  * 2. Whisper's key/value cache: a whisper-tiny layout (random weights) decoding a 30 s clip
  *    with the cache (merged decoder) and without it; the speed-up and whether the tokens agree.
  * 3. Memory for long recordings: peak RSS of `equivox embed` on a 1-minute and a 1-hour
@@ -21,7 +29,9 @@
  * 4. With --models: audio seconds per second of each built-in and fixture model on the
  *    demo corpus, the share of time outside onnxruntime, and the cost of a cached re-run.
  *
- *   npx tsx bench/inference.ts [--rounds N] [--clips N] [--skip-torch] [--skip-whisper] [--skip-long] [--models]
+ *   npx tsx bench/inference.ts [--rounds N] [--clips N] [--skip-torch] [--skip-whisper] [--skip-long] [--models] [--root DIR]
+ *
+ * --root DIR: `equivox embed` is another checkout's bin (built there first), e.g. main's for a before/after.
  *
  * PyTorch's speed depends on its BLAS. Debian's python3-torch uses whichever libblas.so.3
  * the system selects; the reference (netlib) one is several times slower than OpenBLAS
@@ -47,7 +57,9 @@ import { projectMigrations } from '../src/main/store/schema';
 import { buildWav2vec2Fixture, buildWhisperFixture } from '../test/fixtures/models/build';
 
 const root = resolve(import.meta.dirname, '..');
-const cli = join(root, 'out/cli/equivox.mjs');
+// --root DIR times another checkout's bin (before/after: a copy of main with node_modules linked).
+const cliRoot = resolve(process.argv.includes('--root') ? process.argv[process.argv.indexOf('--root') + 1]! : root);
+const cli = join(cliRoot, 'out/cli/equivox.mjs');
 const SR = 16000;
 
 function arg(name: string): string | undefined {
@@ -159,10 +171,16 @@ const median = (xs: number[]) => {
  * session options, inputs prepared beforehand (decoded and normalised), one warm-up run
  * untimed, then a bare loop of session.run over the same clips, nothing stored.
  */
-async function ortAlone(modelFile: string, inputName: string, outputs: string[], clips: string[], threads: number): Promise<{ wallS: number; audioS: number; cpuS: number }> {
+async function ortAlone(modelFile: string, inputName: string, outputs: string[], clips: string[], threads: number): Promise<{ wallS: number; audioS: number; cpuS: number; setupS: number; warmS: number; stateMb: number }> {
   const audio = await Promise.all(clips.map(async (c) => normalizeWaveform((await decodeAudio(c)).samples)));
+  const ts = performance.now();
   const { session } = await createSession(modelFile, { provider: 'cpu', threads });
+  const setupS = (performance.now() - ts) / 1000;
+  const tw = performance.now();
   const warm = await session.run({ [inputName]: new ort.Tensor('float32', audio[0]!, [1, audio[0]!.length]) }, outputs);
+  const warmS = (performance.now() - tw) / 1000;
+  // What the binding copies out of onnxruntime per clip (every requested state, as in equivox).
+  const stateMb = Object.values(warm).reduce((a, t) => a + (t.data as Float32Array).byteLength, 0) / 2 ** 20;
   for (const k of Object.keys(warm)) warm[k]!.dispose?.();
   const c0 = process.cpuUsage();
   const t0 = performance.now();
@@ -175,7 +193,7 @@ async function ortAlone(modelFile: string, inputName: string, outputs: string[],
   const wallS = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(c0);
   await session.release();
-  return { wallS, audioS, cpuS: (c.user + c.system) / 1e6 };
+  return { wallS, audioS, cpuS: (c.user + c.system) / 1e6, setupS, warmS, stateMb };
 }
 
 async function torchComparison(work: string): Promise<void> {
@@ -185,7 +203,7 @@ async function torchComparison(work: string): Promise<void> {
     return;
   }
   const nClips = Number(arg('clips') ?? 40);
-  const rounds = Number(arg('rounds') ?? 2);
+  const rounds = Number(arg('rounds') ?? 3);
   const threads = defaultThreads();
   const clipsDir = join(work, 'clips');
   mkdirSync(clipsDir);
@@ -204,24 +222,51 @@ async function torchComparison(work: string): Promise<void> {
   const blas = blasFor();
   const torchEnv = { ...process.env, ...blas.env, OMP_WAIT_POLICY: 'PASSIVE', OMP_NUM_THREADS: String(threads), OPENBLAS_NUM_THREADS: String(threads) };
   const py = process.env.EQUIVOX_TORCH_PYTHON ?? '/usr/bin/python3';
-  const rows: { round: number; equivox: number; equivoxJob: number; equivoxCpuPerAudioS: number | null; torchLoop: number; torchWhole: number; torchCpuPerAudioS: number | null; ortAlone: number; ortCpuPerAudioS: number }[] = [];
+  const rows: {
+    round: number;
+    load: string;
+    equivox: number;
+    equivoxJob: number;
+    equivoxCpuPerAudioS: number | null;
+    torchLoop: number;
+    torchWhole: number;
+    torchCpuPerAudioS: number | null;
+    ortAlone: number;
+    ortCpuPerAudioS: number;
+    /** Wall seconds: equivox's process, its job after model setup, PyTorch's clip loop and process, the bare loop. */
+    wall: { equivox: number; equivoxJob: number; torchLoop: number; torchWhole: number; bare: number };
+  }[] = [];
+  const spinAsked = process.env.EQUIVOX_ORT_SPIN;
   for (let round = 1; round <= rounds; round += 1) {
+    const load = loadNow();
+    // Spin-waiting is decided once per round, as equivox would decide it now, and given to
+    // equivox and the bare loop alike: deciding it separately, a load average crossing the
+    // core count between the two would compare a spinning session with a sleeping one.
+    const spin = allowSpinning() ? '1' : '0';
+    process.env.EQUIVOX_ORT_SPIN = spin;
     // Forget the previous round's embeddings so embed computes every clip again.
     const db = openDatabase(join(project, 'project.sqlite'), projectMigrations);
     db.prepare('DELETE FROM embeddings').run();
     db.close();
-    const eq = timed(process.execPath, [cli, 'embed', '--project', project, '--dataset', ds.id, '--model', model.id], { ...process.env, EQUIVOX_HOME: home });
+    const eq = timed(process.execPath, [cli, 'embed', '--project', project, '--dataset', ds.id, '--model', model.id], { ...process.env, EQUIVOX_HOME: home, EQUIVOX_ORT_SPIN: spin });
     if (!eq.ok) throw new Error(`equivox embed failed: ${eq.stderr}`);
     const summary = JSON.parse(eq.stdout) as { audioSeconds: number; computed: number; provider: string; timings: Record<string, number> };
-    const th = timed(py, [join(root, 'bench/inference_torch.py'), modelDir, String(threads), ...clips], torchEnv);
+    const stored = storedHash(join(project, 'project.sqlite'));
+    // --skip-torch: equivox against the bare loop only (PyTorch's side reads NaN).
+    const th = flag('skip-torch') ? { ok: true, wallS: NaN, cpuS: NaN, stdout: '{"audioSeconds":NaN,"loopSeconds":NaN}', stderr: '' } : timed(py, [join(root, 'bench/inference_torch.py'), modelDir, String(threads), ...clips], torchEnv);
     if (!th.ok) throw new Error(`PyTorch baseline failed: ${th.stderr.slice(-2000)}`);
-    const t = JSON.parse(th.stdout.trim().split('\n').pop()!) as { audioSeconds: number; loopSeconds: number };
+    const t = (flag('skip-torch') ? { audioSeconds: NaN, loopSeconds: NaN } : JSON.parse(th.stdout.trim().split('\n').pop()!)) as { audioSeconds: number; loopSeconds: number };
     const alone = await ortAlone(join(home, 'models', model.id, 'derived.onnx'), manifest.inputName, manifest.states.map((s) => s.output), clips, threads);
+    if (spinAsked === undefined) delete process.env.EQUIVOX_ORT_SPIN;
+    else process.env.EQUIVOX_ORT_SPIN = spinAsked;
+    const jobS = (summary.timings.totalMs! - (summary.timings.setupMs ?? 0)) / 1000;
     const row = {
       round,
+      load: `${load}, spin-waiting ${spin === '1' ? 'on' : 'off'}`,
+      wall: { equivox: eq.wallS, equivoxJob: jobS, torchLoop: t.loopSeconds, torchWhole: th.wallS, bare: alone.wallS },
       equivox: summary.audioSeconds / eq.wallS,
       // The embedding job alone (model setup excluded, as the bare loop excludes it): decode, front end, onnxruntime, aggregation, storing.
-      equivoxJob: summary.audioSeconds / ((summary.timings.totalMs! - (summary.timings.setupMs ?? 0)) / 1000),
+      equivoxJob: summary.audioSeconds / jobS,
       equivoxCpuPerAudioS: eq.cpuS !== null ? eq.cpuS / summary.audioSeconds : null,
       torchLoop: t.audioSeconds / t.loopSeconds,
       torchWhole: t.audioSeconds / th.wallS,
@@ -231,13 +276,14 @@ async function torchComparison(work: string): Promise<void> {
     };
     rows.push(row);
     process.stderr.write(
-      `round ${round}: equivox embed ${row.equivox.toFixed(2)} audio s/s (${summary.computed} clips, ${summary.provider}); ` +
+      `round ${round}: equivox embed ${row.equivox.toFixed(2)} audio s/s (${summary.computed} clips, ${summary.provider}; stored embeddings sha256 ${stored}); ` +
         `PyTorch ${row.torchLoop.toFixed(2)} (clip loop) / ${row.torchWhole.toFixed(2)} (process start included); onnxruntime alone ${row.ortAlone.toFixed(2)}\n` +
         `  equivox: ${eq.wallS.toFixed(2)} s wall, of which before the job ${(eq.wallS - summary.timings.totalMs! / 1000).toFixed(2)} s (process start, modules, database); ` +
-        `job ${Object.entries(summary.timings).map(([k, v]) => `${k.replace(/Ms$/, '')} ${(v / 1000).toFixed(2)}`).join(', ')} s\n`,
+        `job ${Object.entries(summary.timings).map(([k, v]) => `${k.replace(/Ms$/, '')} ${(v / 1000).toFixed(2)}`).join(', ')} s\n` +
+        timeline(eq.wallS, eq.cpuS, summary.timings, summary.computed, alone, row.load),
     );
   }
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load = loadNow();
   const eqM = median(rows.map((r) => r.equivox));
   const tM = median(rows.map((r) => r.torchLoop));
   console.log(`PyTorch comparison: base-size wav2vec2 (12 × 768, random weights, exported by torch ${JSON.parse(readFileSync(join(modelDir, 'index.json'), 'utf8')).torch ?? '?'}), ${nClips} clips of 4 s, ${threads} thread(s) each side, ${rounds} interleaved round(s); load average now ${load}`);
@@ -260,6 +306,66 @@ async function torchComparison(work: string): Promise<void> {
   console.log(`  equivox embedding job alone (model setup excluded): ${rows.map((r) => r.equivoxJob.toFixed(2)).join(', ')} audio s/s`);
   console.log(
     `  ratio equivox / bare onnxruntime loop (medians): ${(eqM / oM).toFixed(2)} with process start and model setup, ${(jM / oM).toFixed(2)} for the job alone (goal: within 10%, ≥ 0.90); per round: ${rows.map((r) => (r.equivox / r.ortAlone).toFixed(2)).join(', ')}`,
+  );
+  // Issue 36's two goals, on the wall clock, median of the rounds' ratios (each round's figures
+  // were taken back to back, so a ratio compares like with like under that round's load).
+  const perRound = (f: (w: (typeof rows)[0]['wall']) => number) => rows.map((r) => f(r.wall));
+  const show = (xs: number[]) => `${median(xs).toFixed(3)} (rounds: ${xs.map((x) => x.toFixed(3)).join(', ')})`;
+  console.log(`  wall-clock ratios, median of ${rows.length} round(s) at load ${rows.map((r) => r.load.split(' ')[0]).join(', ')}:`);
+  console.log(`    equivox embed (whole process: start, model setup, job) / bare onnxruntime loop: ${show(perRound((w) => w.equivox / w.bare))}  goal ≤ 1.05`);
+  console.log(`    equivox embedding job (model set up, as the bare loop's is) / bare onnxruntime loop: ${show(perRound((w) => w.equivoxJob / w.bare))}  goal ≤ 1.05`);
+  console.log(`    eager PyTorch (OpenBLAS or as above) clip loop / equivox embed whole process:    ${show(perRound((w) => w.torchLoop / w.equivox))}  goal ≥ 1.3`);
+  console.log(`    eager PyTorch whole process / equivox embed whole process:                     ${show(perRound((w) => w.torchWhole / w.equivox))}`);
+}
+
+/** SHA-256 of every stored embedding (clip hash, frames, mean, min, max bytes, in clip-hash order): the same from run to run and before/after a change that keeps the numbers. */
+function storedHash(dbFile: string): string {
+  const db = openDatabase(dbFile, projectMigrations);
+  try {
+    const h = createHash('sha256');
+    const rows = db.prepare('SELECT audio_sha256, frames, dims_json, mean, min, max FROM embeddings ORDER BY audio_sha256').all() as { audio_sha256: string; frames: number; dims_json: string; mean: Buffer; min: Buffer; max: Buffer }[];
+    for (const r of rows) h.update(`${r.audio_sha256} ${r.frames} ${r.dims_json}\n`).update(r.mean).update(r.min).update(r.max);
+    return `${h.digest('hex').slice(0, 16)} (${rows.length} rows)`;
+  } finally {
+    db.close();
+  }
+}
+
+function loadNow(): string {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Where equivox's wall clock went in one round, beside the bare loop's: the process before
+ * the job, the model's setup, onnxruntime's time in session.run, and the time the
+ * onnxruntime thread sat idle between clips, by what the engine was doing (waiting for a
+ * decode, the front end, pooling the states, storing them, the rest: progress, checks, GC).
+ */
+function timeline(
+  wallS: number,
+  cpuS: number | null,
+  t: Record<string, number>,
+  clips: number,
+  alone: { wallS: number; cpuS: number; setupS: number; warmS: number; stateMb: number },
+  load: string,
+): string {
+  const ms = (k: string) => t[k] ?? 0;
+  const jobMs = ms('totalMs') - ms('setupMs') - ms('releaseMs');
+  const idleMs = jobMs - ms('ortMs');
+  const named = ms('decodeWaitMs') + ms('frontEndMs') + ms('aggregateMs') + ms('storeMs');
+  const s = (x: number) => (x / 1000).toFixed(3);
+  const per = (x: number) => (clips > 0 ? `${(x / clips).toFixed(1)} ms/clip` : '');
+  return (
+    `  timeline (load ${load}): equivox ${wallS.toFixed(3)} s wall${cpuS !== null ? ` (${cpuS.toFixed(2)} s CPU)` : ''} = ` +
+    `outside the job (process start, modules, database, exit) ${(wallS - ms('totalMs') / 1000).toFixed(3)} + model setup ${s(ms('setupMs'))} + session.run ${s(ms('ortMs'))} (${per(ms('ortMs'))}) + onnxruntime idle between runs ${s(idleMs)} (${per(idleMs)}: ` +
+    `decode wait ${s(ms('decodeWaitMs'))}, front end ${s(ms('frontEndMs'))}, pooling ${s(ms('aggregateMs'))}, store ${s(ms('storeMs'))}, other ${s(idleMs - named)}) + model release ${s(ms('releaseMs'))}\n` +
+    `            bare loop ${alone.wallS.toFixed(3)} s wall (${alone.cpuS.toFixed(2)} s CPU; not counted: session setup ${alone.setupS.toFixed(3)} s, warm-up run ${alone.warmS.toFixed(3)} s); ` +
+    `equivox's session.run total − bare loop ${(ms('ortMs') / 1000 - alone.wallS).toFixed(3)} s (its first run warms the session up); ` +
+    `states copied out of onnxruntime per clip ${alone.stateMb.toFixed(1)} MB in both\n`
   );
 }
 
@@ -375,11 +481,12 @@ async function perModel(work: string, provider: ProviderName | 'auto', threads: 
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(cli)) spawnSync(process.execPath, [join(root, 'scripts/build-cli.mjs')], { cwd: root, stdio: 'inherit' });
+  // Always rebuilt: a bin left from an earlier checkout would time the old code.
+  spawnSync(process.execPath, [join(cliRoot, 'scripts/build-cli.mjs')], { cwd: cliRoot, stdio: 'inherit' });
   const work = mkdtempSync(join(tmpdir(), 'equivox-bench-inference-'));
   try {
     console.log(`node ${process.version}, onnxruntime-node ${ort.onnxruntimeVersion()}, ${process.platform}/${process.arch}, default threads ${defaultThreads()}`);
-    if (!flag('skip-torch')) await torchComparison(work);
+    await torchComparison(work);
     if (!flag('skip-whisper')) await whisperCache(work);
     if (!flag('skip-long')) await longRecording(work);
     if (flag('models')) await perModel(work, (arg('provider') ?? 'auto') as ProviderName | 'auto', arg('threads') ? Number(arg('threads')) : undefined);

@@ -6,7 +6,7 @@
  * here the vectors are packed into and out of their blobs.
  */
 import type Database from 'better-sqlite3';
-import { embeddingReader, insertEmbedding } from '../store/embeddings';
+import { embeddingInserter, embeddingReader, insertEmbedding, type EmbeddingRow } from '../store/embeddings';
 import { recordProjectModelRow } from '../store/models';
 import type { ClipEmbedding } from './embedder';
 import type { ModelManifest } from './manifest';
@@ -51,7 +51,19 @@ export function providerLabel(info: RunInfo): string {
 }
 
 export function saveEmbedding(db: Database.Database, audioSha: string, modelSha: string, settingsKey: string, e: ClipEmbedding, provider: string): void {
-  insertEmbedding(db, {
+  insertEmbedding(db, embeddingRow(audioSha, modelSha, settingsKey, e, provider));
+}
+
+/** saveEmbedding with its statement prepared once, for a loop over clips (embed.ts). */
+export function embeddingSaver(db: Database.Database): (audioSha: string, modelSha: string, settingsKey: string, e: ClipEmbedding, provider: string) => void {
+  const insert = embeddingInserter(db);
+  return (audioSha, modelSha, settingsKey, e, provider) => {
+    insert(embeddingRow(audioSha, modelSha, settingsKey, e, provider));
+  };
+}
+
+function embeddingRow(audioSha: string, modelSha: string, settingsKey: string, e: ClipEmbedding, provider: string): EmbeddingRow {
+  return {
     audio_sha256: audioSha,
     model_sha256: modelSha,
     settings_key: settingsKey,
@@ -63,7 +75,7 @@ export function saveEmbedding(db: Database.Database, audioSha: string, modelSha:
     max: concat(e.max),
     provider,
     created_at: new Date().toISOString(),
-  });
+  };
 }
 
 /**

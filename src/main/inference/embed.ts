@@ -18,8 +18,9 @@ import { datasetExists } from '../store/datasets';
 import { openDatabase } from '../store/open';
 import { PROJECT_FILE } from '../store/projects';
 import { projectMigrations } from '../store/schema';
-import { cachedAudioShas, nonFiniteEmbedding, providerLabel, recordProjectModel, saveEmbedding } from './cache';
+import { cachedAudioShas, embeddingSaver, nonFiniteEmbedding, providerLabel, recordProjectModel } from './cache';
 import { clipBudget, loadBudget } from './budget';
+import type { ClipEmbedding } from './embedder';
 import { borrowEmbedder } from './embedder-pool';
 import { ensureModel } from './models';
 import type { ProviderName } from './providers';
@@ -88,7 +89,7 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
     audioSeconds: 0,
     wallSeconds: 0,
     audioSecondsPerSecond: null,
-    timings: { decodeWaitMs: 0, frontEndMs: 0, ortMs: 0, aggregateMs: 0, storeMs: 0, setupMs: 0, totalMs: 0 },
+    timings: { decodeWaitMs: 0, frontEndMs: 0, ortMs: 0, aggregateMs: 0, storeMs: 0, setupMs: 0, releaseMs: 0, totalMs: 0 },
     provider: null,
     fallbacks: [],
   };
@@ -126,9 +127,10 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
       }
     };
     // The label is read per clip: a GPU provider that fails mid-run leaves the rest to the CPU (providers.ts).
-    const insert = db.transaction((sha: string, e: Parameters<typeof saveEmbedding>[4]) => {
+    const save = embeddingSaver(db);
+    const insert = db.transaction((sha: string, e: ClipEmbedding) => {
       summary.provider = providerLabel(embedder.info);
-      saveEmbedding(db, sha, manifest.id, manifest.settingsKey, e, summary.provider);
+      save(sha, manifest.id, manifest.settingsKey, e, summary.provider);
     });
     const fail = (clip: ClipRow, err: unknown) => {
       summary.failed.push({ clipId: clip.id, path: clip.path, error: err instanceof Error ? err.message : String(err) });
@@ -185,7 +187,9 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
       abort.abort();
       for (const p of pending.values()) void p.then((src) => src.close(), () => {});
       Object.assign(summary.timings, { frontEndMs: embedder.timings.frontEndMs, ortMs: embedder.timings.ortMs, aggregateMs: embedder.timings.aggregateMs });
+      const tr = performance.now();
       await lease.release();
+      summary.timings.releaseMs = performance.now() - tr;
     }
   }
   summary.timings.totalMs = performance.now() - t0;

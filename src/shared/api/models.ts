@@ -48,8 +48,11 @@ export interface EmbedSummary {
   audioSeconds: number;
   wallSeconds: number;
   audioSecondsPerSecond: number | null;
-  /** Where the time went (ms). decodeWaitMs: waiting for ffmpeg beyond its overlap with inference. */
-  timings: { decodeWaitMs: number; frontEndMs: number; ortMs: number; aggregateMs: number; storeMs: number; setupMs: number; totalMs: number };
+  /**
+   * Where the time went (ms). decodeWaitMs: waiting for ffmpeg beyond its overlap with inference;
+   * releaseMs: handing the model back at the end (its sessions released where nothing keeps them).
+   */
+  timings: { decodeWaitMs: number; frontEndMs: number; ortMs: number; aggregateMs: number; storeMs: number; setupMs: number; releaseMs: number; totalMs: number };
   /** "cpu threads=4 ort=1.30.0" */
   provider: string | null;
   fallbacks: { provider: string; error: string }[];
