@@ -18,7 +18,7 @@
  * no horizontal overflow, no control narrower than 12 px, no developer file names.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
@@ -31,6 +31,7 @@ import { killTree } from './pages/process';
 import { startHostWithTemp, type RunningHost } from './web-host';
 
 let host: RunningHost;
+let root: string;
 let folder: string;
 let clips: string;
 let clipsNoHyp: string;
@@ -40,7 +41,11 @@ let whisper: string;
 const ACCENTS = new Set(['us', 'uk', 'scotland']);
 
 test.beforeAll(async () => {
-  folder = realpathSync(mkdtempSync(join(tmpdir(), 'equivox-own-')));
+  // One folder for the spec: the recordings in data/, the host's data folder in home/ (projects
+  // land there, and the chooser opens in them, so both must be under the host's temporary folder).
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'equivox-own-')));
+  folder = join(root, 'data');
+  mkdirSync(folder);
   // Column names as an auditor's spreadsheet has them, none of them Equivox's own.
   const human = { path: 'File', speaker: 'Speaker ID', accent: 'Accent', gender: 'Gender', transcript: 'What was said', hypothesis: 'Recogniser output' };
   clips = demoSubset(folder, 'asr', (r, i) => ACCENTS.has(r.accent!) && i % 2 === 0, { name: 'clips.csv', drop: ['voice'], rename: human }).file;
@@ -64,7 +69,8 @@ test.beforeAll(async () => {
   // A speech recogniser the auditor has as a Hugging Face-style export (a tiny multilingual Whisper).
   whisper = writeWhisperFolder(join(folder, 'whisper-onnx'), { multilingual: true });
   // The host's temporary folder is this spec's own, so the chooser lists a few rows, not CI's whole /tmp.
-  host = await startHostWithTemp(folder);
+  mkdirSync(join(root, 'home'));
+  host = await startHostWithTemp(root, join(root, 'home'));
 });
 
 test.afterAll(async () => {
@@ -72,7 +78,7 @@ test.afterAll(async () => {
     killTree(host.process.pid!);
     await host.stop();
   }
-  if (folder) rmSync(folder, { recursive: true, force: true });
+  if (root) rmSync(root, { recursive: true, force: true });
 });
 
 async function api<T>(request: APIRequestContext, name: string, input: unknown): Promise<T> {

@@ -94,9 +94,8 @@ export async function startHost(home = mkdtempSync(join(tmpdir(), 'equivox-e2e-'
  * spec that chooses its files there scrolls a few rows, not a busy machine's whole /tmp
  * (thousands of entries in CI: choosers ran past their tests' time limits).
  */
-export async function startHostWithTemp(folder: string): Promise<RunningHost> {
-  // The data folder stays outside `folder`: the app refuses to take a folder that holds its own data folder.
-  const home = mkdtempSync(join(tmpdir(), 'equivox-e2e-'));
+export async function startHostWithTemp(folder: string, home = mkdtempSync(join(tmpdir(), 'equivox-e2e-'))): Promise<RunningHost> {
+  // By default the data folder is outside `folder`: the app refuses to take a folder that holds its own data folder.
   const before = process.env.TMPDIR;
   process.env.TMPDIR = folder;
   try {
