@@ -5,7 +5,8 @@ Usage:  python3 test/golden/fdi_from_attachments.py TRIALS.csv THRESHOLD ORIENTA
 
 TRIALS.csv is a report's fdi-trials-*.csv (group, label, score[, enrol_speaker, test_speaker]);
 THRESHOLD, ORIENTATION and ALPHA are read by the test from the attached reproduce.json's fdi
-step. Prints JSON: fdi, valueDisagreement, rankDisagreement and the per-group metrics.
+step. Prints JSON: fdi, valueDisagreement, rankDisagreement, the per-group metrics and each oriented
+metric's ranks of the groups ("ranks": {fpr|fnr|accuracy: {group: rank}}, 1 = lowest).
 - decision score >= tau; FPR = FP/(FP+TN), FNR = FN/(FN+TP), accuracy; "harm" uses 1 - accuracy.
 - min-max normalisation over groups (0 when max = min); D_ij = mean_g |M~_i - M~_j|;
   R_ij = mean_g |r_i - r_j| with scipy.stats.rankdata(method="average") (ascending, ties averaged);
@@ -46,6 +47,7 @@ def norm(v):
 d = [np.mean(np.abs(norm(oriented[i]) - norm(oriented[j]))) for i, j in itertools.combinations(range(3), 2)]
 r = [np.mean(np.abs(rankdata(oriented[i]) - rankdata(oriented[j]))) for i, j in itertools.combinations(range(3), 2)]
 out = {
+    "ranks": {k: dict(zip(groups, map(float, rankdata(v)))) for k, v in zip(("fpr", "fnr", "accuracy"), oriented)},
     "groups": {g: {k: float(metrics[k][n]) for k in metrics} for n, g in enumerate(groups)},
     "valueDisagreement": float(np.mean(d)),
     "rankDisagreement": float(np.mean(r)),

@@ -6,11 +6,13 @@ Usage:  python3 test/golden/recheck_from_attachments.py EXTRACTED_DIR
 
 Reads reproduce.json's "checks" (k of the attribute selection; the files), then
 speat-attribute-stimuli.csv, speat-stimulus-durations.csv and each ser-predictions-*.csv.
-Prints JSON: {"attributes": {"A": [ids], "B": [ids]}, "durations": {test: {"X": mean, "Y": mean}},
+Prints JSON: {"attributes": {"A": [ids], "B": [ids], "clips": {id: {"pole": "A"|"B"|null, "why": …}}}, "durations": {test: {"X": mean, "Y": mean}},
 "ser": {file: {column: {"r2": R², "d": {test: d}}}}}.
 - Attribute selection (the attached rule): clips with a speaker, grouped by speaker, speakers
   sorted; a speaker with fewer than 2k rated clips is skipped; the rest sorted by valence
-  descending, then row ascending; A = first k, B = last k.
+  descending, then row ascending; A = first k, B = last k. Why a clip is in neither: "no speaker
+  id", "speaker left out" (fewer than 2k), "tied" (rated the same as the last clip taken into A,
+  or the first taken into B, and lost on row order) or "between" (rated between the poles).
 - R² = 1 - SSE/SST over the rows of split "test"; d = (mean X - mean Y) / pooled SD (ddof 1).
 """
 import csv
@@ -37,14 +39,21 @@ for check in checks:
         k = int(check["perSpeaker"])
         speakers = sorted({r["speaker"] for r in data if r["speaker"] != ""})
         A, B = [], []
+        clips = {r["clip_id"]: {"pole": None, "why": "no speaker id"} for r in data if r["speaker"] == ""}
         for s in speakers:
             mine = [r for r in data if r["speaker"] == s]
             if len(mine) < 2 * k:
+                clips.update({r["clip_id"]: {"pole": None, "why": "speaker left out"} for r in mine})
                 continue
             mine.sort(key=lambda r: (-float(r["valence"]), int(r["row"])))
             A += [r["clip_id"] for r in mine[:k]]
             B += [r["clip_id"] for r in mine[-k:]]
-        out["attributes"] = {"A": A, "B": B}
+            clips.update({r["clip_id"]: {"pole": "A", "why": None} for r in mine[:k]})
+            clips.update({r["clip_id"]: {"pole": "B", "why": None} for r in mine[-k:]})
+            edges = (float(mine[k - 1]["valence"]), float(mine[-k]["valence"]))
+            for r in mine[k:-k]:
+                clips[r["clip_id"]] = {"pole": None, "why": "tied" if float(r["valence"]) in edges else "between"}
+        out["attributes"] = {"A": A, "B": B, "clips": clips}
     elif name == "speat-stimulus-durations.csv":
         for t in sorted({r["test_id"] for r in data}):
             out["durations"][t] = {

@@ -23,6 +23,7 @@ import { Rng, type FdiItems } from '../../../src/main/stats';
 import { parseCsvTable } from '../../../src/main/data/csv';
 import { fdiGrouping } from '../../../src/main/audits/fdi-grouping';
 import { unitSeed } from '../../../src/main/audits/units';
+import { attributeReasonKind } from '../../support/attribute-reasons';
 import { buildContext, fakeManifest, fixtureProject, insertDataset, insertEmbedding, type FakeModel } from '../audits/fixture';
 
 const base = JSON.parse(readFileSync(join(__dirname, '../../fixtures/report/results.sample.json'), 'utf8')) as AuditResults;
@@ -95,7 +96,7 @@ beforeAll(async () => {
   rechecked = JSON.parse(r.stdout) as typeof rechecked;
 }, 120_000);
 
-let rechecked: { attributes: { A: string[]; B: string[] }; durations: Record<string, { X: number; Y: number }>; ser: Record<string, Record<string, { r2: number; d: Record<string, number> }>> };
+let rechecked: { attributes: { A: string[]; B: string[]; clips: Record<string, { pole: 'A' | 'B' | null; why: string | null }> }; durations: Record<string, { X: number; Y: number }>; ser: Record<string, Record<string, { r2: number; d: Record<string, number> }>> };
 const recheck = () => rechecked;
 
 describe('the report carries what re-checking needs', () => {
@@ -120,6 +121,9 @@ describe('the report carries what re-checking needs', () => {
     expect(clips.filter((c) => c.reason === 'no speaker id').length).toBe(2);
     // The whole-number ratings make ties at the poles' edges, and the file says which lost them.
     expect(clips.some((c) => c.reason?.startsWith('tied at'))).toBe(true);
+    // Each clip's pole, and for the others why not, recomputed from the ratings alone.
+    expect(Object.keys(mine.clips).sort()).toEqual(clips.map((c) => c.id).sort());
+    for (const c of clips) expect(mine.clips[c.id], c.id).toEqual({ pole: c.pole, why: attributeReasonKind(c.reason) });
     // Every clip carries its file's SHA-256 and its rating.
     expect(clips.every((c) => c.sha256 !== null && Number.isFinite(c.valence))).toBe(true);
   });

@@ -5,7 +5,7 @@
  * printed for a group or comparison must equal results.json under the report's formatter
  * (src/shared/format.ts), the recogniser must be named, and each caveat must appear once.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,12 @@ import { extractAttachments, STATEMENT_ATTACHMENT } from '../../../src/main/repo
 import { buildOwnData, ownDataAvailable, sphinxRecogniser, type OwnDataSpec } from '../../fixtures/own-data/build';
 import { overlongNumbers } from '../../support/report-text';
 import { fieldGuideFloor } from '../../../src/shared/field-guide';
+import { attributeReasonKind } from '../../support/attribute-reasons';
+import { runCli } from '../../../src/main/cli';
+import { DEFINITIONS_ATTACHMENT, DEFINITIONS_VERSION } from '../../../src/main/report/definitions';
+import { ATTRIBUTE_STIMULI_ATTACHMENT, serPredictionsName, STIMULUS_DURATIONS_ATTACHMENT } from '../../../src/main/report/recheck-data';
+import type { ReproduceStep } from '../../../src/main/report/reproduce';
+import { FINDINGS_COLUMNS, FINDINGS_HEADING, FINDINGS_TABLE_TITLE, findings } from '../../../src/main/report/findings';
 
 const SENTENCES = [
   'the quick brown fox jumps over the lazy dog',
@@ -75,6 +81,7 @@ interface Built {
   results: AuditResults;
   layout: string;
   flat: string;
+  pdfPath: string;
   /** The demo's: the signed PDF and the data folder written beside it. */
   pdf?: Buffer;
   exportsDir?: string;
@@ -105,7 +112,7 @@ async function run(spec: OwnDataSpec, home: string): Promise<Built> {
   const layout = pdftotext(pdf);
   const storedDurations = new Map(listClips(db, ds.datasetId).map((c) => [c.id, c.durationS]));
   store.close();
-  return { name: spec.name, results, layout, flat: flatten(layout), ownPdf: report.pdf, storedDurations };
+  return { name: spec.name, results, layout, flat: flatten(layout), ownPdf: report.pdf, storedDurations, pdfPath: pdf };
 }
 
 beforeAll(async () => {
@@ -120,7 +127,7 @@ beforeAll(async () => {
   try {
     const demo = await runDemo(engine, { out: join(home, 'demo'), fast: true, task: inlineContext(), log: () => {} });
     const layout = pdftotext(demo.reportPath);
-    built.push({ name: 'demo', results: demo.results, layout, flat: flatten(layout), pdf: readFileSync(demo.reportPath), exportsDir: demo.exportsDir });
+    built.push({ name: 'demo', results: demo.results, layout, flat: flatten(layout), pdfPath: demo.reportPath, pdf: readFileSync(demo.reportPath), exportsDir: demo.exportsDir });
   } finally {
     await engine.close();
   }
@@ -136,6 +143,20 @@ describe('report consistency on own-data runs and the demo', () => {
       const hits = Object.values(b.results.wer!.groups).reduce((n, g) => n + g.hits, 0);
       expect(errors).toBeGreaterThan(0);
       expect(hits).toBeGreaterThan(0);
+    }
+  });
+
+  it('page 1 of each report (both own-data fixtures and the demo) holds the findings: heading, sentences, table caption and header, and the first row (issue 34)', () => {
+    for (const b of built) {
+      // Content-stream order (a cell's lines together), as findings.test.ts reads the sample's page 1.
+      const page1 = execFileSync('pdftotext', ['-raw', '-f', '1', '-l', '1', b.pdfPath, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ').replace(/- /g, '-');
+      const f = findings(b.results);
+      expect(page1, b.name).toContain(`${FINDINGS_HEADING} ${f.audited} ${f.purpose} ${f.conclusion}`);
+      const header = page1.indexOf(`${FINDINGS_TABLE_TITLE} ${FINDINGS_COLUMNS.join(' ')}`);
+      expect(header, b.name).toBeGreaterThan(0);
+      expect(f.rows.length, b.name).toBeGreaterThan(0);
+      const first = f.rows[0]!;
+      for (const cell of [first.compared, first.verdict, first.action]) expect(page1.indexOf(cell, header), `${b.name}: ${cell}`).toBeGreaterThan(header);
     }
   });
 
@@ -462,5 +483,126 @@ describe('report consistency on own-data runs and the demo', () => {
 
   it('prints no number with more than 6 significant digits (issue 34.3: the FDI sweep was "0.8619640767605488 to 0.9894516703560583")', () => {
     for (const b of built) expect(overlongNumbers(b.layout), b.name).toEqual([]);
+  });
+});
+
+/**
+ * Issue 34's acceptance: `report extract` of the demo writes the definitions, the attribute
+ * stimuli, the target durations and the SER predictions, and numpy/scipy recompute FDI's rank
+ * disagreement and the SpEAT attribute selection from the extracted files alone (the same
+ * independent scripts recheck-attachments.test.ts and definitions.test.ts run on built
+ * fixtures; here on the demo the beforeAll above ran, not a second run).
+ */
+describe("the demo's report re-checked from the files `report extract` wrote", () => {
+  let out = '';
+  let extracted: { valid: boolean; files: { name: string; matchesStatement: boolean | null }[] };
+  const demoOf = () => built.find((b) => b.name === 'demo')!;
+  const attached = (): AuditResults => JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as AuditResults;
+  const python = (script: string, args: string[]): unknown => {
+    const r = spawnSync('python3', [join(__dirname, '../../golden', script), ...args], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return JSON.parse(r.stdout);
+  };
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'equivox-demo-extract-'));
+    out = join(dir, 'extracted');
+    // The CLI as the recipient runs it, in a data folder of its own.
+    const saved = process.env.EQUIVOX_HOME;
+    process.env.EQUIVOX_HOME = join(dir, 'recipient');
+    const io = { out: '', err: '', stdout(s: string) { io.out += s; }, stderr(s: string) { io.err += s; } };
+    try {
+      const code = await runCli(['report', 'extract', demoOf().pdfPath, '--out', out], io);
+      expect(code, io.err).toBe(0);
+    } finally {
+      if (saved === undefined) delete process.env.EQUIVOX_HOME;
+      else process.env.EQUIVOX_HOME = saved;
+    }
+    extracted = JSON.parse(io.out) as typeof extracted;
+  }, 120_000);
+
+  it('writes the definitions, attribute stimuli, target durations, SER predictions and FDI trials, each matching the signed statement', () => {
+    expect(extracted.valid).toBe(true);
+    const r = demoOf().results;
+    const names = [DEFINITIONS_ATTACHMENT, ATTRIBUTE_STIMULI_ATTACHMENT, STIMULUS_DURATIONS_ATTACHMENT, ...r.ser!.models.map((m, i) => serPredictionsName(m.modelId, i))];
+    expect(r.ser!.models.length).toBeGreaterThan(0);
+    const files = readdirSync(out);
+    for (const name of names) expect(files, name).toContain(name);
+    expect(files.filter((f) => f.startsWith('fdi-trials-'))).toHaveLength(r.fdi!.groupings.length);
+    for (const f of extracted.files) expect(f.matchesStatement, f.name).toBe(f.name === STATEMENT_ATTACHMENT ? null : true);
+    const text = readFileSync(join(out, DEFINITIONS_ATTACHMENT), 'utf8');
+    expect(text).toContain(`Version: ${DEFINITIONS_VERSION}.`);
+    for (const h of ['## SpEAT', '## SER propagation', '## WER and CER', '## FDI']) expect(text).toContain(h);
+  });
+
+  it("FDI: numpy/scipy on each extracted trials file, under the attached definitions and recipe, ranks the groups and gives the report's rank disagreement", () => {
+    const definitions = readFileSync(join(out, DEFINITIONS_ATTACHMENT), 'utf8').replace(/\s+/g, ' ');
+    // The conventions the script implements are the ones the attached text states, not guessed.
+    expect(definitions).toContain('Rank disagreement R_ij = mean over groups |r_i(g) - r_j(g)|, ranks ascending over the metric\'s values (not the normalised ones; ranking is the same), ties get their average rank.');
+    expect(definitions).toContain('Orientation "harm" uses 1 - accuracy');
+    const results = attached();
+    const steps = (JSON.parse(readFileSync(join(out, 'reproduce.json'), 'utf8')) as { steps: ReproduceStep[] }).steps.filter((s) => s.section === 'fdi');
+    expect(steps).toHaveLength(results.fdi!.groupings.length);
+    let tied = 0;
+    let disagreeing = 0;
+    for (const step of steps) {
+      const arg = (name: string): string => step.argv[step.argv.indexOf(name) + 1]!;
+      const g = results.fdi!.groupings[Number(/fdi\.groupings\[(\d+)\]/.exec(step.compare)![1])]!;
+      const by = g.groupBy.join(' × ');
+      expect(definitions).toContain(`orientation ${arg('--orientation')}, alpha ${arg('--alpha')}`);
+      const mine = python('fdi_from_attachments.py', [join(out, arg('--input')), arg('--threshold'), arg('--orientation'), arg('--alpha')]) as {
+        fdi: number; valueDisagreement: number; rankDisagreement: number;
+        groups: Record<string, { fpr: number; fnr: number; accuracy: number }>; ranks: Record<'fpr' | 'fnr' | 'accuracy', Record<string, number>>;
+      };
+      expect(Object.keys(mine.groups).sort(), by).toEqual(Object.keys(g.groups).sort());
+      expect(mine.rankDisagreement, by).toBeCloseTo(g.rankDisagreement, 12);
+      expect(mine.valueDisagreement, by).toBeCloseTo(g.valueDisagreement, 12);
+      expect(mine.fdi, by).toBeCloseTo(g.fdi, 12);
+      for (const [name, m] of Object.entries(g.groups)) {
+        expect(mine.groups[name]!.fpr, `${by} ${name}`).toBeCloseTo(m.fpr!, 12);
+        expect(mine.groups[name]!.fnr, `${by} ${name}`).toBeCloseTo(m.fnr!, 12);
+        expect(mine.groups[name]!.accuracy, `${by} ${name}`).toBeCloseTo(m.accuracy, 12);
+        // The per-group table prints the recomputed rates.
+        expect(demoOf().layout, `${by} ${name}`).toMatch(rowPattern([name, fmtCount(m.n), fmt(mine.groups[name]!.fpr), fmt(mine.groups[name]!.fnr), fmt(mine.groups[name]!.accuracy)]));
+      }
+      // The indices table prints the recomputed FDI, value and rank disagreement.
+      expect(demoOf().layout, by).toMatch(rowPattern([fmt(mine.fdi), fmt(g.fdiCi95![0]), fmt(g.fdiCi95![1]), fmtP(g.null!.pValue), fmt(mine.valueDisagreement), fmt(mine.rankDisagreement)]));
+      const ranks = Object.values(mine.ranks).flatMap((r) => Object.values(r));
+      if (ranks.some((x) => !Number.isInteger(x))) tied += 1;
+      if (mine.rankDisagreement > 0) disagreeing += 1;
+    }
+    // The demo exercises both the average-rank tie rule (accent: uk and us share a false negative rate) and metrics that rank the groups differently.
+    expect(tied).toBeGreaterThan(0);
+    expect(disagreeing).toBeGreaterThan(0);
+  });
+
+  it('SpEAT: numpy on the extracted attribute stimuli alone picks the pleasant (A) and unpleasant (B) clips of every test, and says why each other clip was left out', () => {
+    const mine = (python('recheck_from_attachments.py', [out]) as { attributes: { A: string[]; B: string[]; clips: Record<string, { pole: 'A' | 'B' | null; why: string | null }> } }).attributes;
+    const s = attached().speat!;
+    expect(mine.A.length).toBeGreaterThan(1);
+    for (const t of s.tests) {
+      expect(mine.A, t.name).toEqual(t.stimuli.a);
+      expect(mine.B, t.name).toEqual(t.stimuli.b);
+    }
+    const clips = s.attributeStimuli!.clips;
+    expect(Object.keys(mine.clips).sort()).toEqual(clips.map((c) => c.id).sort());
+    for (const c of clips) expect(mine.clips[c.id], c.id).toEqual({ pole: c.pole, why: attributeReasonKind(c.reason) });
+  });
+
+  it("SpEAT and SER: the extracted durations give each test's length-check means, the SER predictions each regressor's R² and Cohen's d", () => {
+    const results = attached();
+    const mine = python('recheck_from_attachments.py', [out]) as { durations: Record<string, { X: number; Y: number }>; ser: Record<string, Record<string, { r2: number; d: Record<string, number> }>> };
+    for (const t of results.speat!.tests) {
+      expect(mine.durations[t.id]!.X, t.name).toBeCloseTo(t.confounds.duration!.meanX, 12);
+      expect(mine.durations[t.id]!.Y, t.name).toBeCloseTo(t.confounds.duration!.meanY, 12);
+    }
+    results.ser!.models.forEach((m, i) => {
+      const cols = mine.ser[serPredictionsName(m.modelId, i)]!;
+      for (const r of m.regressors) {
+        const col = cols[`predicted_lr_${r.learningRate}`]!;
+        expect(col.r2, `${m.modelId} ${r.learningRate}`).toBeCloseTo(r.r2, 9);
+        for (const t of m.tests.filter((x) => x.learningRate === r.learningRate)) expect(col.d[t.testId], `${m.modelId} ${t.testId}`).toBeCloseTo(t.cohensD, 9);
+      }
+    });
   });
 });
