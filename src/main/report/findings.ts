@@ -332,7 +332,7 @@ function caveatShort(caveat: string): string {
   return '';
 }
 
-function conclusionText(rows: FindingRow[], blindNotes: number): string {
+export function conclusionText(rows: FindingRow[], blindNotes: number): string {
   const shown = rows.filter((x) => x.shown);
   const rest = rows.length - shown.length;
   const named = shown.map((x) => {
@@ -340,10 +340,14 @@ function conclusionText(rows: FindingRow[], blindNotes: number): string {
     return `${SECTION_SHORT[x.section]} ${x.compared}${c ? ` (${c})` : ''}`;
   });
   const first = shown.length === 0
-    ? `Conclusion: none of the ${plural(rows.length, 'comparison')} shows a difference unlikely to be chance`
+    ? rows.length === 1 ? 'Conclusion: the one comparison does not show a difference unlikely to be chance' : `Conclusion: none of the ${plural(rows.length, 'comparison')} shows a difference unlikely to be chance`
     : `Conclusion: ${shown.length} of ${plural(rows.length, 'comparison')} ${shown.length === 1 ? 'shows' : 'show'} a difference unlikely to be chance: ${named.join('; ')}`;
-  const blind = blindNotes > 0 ? `; ${rows.filter((x) => x.blind).length} could not have detected one (named below)` : '';
-  const none = rest > 0 ? `; for the others, “could be chance” does not prove there is no difference` : '';
+  // Rows flagged blind are counted; a design named below without a row of its own (a recogniser
+  // wrong on most words for every group) is pointed to without a count, which would read "0".
+  const blindRows = rows.filter((x) => !x.shown && x.blind).length;
+  const blind = blindRows > 0 ? `; ${blindRows} could not have detected one (named below)` : blindNotes > 0 ? '; what the design could not detect is named below' : '';
+  const others = rest - blindRows;
+  const none = others > 0 ? `; for ${blindRows > 0 ? 'the others' : others === 1 ? 'it' : 'them'}, “could be chance” does not prove there is no difference` : '';
   return `${first}${blind}${none}.`;
 }
 

@@ -16,7 +16,7 @@ import { werSectionFrom } from '../../../src/main/audits/wer-section';
 import { adjustPValues, analyseWer, BootstrapPlan, compareOnSpeakerMeans, welchMde, type WerRow } from '../../../src/main/stats';
 import { createIdentity, loadSigningIdentity } from '../../../src/main/identity';
 import { buildReport } from '../../../src/main/report';
-import { FDI_MDE_TEXT, FINDINGS_COLUMNS, FINDINGS_TABLE_TITLE, findings, smallestAgreementP } from '../../../src/main/report/findings';
+import { conclusionText, FDI_MDE_TEXT, FINDINGS_COLUMNS, FINDINGS_TABLE_TITLE, findings, smallestAgreementP } from '../../../src/main/report/findings';
 import { werVerdicts } from '../../../src/shared/wer-verdict';
 
 const sample = JSON.parse(readFileSync(join(import.meta.dirname, '../../fixtures/report/results.sample.json'), 'utf8')) as AuditResults;
@@ -232,6 +232,21 @@ describe('designs that could not detect a difference, from real analyses', () =>
     expect(fdiRow.verdict).toBe('the verifier separates genuine from impostor trials no better than chance');
     expect(fdiRow.caveat).toBe(`verifier AUC ${fdi.verifier!.auc.toFixed(2)} [${fdi.verifier!.aucCi[0].toFixed(2)}, ${fdi.verifier!.aucCi[1].toFixed(2)}], EER ${(fdi.verifier!.eer * 100).toFixed(2)}%`);
     expect(f.conclusion).toContain('; 3 could not have detected one (named below)');
+  });
+});
+
+describe('the conclusion sentence counts what it names', () => {
+  it('never says "0 could not have detected one" nor "for the others" when there are none', () => {
+    // The sample's real rows, their flags set as each case needs (the own-data reports had both wordings).
+    const base = findings(clone()).rows.slice(0, 2).map((x) => ({ ...x, shown: false, blind: false }));
+    // Both blind, nothing else: no "others".
+    expect(conclusionText(base.map((x) => ({ ...x, blind: true })), 2)).toBe('Conclusion: none of the 2 comparisons shows a difference unlikely to be chance; 2 could not have detected one (named below).');
+    // A design named below without a row of its own (a recogniser wrong on most words): pointed to, not counted.
+    expect(conclusionText(base, 1)).toBe('Conclusion: none of the 2 comparisons shows a difference unlikely to be chance; what the design could not detect is named below; for them, “could be chance” does not prove there is no difference.');
+    // One blind, one that could be chance.
+    expect(conclusionText([{ ...base[0]!, blind: true }, base[1]!], 1)).toBe('Conclusion: none of the 2 comparisons shows a difference unlikely to be chance; 1 could not have detected one (named below); for the others, “could be chance” does not prove there is no difference.');
+    // Nothing blind, one row that could be chance.
+    expect(conclusionText(base.slice(0, 1), 0)).toBe('Conclusion: the one comparison does not show a difference unlikely to be chance; for it, “could be chance” does not prove there is no difference.');
   });
 });
 
