@@ -43,7 +43,7 @@ import { fieldGuideFloor } from '../../../src/shared/field-guide';
 import { attributeReasonKind } from '../../support/attribute-reasons';
 import { runCli } from '../../../src/main/cli';
 import { DEFINITIONS_ATTACHMENT, DEFINITIONS_VERSION } from '../../../src/main/report/definitions';
-import { ATTRIBUTE_STIMULI_ATTACHMENT, serPredictionsName, STIMULUS_DURATIONS_ATTACHMENT } from '../../../src/main/report/recheck-data';
+import { ATTRIBUTE_STIMULI_ATTACHMENT, FDI_DURATIONS_ATTACHMENT, serPredictionsName, STIMULUS_DURATIONS_ATTACHMENT } from '../../../src/main/report/recheck-data';
 import type { ReproduceStep } from '../../../src/main/report/reproduce';
 import { FINDINGS_COLUMNS, FINDINGS_HEADING, FINDINGS_TABLE_TITLE, findings } from '../../../src/main/report/findings';
 
@@ -521,7 +521,7 @@ describe("the demo's report re-checked from the files `report extract` wrote", (
     extracted = JSON.parse(io.out) as typeof extracted;
   }, 120_000);
 
-  it('writes the definitions, attribute stimuli, target durations, SER predictions and FDI trials, each matching the signed statement', () => {
+  it('writes the definitions, attribute stimuli, target, utterance and trial-recording durations, SER predictions and FDI trials, each matching the signed statement', () => {
     expect(extracted.valid).toBe(true);
     const r = demoOf().results;
     const names = [DEFINITIONS_ATTACHMENT, ATTRIBUTE_STIMULI_ATTACHMENT, STIMULUS_DURATIONS_ATTACHMENT, ...r.ser!.models.map((m, i) => serPredictionsName(m.modelId, i))];
@@ -530,6 +530,20 @@ describe("the demo's report re-checked from the files `report extract` wrote", (
     for (const name of names) expect(files, name).toContain(name);
     expect(files.filter((f) => f.startsWith('fdi-trials-'))).toHaveLength(r.fdi!.groupings.length);
     for (const f of extracted.files) expect(f.matchesStatement, f.name).toBe(f.name === STATEMENT_ATTACHMENT ? null : true);
+    // Per-clip durations of the WER utterances and the trials' recordings, one row per clip the audit used.
+    const rowsOf = (name: string): Record<string, string>[] => {
+      const [head, ...lines] = readFileSync(join(out, name), 'utf8').replace(/^\uFEFF/, '').trim().split(/\r?\n/);
+      const cols = head!.split(',');
+      return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [cols[i]!, v])));
+    };
+    const wer = rowsOf(WER_DURATIONS_ATTACHMENT);
+    expect(wer).toHaveLength(r.wer!.utterances!.length);
+    const werDur = new Map(r.wer!.utterances!.map((u) => [u.id, u.durationS]));
+    for (const row of wer) expect(Number(row.duration_s), row.clip_id).toBeCloseTo(werDur.get(row.clip_id!)!, 3);
+    const fdi = rowsOf(FDI_DURATIONS_ATTACHMENT);
+    expect(fdi).toHaveLength(r.fdi!.groupings.reduce((n, g) => n + (g.trialClips?.length ?? 0), 0));
+    expect(fdi.length).toBeGreaterThan(0);
+    for (const row of fdi) expect(Number(row.duration_s), row.clip_id).toBeGreaterThan(0);
     const text = readFileSync(join(out, DEFINITIONS_ATTACHMENT), 'utf8');
     expect(text).toContain(`Version: ${DEFINITIONS_VERSION}.`);
     for (const h of ['## SpEAT', '## SER propagation', '## WER and CER', '## FDI']) expect(text).toContain(h);
