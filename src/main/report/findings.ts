@@ -120,7 +120,8 @@ function serMdeText(c: SerGroupComparison | null | undefined): string {
  * no effect size whose detection more data guarantees (one group worst on false accepts and
  * another on false rejects keeps it below its null's 95th percentile at any size).
  */
-export const FDI_MDE_TEXT = 'not applicable: FDI is an index of disagreement, compared with its noise null';
+// Short words on purpose: the column is narrow, and "disagreement," broke mid-word in the demo's report.
+export const FDI_MDE_TEXT = 'not applicable: FDI says how far the metrics disagree, and is tested against its noise null';
 
 /** The smallest one-sided binomial p that k of n pairs can give (all n agree): ½ⁿ. */
 export function smallestAgreementP(total: number): number {

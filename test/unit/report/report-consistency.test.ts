@@ -46,6 +46,7 @@ import { DEFINITIONS_ATTACHMENT, DEFINITIONS_VERSION } from '../../../src/main/r
 import { ATTRIBUTE_STIMULI_ATTACHMENT, FDI_DURATIONS_ATTACHMENT, serPredictionsName, STIMULUS_DURATIONS_ATTACHMENT } from '../../../src/main/report/recheck-data';
 import type { ReproduceStep } from '../../../src/main/report/reproduce';
 import { FINDINGS_COLUMNS, FINDINGS_HEADING, FINDINGS_TABLE_TITLE, findings } from '../../../src/main/report/findings';
+import { findingsTable } from '../../../src/main/report/findings-section';
 
 const SENTENCES = [
   'the quick brown fox jumps over the lazy dog',
@@ -157,6 +158,21 @@ describe('report consistency on own-data runs and the demo', () => {
       expect(f.rows.length, b.name).toBeGreaterThan(0);
       const first = f.rows[0]!;
       for (const cell of [first.compared, first.verdict, first.action]) expect(page1.indexOf(cell, header), `${b.name}: ${cell}`).toBeGreaterThan(header);
+    }
+  });
+
+  it('the findings table breaks no word: every word of its cells reads back whole from the pages it is on (issue 34.3)', () => {
+    // report-text.test.ts checks every word drawn in the sample's report; the findings table's
+    // columns are set by the longest words of each report's own cells ("disagreement," broke in
+    // the demo's FDI rows at the smallest font), so each built report is read here too.
+    const tokens = (text: string): string[] => text.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 4);
+    for (const b of built) {
+      const pages = execFileSync('pdftotext', ['-raw', '-f', '1', '-l', '3', b.pdfPath, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ').replace(/- /g, '-');
+      const read = new Set(tokens(pages));
+      const cells = findingsTable(b.results).rows.flatMap((row) => row.filter((c): c is string => typeof c === 'string'));
+      expect(cells.length, b.name).toBeGreaterThan(0);
+      const broken = [...new Set(cells.flatMap(tokens))].filter((w) => !read.has(w));
+      expect(broken, b.name).toEqual([]);
     }
   });
 
