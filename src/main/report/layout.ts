@@ -360,21 +360,28 @@ export class Layout {
  */
 export function longestWordWidth(doc: PDFKit.PDFDocument, text: string, font: string, size: number): number {
   doc.font(font).fontSize(size);
+  // PDFKit's line wrapper measures a word with the space after it and chops a word wider than
+  // the line ("speech_em|bedding" in a column exactly as wide as the bare word): count the space.
+  const space = doc.widthOfString(' ');
   let widest = 0;
-  for (const word of text.split(/\s+/)) for (const piece of word.split(/(?<=-)/)) if (piece) widest = Math.max(widest, doc.widthOfString(piece));
+  for (const word of text.split(/\s+/)) for (const piece of word.split(/(?<=-)/)) if (piece) widest = Math.max(widest, doc.widthOfString(piece) + space);
   return widest;
 }
 
 /**
  * Column widths that keep every column at least as wide as its longest word (`need`), taking
- * the difference from columns with room to spare in proportion to that room; where the page
- * cannot hold every column's need, the widths stay as given and cells shrink their font.
+ * the difference from columns with room to spare in proportion to that room. Where the page
+ * cannot hold every column's need, each column gets the same share of its need, so one font
+ * shrink (cells shrink to fit their longest word) fits every column's words: keeping the
+ * given widths there left a narrow column's long name ("speech_embedding") broken mid-word
+ * even at the smallest font while other columns had room.
  */
 export function fitColumnWidths(widths: number[], need: number[]): number[] {
   const total = widths.reduce((a, b) => a + b, 0);
   // A column asks for at most 35% of the table (a long path or name shrinks its font instead).
   const floor = need.map((n, i) => Math.max(Math.min(n, 0.35 * total), Math.min(widths[i]!, 12)));
-  if (floor.reduce((a, b) => a + b, 0) > total) return widths;
+  const floors = floor.reduce((a, b) => a + b, 0);
+  if (floors > total) return floor.map((f) => (f * total) / floors);
   const out = widths.map((w, i) => Math.max(w, floor[i]!));
   let excess = out.reduce((a, b) => a + b, 0) - total;
   for (let round = 0; round < 8 && excess > 1e-6; round += 1) {

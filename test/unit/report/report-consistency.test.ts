@@ -9,7 +9,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import PDFDocument from 'pdfkit';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { lockPlan, savePlan } from '../../../src/main/audits/plans';
 import { checkRequirements } from '../../../src/main/audits/requirements';
 import { defaultReference, referenceSentence } from '../../../src/shared/reference-group';
@@ -38,7 +39,7 @@ import { derivedComparisonName } from '../../../src/shared/plan';
 import { fmtP, pText } from '../../../src/shared/format';
 import { extractAttachments, STATEMENT_ATTACHMENT } from '../../../src/main/report';
 import { buildOwnData, ownDataAvailable, sphinxRecogniser, type OwnDataSpec } from '../../fixtures/own-data/build';
-import { overlongNumbers } from '../../support/report-text';
+import { brokenWords, overlongNumbers } from '../../support/report-text';
 import { fieldGuideFloor } from '../../../src/shared/field-guide';
 import { attributeReasonKind } from '../../support/attribute-reasons';
 import { runCli } from '../../../src/main/cli';
@@ -161,6 +162,15 @@ describe('report consistency on own-data runs and the demo', () => {
     }
   });
 
+  it('each report shows "Intended purpose" and "Impact ratio", and "EER" where the verification audit ran (issue 34 acceptance)', () => {
+    for (const b of built) {
+      expect(b.layout, b.name).toContain('Intended purpose');
+      expect(b.layout, b.name).toContain('Impact ratio');
+      if (b.results.fdi) expect(b.layout, b.name).toMatch(/\bEER\b/);
+    }
+    expect(built.filter((b) => b.results.fdi).map((b) => b.name)).toContain('demo');
+  });
+
   it('the findings table breaks no word: every word of its cells reads back whole from the pages it is on (issue 34.3)', () => {
     // report-text.test.ts checks every word drawn in the sample's report; the findings table's
     // columns are set by the longest words of each report's own cells ("disagreement," broke in
@@ -175,6 +185,29 @@ describe('report consistency on own-data runs and the demo', () => {
       expect(broken, b.name).toEqual([]);
     }
   });
+
+  it('breaks no word anywhere: every word drawn in each report (demo, both own-data) reads back whole from pdftotext -layout (issue 34 acceptance)', async () => {
+    // The same check as report-text.test.ts on the sample, on each built report's results:
+    // rebuilt in-process with PDFKit's text() recorded, as the report calls it.
+    const original = PDFDocument.prototype.text;
+    for (const b of built) {
+      const drawn: string[] = [];
+      const spy = vi.spyOn(PDFDocument.prototype, 'text').mockImplementation(function (this: PDFKit.PDFDocument, ...args: unknown[]) {
+        if (typeof args[0] === 'string') drawn.push(args[0]);
+        return (original as (...a: unknown[]) => PDFKit.PDFDocument).apply(this, args);
+      });
+      let pdf: Buffer;
+      try {
+        pdf = (await buildReport(b.results, { identity, now: new Date('2026-12-02T06:00:00Z') })).pdf;
+      } finally {
+        spy.mockRestore();
+      }
+      const file = join(mkdtempSync(join(tmpdir(), 'equivox-words-')), `${b.name}.pdf`);
+      writeFileSync(file, pdf);
+      expect(drawn.length, b.name).toBeGreaterThan(200);
+      expect(brokenWords(drawn, pdftotext(file)), b.name).toEqual([]);
+    }
+  }, 300_000);
 
   it('every number in the WER data, group and comparison tables equals results.json under the formatter', () => {
     for (const b of built) {

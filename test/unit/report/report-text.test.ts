@@ -140,5 +140,9 @@ describe('FDI range and table widths', () => {
     expect(w[0]).toBeGreaterThanOrEqual(105 - 1e-9); // capped at 35% of the table
     expect(w[1]).toBeGreaterThanOrEqual(20);
     expect(fitColumnWidths([50, 50], [10, 10])).toEqual([50, 50]);
+    // Needs the page cannot hold: each column gets the same share of its need (here 300/400), not its given width.
+    const tight = fitColumnWidths([200, 50, 50], [100, 100, 200]);
+    expect(tight.reduce((a, b) => a + b, 0)).toBeCloseTo(300, 9);
+    expect(tight.map((x, i) => x / [100, 100, 105][i]!)).toEqual([300 / 305, 300 / 305, 300 / 305].map((v) => expect.closeTo(v, 9)));
   });
 });
