@@ -42,7 +42,7 @@
 import '../src/main/security/telemetry-off'; // first: onnxruntime-node's native telemetry off (src/main/security/telemetry.ts)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as ort from '../src/main/inference/ort';
@@ -51,6 +51,7 @@ import { pcm16WavHeader } from '../src/main/audio/wav';
 import { createRecognizer, embedDataset, importModel, type ProviderName } from '../src/main/inference';
 import { normalizeWaveform } from '../src/main/inference/frontends';
 import { allowSpinning, createSession, defaultThreads } from '../src/main/inference/providers';
+import { runnableGraph } from '../src/main/inference/runnable-graph';
 import { inlineContext } from '../src/main/jobs/task';
 import { openDatabase } from '../src/main/store/open';
 import { projectMigrations } from '../src/main/store/schema';
@@ -219,6 +220,7 @@ async function torchComparison(work: string): Promise<void> {
   const ds = { id: cliJson<{ datasetId: string }>(home, ['datasets', 'import', '--project', project, '--folder', clipsDir, '--role', 'target']).datasetId };
   const model = cliJson<{ id: string }>(home, ['models', 'import', '--folder', modelDir]);
   const manifest = JSON.parse(readFileSync(join(home, 'models', model.id, 'manifest.json'), 'utf8')) as { states: { output: string }[]; inputName: string };
+  const derivedFile = join(home, 'models', model.id, 'derived.onnx');
   const blas = blasFor();
   const torchEnv = { ...process.env, ...blas.env, OMP_WAIT_POLICY: 'PASSIVE', OMP_NUM_THREADS: String(threads), OPENBLAS_NUM_THREADS: String(threads) };
   const py = process.env.EQUIVOX_TORCH_PYTHON ?? '/usr/bin/python3';
@@ -234,7 +236,7 @@ async function torchComparison(work: string): Promise<void> {
     ortAlone: number;
     ortCpuPerAudioS: number;
     /** Wall seconds: equivox's process, its job after model setup, PyTorch's clip loop and process, the bare loop. */
-    wall: { equivox: number; equivoxJob: number; torchLoop: number; torchWhole: number; bare: number };
+    wall: { equivox: number; equivoxJob: number; torchLoop: number; torchWhole: number; bare: number; bareWithSetup: number };
   }[] = [];
   const spinAsked = process.env.EQUIVOX_ORT_SPIN;
   for (let round = 1; round <= rounds; round += 1) {
@@ -256,14 +258,15 @@ async function torchComparison(work: string): Promise<void> {
     const th = flag('skip-torch') ? { ok: true, wallS: NaN, cpuS: NaN, stdout: '{"audioSeconds":NaN,"loopSeconds":NaN}', stderr: '' } : timed(py, [join(root, 'bench/inference_torch.py'), modelDir, String(threads), ...clips], torchEnv);
     if (!th.ok) throw new Error(`PyTorch baseline failed: ${th.stderr.slice(-2000)}`);
     const t = (flag('skip-torch') ? { audioSeconds: NaN, loopSeconds: NaN } : JSON.parse(th.stdout.trim().split('\n').pop()!)) as { audioSeconds: number; loopSeconds: number };
-    const alone = await ortAlone(join(home, 'models', model.id, 'derived.onnx'), manifest.inputName, manifest.states.map((s) => s.output), clips, threads);
+    // The graph equivox sets up: the stored graph's runnable form where it exists (inference/runnable-graph.ts).
+    const alone = await ortAlone(runnableGraph(derivedFile) ?? derivedFile, manifest.inputName, manifest.states.map((s) => s.output), clips, threads);
     if (spinAsked === undefined) delete process.env.EQUIVOX_ORT_SPIN;
     else process.env.EQUIVOX_ORT_SPIN = spinAsked;
     const jobS = (summary.timings.totalMs! - (summary.timings.setupMs ?? 0)) / 1000;
     const row = {
       round,
       load: `${load}, spin-waiting ${spin === '1' ? 'on' : 'off'}`,
-      wall: { equivox: eq.wallS, equivoxJob: jobS, torchLoop: t.loopSeconds, torchWhole: th.wallS, bare: alone.wallS },
+      wall: { equivox: eq.wallS, equivoxJob: jobS, torchLoop: t.loopSeconds, torchWhole: th.wallS, bare: alone.wallS, bareWithSetup: alone.setupS + alone.warmS + alone.wallS },
       equivox: summary.audioSeconds / eq.wallS,
       // The embedding job alone (model setup excluded, as the bare loop excludes it): decode, front end, onnxruntime, aggregation, storing.
       equivoxJob: summary.audioSeconds / jobS,
@@ -283,10 +286,12 @@ async function torchComparison(work: string): Promise<void> {
         timeline(eq.wallS, eq.cpuS, summary.timings, summary.computed, alone, row.load),
     );
   }
+  const setup = await setupComparison(derivedFile, manifest.inputName, manifest.states.map((s) => s.output), clips[0]!, threads);
   const load = loadNow();
   const eqM = median(rows.map((r) => r.equivox));
   const tM = median(rows.map((r) => r.torchLoop));
   console.log(`PyTorch comparison: base-size wav2vec2 (12 × 768, random weights, exported by torch ${JSON.parse(readFileSync(join(modelDir, 'index.json'), 'utf8')).torch ?? '?'}), ${nClips} clips of 4 s, ${threads} thread(s) each side, ${rounds} interleaved round(s); load average now ${load}`);
+  console.log(`  session setup, the same session options: ${setup}`);
   console.log(`  PyTorch BLAS: ${blas.note}; spin-waiting in onnxruntime (decided per run from the load average) would now be ${allowSpinning() ? 'on' : 'off'}`);
   console.log(`  equivox embed (process start included, default settings): ${rows.map((r) => r.equivox.toFixed(2)).join(', ')} audio s/s`);
   console.log(`  eager PyTorch, clip loop only:                         ${rows.map((r) => r.torchLoop.toFixed(2)).join(', ')} audio s/s`);
@@ -314,8 +319,40 @@ async function torchComparison(work: string): Promise<void> {
   console.log(`  wall-clock ratios, median of ${rows.length} round(s) at load ${rows.map((r) => r.load.split(' ')[0]).join(', ')}:`);
   console.log(`    equivox embed (whole process: start, model setup, job) / bare onnxruntime loop: ${show(perRound((w) => w.equivox / w.bare))}  goal ≤ 1.05`);
   console.log(`    equivox embedding job (model set up, as the bare loop's is) / bare onnxruntime loop: ${show(perRound((w) => w.equivoxJob / w.bare))}  goal ≤ 1.05`);
+  console.log(`    equivox embed whole process / bare loop with its session setup and warm-up run:    ${show(perRound((w) => w.equivox / w.bareWithSetup))}  (equivox's side also counts Node's start, its modules and the project's checks)`);
   console.log(`    eager PyTorch (OpenBLAS or as above) clip loop / equivox embed whole process:    ${show(perRound((w) => w.torchLoop / w.equivox))}  goal ≥ 1.3`);
   console.log(`    eager PyTorch whole process / equivox embed whole process:                     ${show(perRound((w) => w.torchWhole / w.equivox))}`);
+}
+
+/**
+ * Session setup from the stored derived graph against its runnable form (weights in a
+ * mapped file beside the graph, inference/runnable-graph.ts), alternating, 2 each, and
+ * whether one clip's outputs are the same bytes from both.
+ */
+async function setupComparison(derivedFile: string, inputName: string, outputs: string[], clip: string, threads: number): Promise<string> {
+  const runnable = runnableGraph(derivedFile);
+  if (!runnable) return 'no runnable form in the store (the import did not write one)';
+  const x = normalizeWaveform((await decodeAudio(clip)).samples);
+  const times: Record<string, number[]> = { derived: [], runnable: [] };
+  const hashes: Record<string, string> = {};
+  for (let k = 0; k < 2; k += 1) {
+    for (const [label, file] of [['derived', derivedFile], ['runnable', runnable]] as const) {
+      const t0 = performance.now();
+      const { session } = await createSession(file, { provider: 'cpu', threads });
+      times[label]!.push((performance.now() - t0) / 1000);
+      const r = await session.run({ [inputName]: new ort.Tensor('float32', x, [1, x.length]) }, outputs);
+      const h = createHash('sha256');
+      for (const o of outputs) h.update(r[o]!.data as Float32Array);
+      hashes[label] = h.digest('hex').slice(0, 16);
+      await session.release();
+    }
+  }
+  const mb = (f: string) => (statSync(f).size / 2 ** 20).toFixed(0);
+  return (
+    `derived.onnx (${mb(derivedFile)} MB, weights inside) ${times.derived!.map((t) => t.toFixed(2)).join(', ')} s; ` +
+    `runnable form (${mb(runnable)} MB graph + mapped weights) ${times.runnable!.map((t) => t.toFixed(2)).join(', ')} s; ` +
+    `one clip's ${outputs.length} states ${hashes.derived === hashes.runnable ? `byte-identical (sha256 ${hashes.derived})` : `DIFFER (${hashes.derived} vs ${hashes.runnable})`}`
+  );
 }
 
 /** SHA-256 of every stored embedding (clip hash, frames, mean, min, max bytes, in clip-hash order): the same from run to run and before/after a change that keeps the numbers. */

@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3';
 import type { ClusterExportSummary } from '../../shared/api/cluster';
 import { UserError } from '../../shared/errors';
 import { sha256File } from '../audio';
-import { cachedAudioShas, datasetClips, ensureModel, modelsDir, type ModelGraphs, type ModelManifest } from '../inference';
+import { cachedAudioShas, datasetClips, ensureModel, isRunnableFile, modelsDir, type ModelGraphs, type ModelManifest } from '../inference';
 import { isEqualOrInside, relativeInside, samePath } from '../paths/same-path';
 import { datasetNameAndRole } from '../store/cluster-inputs';
 import { insertClusterJob } from '../store/cluster-jobs';
@@ -79,7 +79,8 @@ async function copyModel(dataDir: string, manifest: ModelManifest, graphs: Model
   } else {
     // The same layout as the Equivox model store, so run-shard finds it with the job folder as its data folder.
     const from = join(modelsDir(dataDir), manifest.id);
-    for (const name of readdirSync(from)) if (statSync(join(from, name)).isFile()) copyFileSync(join(from, name), join(to, name));
+    // The runnable form is a cache the node writes for itself (inference/runnable-graph.ts): not shipped twice.
+    for (const name of readdirSync(from)) if (!isRunnableFile(name) && statSync(join(from, name)).isFile()) copyFileSync(join(from, name), join(to, name));
   }
   const files: JobFile['model']['files'] = [];
   for (const name of readdirSync(to).sort()) {

@@ -23,6 +23,7 @@ import { clipBudget, loadBudget } from './budget';
 import type { ClipEmbedding } from './embedder';
 import { borrowEmbedder } from './embedder-pool';
 import { ensureModel } from './models';
+import { ensureRunnableGraph } from './runnable-graph';
 import type { ProviderName } from './providers';
 
 /** Clips opened (and, for ffmpeg formats, decoded) ahead of the model, concurrently. */
@@ -62,7 +63,8 @@ export function datasetClips(db: Database.Database, datasetId: string): ClipRow[
 export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: TaskContext, onProgress?: (p: EmbedProgress) => void): Promise<EmbedSummary> {
   const t0 = performance.now();
   const clips = datasetClips(db, o.datasetId);
-  const { manifest, graphs } = await ensureModel(o.dataDir, o.model);
+  const { manifest, graphs: stored } = await ensureModel(o.dataDir, o.model);
+  let graphs = stored;
   recordProjectModel(db, manifest);
   const have = cachedAudioShas(db, manifest.id, manifest.settingsKey);
   const clipSha = (c: ClipRow) => c.sha256 ?? createHash('sha256').update(readFileSync(c.path)).digest('hex');
@@ -107,6 +109,9 @@ export async function embedDataset(db: Database.Database, o: EmbedOptions, ctx: 
     // The model runs from here on, held to budgets (inference/budget.ts): its load, then each clip.
     const modelBytes = manifest.files.reduce((a, f) => a + f.bytes, 0);
     const subject = `the model “${manifest.name}”`;
+    // A stored graph is set up from its runnable form (runnable-graph.ts: about half the
+    // setup time); a model imported before that form existed gets it now, once.
+    if (typeof graphs.main === 'string') graphs = { ...graphs, main: await ensureRunnableGraph(graphs.main) };
     ctx.budget?.(loadBudget(modelBytes, subject));
     const lease = await borrowEmbedder(manifest, graphs, { provider: o.provider, threads: o.threads }).finally(() => ctx.budget?.(null));
     const { embedder } = lease;

@@ -17,6 +17,7 @@ export { EMBEDDING_VERSION, layerAggregationFor, settingsKeyFor } from './manife
 export type { AsrSpec, Family, FrontEnd, LayerAggregation, ModelManifest, StateSpec } from './manifest';
 export { BUILTIN_ALIASES, embedOnce, ensureModel, importModel, listBuiltinModels, listImportedModels, listModels, loadBuiltin, modelsDir } from './models';
 export type { ImportOptions } from './models';
+export { ensureRunnableGraph, isRunnableFile, runnableGraph, RUNNABLE_FILES } from './runnable-graph';
 export { createSession, defaultThreads, ortVersion, providerOrder, PROVIDERS } from './providers';
 export type { ProviderName, RunInfo } from './providers';
 export { borrowRecognizer, calibrationByGroup, createRecognizer, detectAsrFolder, importAsrFolder, utteranceAccuracy } from './asr';

@@ -80,6 +80,9 @@ describe('cluster export', () => {
     expect(sha256(join(out, job.model.dir, 'model.onnx'))).toBe(modelId);
     for (const f of job.model.files) expect(sha256(join(out, job.model.dir, f.name))).toBe(f.sha256);
     expect(job.model.files.map((f) => f.name)).toEqual(expect.arrayContaining(['derived.onnx', 'manifest.json', 'model.onnx']));
+    // The store's runnable form is a cache the node writes for itself (inference/runnable-graph.ts), not shipped.
+    expect(existsSync(join(home, 'models', modelId, 'runnable.onnx'))).toBe(true);
+    expect(job.model.files.map((f) => f.name).filter((n) => n.startsWith('runnable.'))).toEqual([]);
 
     const submit = readFileSync(join(out, 'submit.sbatch'), 'utf8');
     for (const line of ['#SBATCH --array=0-2', '#SBATCH --cpus-per-task=2', '#SBATCH --gpus-per-task=1', '#SBATCH --partition=gpu', '#SBATCH --time=01:30:00', `#SBATCH --job-name=${job.jobName}`, 'export ORT_DISABLE_TELEMETRY=1']) {
