@@ -7,7 +7,15 @@ import { inferenceStatusTask, modelImportTask } from './inference/import-task';
 import { sessionsTask } from './inference/embedder-pool';
 import { auditTask, demoImportTask, demoRunTask } from './audits/task';
 import { clusterImportTask } from './cluster/task';
-import { renderReportTask } from './report/render-task';
+
+/**
+ * A task whose module loads when a job of its kind first runs: a job process that imports
+ * a dataset does not load PDFKit, its fonts and ECharts for a report it will never draw.
+ */
+function lazyTask<I, O>(load: () => Promise<Task<I, O>>): Task<I, O> {
+  let task: Promise<Task<I, O>> | undefined;
+  return async (input, ctx) => (await (task ??= load()))(input, ctx);
+}
 
 /** One task per kind of the job map, each taking that kind's input and giving its output. */
 export type TaskRegistry = { readonly [K in keyof JobKinds]: Task<JobKinds[K]['input'], JobKinds[K]['output']> };
@@ -29,5 +37,5 @@ export const taskRegistry: TaskRegistry = {
   'demo.import': demoImportTask,
   'cluster.import': clusterImportTask,
   'demo.run': demoRunTask,
-  'reports.render': renderReportTask,
+  'reports.render': lazyTask(async () => (await import('./report/render-task')).renderReportTask),
 };
