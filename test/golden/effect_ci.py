@@ -25,35 +25,18 @@ import os
 import numpy as np
 import scipy
 from scipy import optimize, stats
+from golden_record import recorder, assoc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIX = os.path.join(ROOT, "test", "fixtures", "stats")
 out = {"_versions": {"numpy": np.__version__, "scipy": scipy.__version__}}
 
 
-def g(name, expr, env=None):
-    """Evaluate `expr` and record it with its value."""
-    value = eval(expr, globals(), env or {})
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    elif isinstance(value, (np.floating, np.integer)):
-        value = value.item()
-    out[name] = {"command": expr, "value": value}
-    return value
+g = recorder(out, globals())
 
 
 def load(name):
     return json.load(open(os.path.join(FIX, f"{name}.json")))
-
-
-def assoc(doc):
-    """s(w, A, B) = mean cos(w, a) - mean cos(w, b), per row of X and of Y."""
-    def unit(M):
-        M = np.asarray(M, float)
-        return M / np.linalg.norm(M, axis=1, keepdims=True)
-    A, B = unit(doc["A"]), unit(doc["B"])
-    s = lambda W: (unit(W) @ A.T).mean(1) - (unit(W) @ B.T).mean(1)
-    return s(doc["X"]), s(doc["Y"])
 
 
 def d_of(x, y):

@@ -19,6 +19,7 @@ import json
 import os
 
 import numpy as np
+from golden_record import recorder, assoc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIX = os.path.join(ROOT, "test", "fixtures", "stats")
@@ -26,27 +27,7 @@ os.makedirs(FIX, exist_ok=True)
 out = {"_versions": {"numpy": np.__version__}}
 
 
-def g(name, expr, env=None):
-    """Evaluate `expr` and record it with its value."""
-    value = eval(expr, globals(), env or {})
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    elif isinstance(value, (np.floating, np.integer, np.bool_)):
-        value = value.item()
-    elif isinstance(value, tuple):
-        value = [v.item() if isinstance(v, (np.floating, np.integer)) else v for v in value]
-    out[name] = {"command": expr, "value": value}
-    return value
-
-
-def assoc(doc):
-    """s(w, A, B) = mean cos(w, a) - mean cos(w, b), per row of X and of Y."""
-    def unit(M):
-        M = np.asarray(M, float)
-        return M / np.linalg.norm(M, axis=1, keepdims=True)
-    A, B = unit(doc["A"]), unit(doc["B"])
-    s = lambda W: (unit(W) @ A.T).mean(1) - (unit(W) @ B.T).mean(1)
-    return s(doc["X"]), s(doc["Y"])
+g = recorder(out, globals())
 
 
 def effect_size(doc):

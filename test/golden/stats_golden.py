@@ -14,6 +14,7 @@ import os
 import numpy as np
 import scipy
 from scipy import special, stats
+from golden_record import recorder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIX = os.path.join(ROOT, "test", "fixtures", "stats")
@@ -21,15 +22,7 @@ os.makedirs(FIX, exist_ok=True)
 out = {"_versions": {"numpy": np.__version__, "scipy": scipy.__version__}}
 
 
-def g(name, expr, env=None):
-    """Evaluate `expr` and record it with its value."""
-    value = eval(expr, globals(), env or {})
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    elif isinstance(value, (np.floating, np.integer)):
-        value = value.item()
-    out[name] = {"command": expr, "value": value}
-    return value
+g = recorder(out, globals())
 
 
 # ---- special functions and distribution tails --------------------------------
