@@ -583,7 +583,7 @@ export async function importModel(dataDir: string, o: ImportOptions, work: Impor
     if (prep.derived) writeFileSync(join(tmp, 'derived.onnx'), prep.derived);
     // The form onnxruntime sets up fastest, beside the graph embedding runs use (runnable-graph.ts).
     work.progress?.('Preparing it for fast loading', 0, 1, { label: `Writing ${name}'s weights where onnxruntime can map them` });
-    await ensureRunnableGraph(join(tmp, prep.derived ? 'derived.onnx' : 'model.onnx'));
+    await ensureRunnableGraph(join(tmp, prep.derived ? 'derived.onnx' : 'model.onnx'), prep.derived ?? bytes);
     work.progress?.('Preparing it for fast loading', 1, 1, { label: `Writing ${name}'s weights where onnxruntime can map them` });
     for (const f of ['config.json', 'preprocessor_config.json']) {
       const side = readOptionalInputFileSync(join(folder, f), 'model-file', 'folder');

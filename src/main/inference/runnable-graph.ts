@@ -73,16 +73,17 @@ export function runnableGraph(source: string): string | null {
 
 /**
  * Write the runnable form of `source` (a stored graph file) beside it, unless a matching one
- * is there. Returns the graph to give onnxruntime: the runnable form, or `source` itself
+ * is there. `sourceBytes`: the file's bytes where the caller has just written them (import),
+ * so they are not read back. Returns the graph to give onnxruntime: the runnable form, or `source` itself
  * when the graph has no weights worth moving or the folder cannot be written.
  */
-export async function ensureRunnableGraph(source: string): Promise<string> {
+export async function ensureRunnableGraph(source: string, sourceBytes?: Uint8Array): Promise<string> {
   const have = runnableGraph(source);
   if (have) return have;
   // Per call, not per process: two jobs in threads of one process may write at once.
   const token = `${process.pid}-${randomBytes(6).toString('hex')}`;
   try {
-    return await writeRunnableGraph(source, token);
+    return await writeRunnableGraph(source, token, sourceBytes);
   } catch {
     // A read-only or full store: the source graph runs as well, only its setup is slower.
     for (const f of Object.values(RUNNABLE_FILES)) rmSync(join(dirname(source), `${f}.tmp-${token}`), { force: true });
@@ -90,10 +91,10 @@ export async function ensureRunnableGraph(source: string): Promise<string> {
   }
 }
 
-async function writeRunnableGraph(source: string, token: string): Promise<string> {
+async function writeRunnableGraph(source: string, token: string, sourceBytes?: Uint8Array): Promise<string> {
   const dir = dirname(source);
   const before = statSync(source);
-  const model = decodeModel(await readFile(source));
+  const model = decodeModel(sourceBytes ?? (await readFile(source)));
   const tensors = (model.graph?.initializer ?? []).filter((t) => t.dataLocation !== onnx.TensorProto.DataLocation.EXTERNAL && t.rawData && t.rawData.length >= MIN_MOVED_BYTES);
   if (tensors.length === 0) return source;
   // Temporary names per call, renamed into place weights first, graph second, stamp last:
